@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+/**
+ * Configuration, parsed once from the environment into a frozen, typed object. Every time rule has
+ * its unit in the name and cites where it comes from.
+ */
+const schema = z.object({
+  /** TCP port of the HTTP server (API, hosted setup page and connector endpoint). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Address the server binds; loopback by default. */
+  HOST: z.string().default("127.0.0.1"),
+  /** Public base URL used in `authFlowUrl`, `Location`, docs links and the `.qwc` file. */
+  PUBLIC_URL: z.string().url().optional(),
+  /** Connector endpoint URL written into `.qwc` files (defaults to PUBLIC_URL + /connector). */
+  CONNECTOR_URL: z.string().url().optional(),
+  /** PostgreSQL connection string; when absent the embedded PGlite store under DATA_DIR is used. */
+  DATABASE_URL: z.string().optional(),
+  /** Directory of the embedded store. */
+  DATA_DIR: z.string().default("./data"),
+  /** Runs the simulated end user (connector + company file) inside `npm start`. */
+  SIMULATOR: z.enum(["on", "off"]).default("on"),
+  /** Requests per project per rate-limit window (all keys together). */
+  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
+  /** Rate-limit window length in milliseconds. */
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /** Cap on test company files (test connections) per organisation (spec: Limits, "Test company files"). */
+  TEST_COMPANY_FILE_LIMIT: z.coerce.number().int().min(0).default(10),
+  /** How long `sendRequestXML` is held open waiting for work (architecture §2); well under the connector's HTTP timeout. */
+  CONNECTOR_HOLD_MS: z.coerce.number().int().positive().default(20_000),
+  /** A connector session with no work for this long is closed (architecture §2). */
+  CONNECTOR_IDLE_CLOSE_MS: z.coerce.number().int().positive().default(300_000),
+  /** A ticket expires this long after its last use. */
+  CONNECTOR_TICKET_TTL_MS: z.coerce.number().int().positive().default(1_800_000),
+  /** Check-in interval written into generated `.qwc` files. */
+  CONNECTOR_CHECK_IN_SECONDS: z.coerce.number().int().positive().default(60),
+  /** A connection not seen for this long is `offline` and sync calls fail fast. */
+  CONNECTION_OFFLINE_AFTER_MS: z.coerce.number().int().positive().default(180_000),
+  /** Maximum requests waiting per connection (CONNECTION_QUEUE_FULL). */
+  CONNECTION_QUEUE_CAPACITY: z.coerce.number().int().positive().default(1000),
+  /** Log level for pino. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Config = Readonly<
+  z.infer<typeof schema> & {
+    publicUrl: string;
+    connectorUrl: string;
+  }
+>;
+
+/** Parses the environment. Throws a readable error on bad values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const base = { ...parsed.data, ...overrides };
+  const publicUrl = (overrides.publicUrl ?? base.PUBLIC_URL ?? `http://localhost:${base.PORT}`).replace(/\/$/, "");
+  const connectorUrl = overrides.connectorUrl ?? base.CONNECTOR_URL ?? `${publicUrl}/connector`;
+  return Object.freeze({ ...base, publicUrl, connectorUrl });
+}

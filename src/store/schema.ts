@@ -1,0 +1,153 @@
+import type { ColumnType, Generated } from "kysely";
+
+/**
+ * Row types of every table. Only `store/` sees them; repositories map rows to domain objects.
+ * Timestamps are `timestamptz` (Date in and out); JSON columns are `jsonb` written as JSON text.
+ */
+type Timestamp = ColumnType<Date, Date, Date>;
+type NullableTimestamp = ColumnType<Date | null, Date | null | undefined, Date | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  organization: string;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  project_id: string;
+  kind: "secret" | "publishable";
+  mode: "live" | "test";
+  read_only: boolean;
+  hash: string;
+  hint: string;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface EndUsersTable {
+  id: string;
+  project_id: string;
+  company_name: string;
+  source_id: string;
+  email: string | null;
+  created_at: Timestamp;
+}
+
+export interface ConnectionsTable {
+  id: string;
+  project_id: string;
+  end_user_id: string;
+  organization: string;
+  status: string;
+  status_reason: string | null;
+  is_test: boolean;
+  username: string;
+  password_hash: string;
+  file_id: string;
+  file_identity: string | null;
+  company_file_path: string | null;
+  company_name: string | null;
+  product: string | null;
+  xml_version: string | null;
+  country: string | null;
+  last_request_at: NullableTimestamp;
+  last_successful_request_at: NullableTimestamp;
+  last_check_in_at: NullableTimestamp;
+  last_seen_at: NullableTimestamp;
+  last_connection_error_code: string | null;
+  retry_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AuthSessionsTable {
+  id: string;
+  project_id: string;
+  end_user_id: string;
+  connection_id: string;
+  client_secret_hash: string;
+  password_box: string;
+  status: "pending" | "completed" | "canceled" | "superseded";
+  is_test: boolean;
+  redirect_url: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface RequestsTable {
+  id: string;
+  seq: Generated<string>;
+  project_id: string;
+  end_user_id: string;
+  connection_id: string | null;
+  operation_id: string;
+  method: string;
+  path: string;
+  mode: "sync" | "async";
+  status: string;
+  outcome: string;
+  is_write: boolean;
+  request_xml: string | null;
+  message_set_id: string | null;
+  ticket_hash: string | null;
+  sent_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  queue_ttl_expires_at: NullableTimestamp;
+  idempotency_key_present: boolean;
+  previous_request_id: string | null;
+  waiting_reason: string | null;
+  recovered: boolean;
+  xml_version: string | null;
+  status_code: number | null;
+  status_severity: string | null;
+  timeline: Json<TimelineEntryRow[]>;
+  warnings: Json<unknown[]>;
+  result: Json<unknown> | null;
+  error: Json<unknown> | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TimelineEntryRow {
+  at: string;
+  status: string;
+  detail: string | null;
+  elapsedMs: number;
+}
+
+export interface IdempotencyKeysTable {
+  project_id: string;
+  key: string;
+  fingerprint: string;
+  request_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface ConnectorSessionsTable {
+  ticket_hash: string;
+  connection_id: string;
+  state: "open" | "closed";
+  hcp_received: boolean;
+  last_error: string | null;
+  xml_version: string | null;
+  created_at: Timestamp;
+  last_activity_at: Timestamp;
+  last_work_at: Timestamp;
+  closed_at: NullableTimestamp;
+}
+
+export interface DatabaseSchema {
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  end_users: EndUsersTable;
+  connections: ConnectionsTable;
+  auth_sessions: AuthSessionsTable;
+  requests: RequestsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  connector_sessions: ConnectorSessionsTable;
+}
