@@ -123,7 +123,11 @@ export interface IdempotencyKeysTable {
   project_id: string;
   key: string;
   fingerprint: string;
-  request_id: string;
+  /** The Request an application operation created under this key. */
+  request_id: string | null;
+  /** Platform operations: the first response, sealed with the key itself (it may hold a credential). */
+  response_box: string | null;
+  response_status: number | null;
   created_at: Timestamp;
   expires_at: Timestamp;
 }

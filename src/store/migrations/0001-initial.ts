@@ -117,7 +117,9 @@ const DDL = `
       project_id text not null references projects(id) on delete cascade,
       key text not null,
       fingerprint text not null,
-      request_id text not null,
+      request_id text,
+      response_box text,
+      response_status integer,
       created_at timestamptz not null,
       expires_at timestamptz not null,
       primary key (project_id, key)

@@ -1,0 +1,44 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import type { Deps } from "../deps.ts";
+import { toErrorBody } from "../errors/render.ts";
+import { coerceError, ServiceError } from "../errors/service-error.ts";
+
+/**
+ * The single error renderer (house style §2.4): every error leaves as the spec's `{error:{...}}`
+ * body with `Svc-Should-Retry`, and `Retry-After` for 429 and retryable 503.
+ */
+export function fromFrameworkError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const code = (error as Partial<FastifyError> | null)?.code;
+  switch (code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new ServiceError("PAYLOAD_TOO_LARGE", { message: "The request body is larger than 20 MiB." });
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new ServiceError("INVALID_JSON", { message: `The request body is not valid JSON: ${(error as Error).message}` });
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new ServiceError("INVALID_PARAMETER", {
+        param: "Content-Type",
+        message: "Unsupported Content-Type; send `application/json`.",
+      });
+    default:
+      if (error instanceof SyntaxError && "statusCode" in error) {
+        return new ServiceError("INVALID_JSON", { message: `The request body is not valid JSON: ${error.message}` });
+      }
+      return coerceError(error);
+  }
+}
+
+export function sendError(deps: Deps, request: FastifyRequest, reply: FastifyReply, raw: unknown): FastifyReply {
+  const error = fromFrameworkError(raw);
+  if (error.code === "INTERNAL_ERROR") {
+    request.log.error({ err: error.cause ?? error }, "internal error");
+  }
+  const body = toErrorBody(error, String(request.id), deps.config.publicUrl);
+  const status = error.httpStatus ?? 500;
+  void reply.header("Svc-Should-Retry", String(error.retryable));
+  if (status === 429 || (status === 503 && error.retryable)) {
+    void reply.header("Retry-After", String(error.retryAfterSeconds ?? (status === 429 ? 1 : 5)));
+  }
+  return reply.code(status).type("application/json; charset=utf-8").send({ error: body });
+}

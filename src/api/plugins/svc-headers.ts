@@ -1,0 +1,27 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { ServiceError } from "../../errors/service-error.ts";
+
+/** The `Svc-*` request headers the API knows (spec: Headers on application operations). */
+export const KNOWN_SVC_HEADERS = new Set(["svc-end-user-id", "svc-timeout-seconds", "svc-queue-ttl-seconds"]);
+
+/** Strict headers: an unknown `Svc-*` header is UNKNOWN_HEADER (spec: Conventions). */
+export function registerSvcHeaders(app: FastifyInstance): void {
+  app.addHook("preParsing", async (request: FastifyRequest) => {
+    if (!request.routeOptions.config.auth) return;
+    for (const name of Object.keys(request.headers)) {
+      if (name.startsWith("svc-") && !KNOWN_SVC_HEADERS.has(name)) {
+        throw new ServiceError("UNKNOWN_HEADER", {
+          param: canonicalHeaderName(name),
+          message: `Unknown header \`${canonicalHeaderName(name)}\`.`,
+        });
+      }
+    }
+  });
+}
+
+export function canonicalHeaderName(lower: string): string {
+  return lower
+    .split("-")
+    .map((part) => (part.length ? part[0]?.toUpperCase() + part.slice(1) : part))
+    .join("-");
+}

@@ -1,0 +1,51 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import type { Deps } from "../deps.ts";
+import type { Principal } from "../tenancy/api-keys.ts";
+
+/**
+ * A route is declared once: its schemas drive validation here and the OpenAPI document
+ * (src/api/openapi.ts). Handlers are thin: extract, call one function, shape the reply.
+ */
+export interface RouteContext<B, Q> {
+  deps: Deps;
+  /** Present on authenticated routes. */
+  principal: Principal;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDefinition<B = unknown, Q = unknown> {
+  method: "GET" | "POST" | "DELETE";
+  url: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** `secret` (default): Bearer secret key required. */
+  auth?: "secret";
+  /** Writes are refused to read-only keys (403 API_KEY_READ_ONLY). Defaults to method !== GET. */
+  write?: boolean;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  /** Names of path parameters, for OpenAPI. */
+  pathParams?: string[];
+  /** Extra headers documented for the operation (for example `Svc-End-User-Id`). */
+  headers?: { name: string; required: boolean; description: string }[];
+  /** Response description for OpenAPI. */
+  response: { status: number; description: string; schema?: z.ZodType };
+  handler(ctx: RouteContext<B, Q>): Promise<RouteResult>;
+}
+
+/** Keeps each route's own body/query types while collecting them in one list. */
+export function defineRoute<B = undefined, Q = undefined>(route: RouteDefinition<B, Q>): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}

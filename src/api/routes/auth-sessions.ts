@@ -1,0 +1,18 @@
+import { createAuthSession } from "../../tenancy/auth-sessions.ts";
+import { defineRoute } from "../route.ts";
+import { createAuthSessionBody } from "../schemas.ts";
+
+/** `POST /v1/auth-sessions` (spec). */
+export const authSessionRoutes = [
+  defineRoute({
+    method: "POST",
+    url: "/v1/auth-sessions",
+    operationId: "authSessions.create",
+    summary: "Create an auth session: a time-limited link to the hosted setup flow",
+    tag: "Auth sessions",
+    body: createAuthSessionBody,
+    headers: [{ name: "Idempotency-Key", required: false, description: "1 to 255 printable ASCII characters" }],
+    response: { status: 201, description: "The auth session" },
+    handler: async ({ deps, principal, body }) => ({ status: 201, body: await createAuthSession(deps, principal, body) }),
+  }),
+];

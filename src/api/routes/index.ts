@@ -1,0 +1,6 @@
+import type { RouteDefinition } from "../route.ts";
+import { authSessionRoutes } from "./auth-sessions.ts";
+import { endUserRoutes } from "./end-users.ts";
+
+/** Every authenticated API route; the OpenAPI document is built from this list. */
+export const apiRoutes: RouteDefinition[] = [...endUserRoutes, ...authSessionRoutes];

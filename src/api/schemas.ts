@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { serviceIssue } from "../errors/from-zod.ts";
+
+/**
+ * Request schemas of the platform endpoints. Field rules follow the spec (limits table) and
+ * architecture §5; strict objects turn unknown fields into UNKNOWN_PARAMETER.
+ */
+const text = (max: number) =>
+  z.string().check((ctx) => {
+    if (ctx.value.length === 0) ctx.issues.push({ ...serviceIssue("INVALID_PARAMETER", "Must not be empty."), input: ctx.value });
+    else if (ctx.value.length > max)
+      ctx.issues.push({ ...serviceIssue("STRING_TOO_LONG", `Must be at most ${max} characters.`), input: ctx.value });
+  });
+
+const email = z.email().max(320);
+
+export const platformLimit = z.coerce
+  .number({ error: "`limit` must be an integer from 1 to 100." })
+  .int({ error: "`limit` must be an integer from 1 to 100." })
+  .min(1, { error: "`limit` must be an integer from 1 to 100." })
+  .max(100, { error: "`limit` must be an integer from 1 to 100." })
+  .default(50);
+
+export const platformListQuery = z.strictObject({
+  limit: platformLimit,
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+export const createEndUserBody = z.strictObject({
+  companyName: text(255),
+  sourceId: text(255),
+  email: email.nullable().optional(),
+});
+
+export const updateEndUserBody = z.strictObject({
+  companyName: text(255).optional(),
+  sourceId: text(255).optional(),
+  email: email.nullable().optional(),
+});
+
+export const resetCompanyFileBody = z.strictObject({
+  mode: z.enum(["path", "identity"]).default("path"),
+});
+
+export const createAuthSessionBody = z.strictObject({
+  publishableKey: z.string().regex(/^pk_(live|test)_[A-Za-z0-9]{24}$/, {
+    error: "Must be `pk_live_` or `pk_test_` followed by 24 alphanumerics.",
+  }),
+  endUserId: z.string().regex(/^eu_[0-9a-hjkmnp-tv-z]{26}$/, { error: "Must be an end user ID (`eu_` + 26 characters)." }),
+  linkExpiryMins: z
+    .number({ error: "Must be an integer from 15 to 10080." })
+    .int({ error: "Must be an integer from 15 to 10080." })
+    .min(15, { error: "Must be an integer from 15 to 10080." })
+    .max(10080, { error: "Must be an integer from 15 to 10080." })
+    .default(30),
+  redirectUrl: z
+    .string()
+    .check((ctx) => {
+      if (ctx.value.length > 2000)
+        ctx.issues.push({ ...serviceIssue("STRING_TOO_LONG", "Must be at most 2000 characters."), input: ctx.value });
+    })
+    .optional(),
+});

@@ -1,0 +1,52 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { registerAuth } from "./api/plugins/auth.ts";
+import { registerRateLimit } from "./api/plugins/rate-limit.ts";
+import { registerSvcHeaders } from "./api/plugins/svc-headers.ts";
+import { sendError } from "./api/errors.ts";
+import { registerRoutes } from "./api/register.ts";
+import { apiRoutes } from "./api/routes/index.ts";
+import { registerPublicPages } from "./api/routes/public-pages.ts";
+import type { Deps } from "./deps.ts";
+import { ServiceError } from "./errors/service-error.ts";
+import { newId } from "./platform/ids.ts";
+
+/** 20 MiB (spec: Limits, request body size). */
+export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
+
+/** Builds the HTTP application; never listens (tests use `inject` or listen on loopback themselves). */
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => newId("request"),
+    requestIdHeader: false,
+    return503OnClosing: false,
+  });
+
+  for (const type of ["application/xml", "text/xml"]) {
+    app.addContentTypeParser(type, { parseAs: "string", bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+  }
+
+  app.addHook("onRequest", async (request, reply) => {
+    void reply.header("Svc-Request-Id", String(request.id));
+  });
+  registerAuth(app, deps);
+  await registerRateLimit(app, deps);
+  registerSvcHeaders(app);
+
+  app.setErrorHandler((error, request, reply) => sendError(deps, request, reply, error));
+  app.setNotFoundHandler(
+    { preHandler: app.rateLimit() },
+    (request, reply) =>
+      sendError(
+        deps,
+        request,
+        reply,
+        new ServiceError("RESOURCE_MISSING", { message: `Unrecognized request URL (${request.method} ${request.url.split("?")[0] ?? ""}).` }),
+      ),
+  );
+
+  registerRoutes(app, deps, apiRoutes);
+  await registerPublicPages(app, deps);
+  return app;
+}

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { QwcParseError, parseQwc, registrationKey } from "./qwc.ts";
+
+// Real registration files are read in place: they are research material, not repository fixtures.
+const QWC_DIR = "/work/shared/reference/qbwc/qwc";
+
+function reference(name: string): string {
+  return readFileSync(join(QWC_DIR, name), "utf8");
+}
+
+describe("parseQwc on the reference files", () => {
+  it("parses every reference file with all required fields", () => {
+    const files = readdirSync(QWC_DIR).filter((name) => name.endsWith(".qwc"));
+    assert.ok(files.length >= 6);
+    for (const name of files) {
+      const document = parseQwc(reference(name));
+      assert.ok(document.appName.length > 0, name);
+      assert.ok(document.appUrl.startsWith("http"), name);
+      assert.match(document.ownerId, /^\{[0-9A-Fa-f-]{36}\}$/, name);
+      assert.match(document.fileId, /^\{[0-9A-Fa-f-]{36}\}$/, name);
+      assert.equal(document.qbType, "QBFS", name);
+    }
+  });
+
+  it("reads the programmer's guide listing 4-1 exactly", () => {
+    assert.deepEqual(parseQwc(reference("intuit_proguide_listing_4-1.qwc")), {
+      appName: "WCWebService1",
+      appId: "",
+      appUrl: "http://localhost/WCWebService/WCWebService.asmx",
+      appDescription: "A short description for WCWebService1",
+      appSupport: "http://developer.intuit.com",
+      userName: "iqbal1",
+      ownerId: "{57F3B9B1-86F1-4fcc-B1EE-566DE1813D20}",
+      fileId: "{90A44FB5-33D9-4815-AC85-BC87A7E7D1EB}",
+      qbType: "QBFS",
+      scheduler: { unit: "minutes", value: 2, intervalSeconds: 120 },
+    });
+  });
+
+  it("reads indented files with IsReadOnly, and optional Style/AuthFlags/CertURL/AppID", () => {
+    const consolibyte = parseQwc(reference("consolibyte_example.qwc"));
+    assert.equal(consolibyte.userName, "quickbooks");
+    assert.equal(consolibyte.isReadOnly, false);
+    assert.deepEqual(consolibyte.scheduler, { unit: "minutes", value: 1, intervalSeconds: 60 });
+
+    const sample = parseQwc(reference("intuit_sdk_WCECommSample_TestService.qwc"));
+    assert.equal(sample.appId, "IDNWS2");
+    assert.equal(sample.certUrl, "http://localhost/WCECommSample/service/WCECommService.asmx");
+    assert.equal(sample.style, "Document");
+    assert.equal(sample.authFlags, "0xF");
+    assert.equal(sample.scheduler, undefined);
+    assert.equal(sample.isReadOnly, undefined);
+  });
+});
+
+const MINIMAL = (extra: string): string =>
+  `<?xml version="1.0"?><QBWCXML><AppName>A &amp; B</AppName><AppID /><AppURL>https://x.test/c</AppURL>` +
+  `<AppDescription>d</AppDescription><AppSupport>https://x.test/s</AppSupport><UserName>u</UserName>` +
+  `<OwnerID>{o}</OwnerID><FileID>{f}</FileID><QBType>QBPOS</QBType>${extra}</QBWCXML>`;
+
+describe("parseQwc rules", () => {
+  it("uses the first of RunEveryNSeconds/RunEveryNMinutes (PG p.38)", () => {
+    const seconds = parseQwc(
+      MINIMAL("<Scheduler><RunEveryNSeconds>30</RunEveryNSeconds><RunEveryNMinutes>5</RunEveryNMinutes></Scheduler>"),
+    );
+    assert.deepEqual(seconds.scheduler, { unit: "seconds", value: 30, intervalSeconds: 30 });
+    const minutes = parseQwc(
+      MINIMAL("<Scheduler><RunEveryNMinutes>5</RunEveryNMinutes><RunEveryNSeconds>30</RunEveryNSeconds></Scheduler>"),
+    );
+    assert.deepEqual(minutes.scheduler, { unit: "minutes", value: 5, intervalSeconds: 300 });
+  });
+
+  it("decodes entities, keeps QBType and reads the optional preferences", () => {
+    const document = parseQwc(
+      MINIMAL(
+        "<IsReadOnly>TRUE</IsReadOnly><Notify>yes</Notify><PersonalDataPref>pdpOptional</PersonalDataPref>" +
+          "<UnattendedModePref>umpRequired</UnattendedModePref><AppDisplayName>Shown</AppDisplayName>" +
+          "<AppUniqueName>unique</AppUniqueName>",
+      ),
+    );
+    assert.equal(document.appName, "A & B");
+    assert.equal(document.qbType, "QBPOS");
+    assert.equal(document.appId, "");
+    assert.equal(document.isReadOnly, true);
+    assert.equal(document.notify, false);
+    assert.equal(document.personalDataPref, "pdpOptional");
+    assert.equal(document.unattendedModePref, "umpRequired");
+    assert.equal(document.appDisplayName, "Shown");
+    assert.equal(registrationKey(document), "unique");
+    assert.equal(registrationKey(parseQwc(MINIMAL(""))), "A & B");
+  });
+
+  it("rejects missing required tags, a wrong root, bad intervals and garbage", () => {
+    assert.throws(() => parseQwc(MINIMAL("").replace("<UserName>u</UserName>", "")), /UserName/);
+    assert.throws(() => parseQwc(MINIMAL("").replace("<AppID />", "")), QwcParseError);
+    assert.throws(() => parseQwc("<Other><AppName>x</AppName></Other>"), QwcParseError);
+    assert.throws(() => parseQwc(MINIMAL("<Scheduler><RunEveryNMinutes>0</RunEveryNMinutes></Scheduler>")), QwcParseError);
+    assert.throws(() => parseQwc("not xml"), QwcParseError);
+  });
+});

@@ -1,0 +1,54 @@
+import type { ConnectionRow } from "../store/connections.ts";
+
+/**
+ * The connection resource (architecture §5). `status` is an open enumeration:
+ * pending_setup → online ⇄ (ledger_unavailable | company_file_mismatch | offline), and disabled.
+ */
+export type ConnectionStatus = "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+
+export interface ConnectionResource {
+  id: string;
+  objectType: "integration_connection";
+  integrationSlug: "ledger_desktop";
+  status: string;
+  statusReason: string | null;
+  isTest: boolean;
+  lastRequestAt: string | null;
+  lastSuccessfulRequestAt: string | null;
+  lastCheckInAt: string | null;
+  companyFile: { companyName: string | null; product: string | null; xmlVersion: string | null; country: string | null } | null;
+  createdAt: string;
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/**
+ * `offline` is derived at read time as well as stored: a connection whose connector has not been
+ * seen within the offline window reads as offline even if no process noticed the silence.
+ */
+export function effectiveStatus(row: ConnectionRow, nowMs: number, offlineAfterMs: number): string {
+  if (row.status === "online" || row.status === "ledger_unavailable") {
+    const seen = row.last_seen_at?.getTime() ?? 0;
+    if (nowMs - seen > offlineAfterMs) return "offline";
+  }
+  return row.status;
+}
+
+export function serializeConnection(row: ConnectionRow, nowMs: number, offlineAfterMs: number): ConnectionResource {
+  return {
+    id: row.id,
+    objectType: "integration_connection",
+    integrationSlug: "ledger_desktop",
+    status: effectiveStatus(row, nowMs, offlineAfterMs),
+    statusReason: row.status_reason,
+    isTest: row.is_test,
+    lastRequestAt: iso(row.last_request_at),
+    lastSuccessfulRequestAt: iso(row.last_successful_request_at),
+    lastCheckInAt: iso(row.last_check_in_at),
+    companyFile:
+      row.company_name === null && row.product === null
+        ? null
+        : { companyName: row.company_name, product: row.product, xmlVersion: row.xml_version, country: row.country },
+    createdAt: row.created_at.toISOString(),
+  };
+}

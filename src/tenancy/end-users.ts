@@ -1,0 +1,136 @@
+import type { Deps } from "../deps.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { newId } from "../platform/ids.ts";
+import { findConnectionForEndUser, findConnectionsForEndUsers, updateConnection, type ConnectionRow } from "../store/connections.ts";
+import {
+  deleteEndUser,
+  findEndUser,
+  insertEndUser,
+  listEndUsers,
+  updateEndUser,
+  type EndUserChanges,
+  type EndUserRow,
+} from "../store/end-users.ts";
+import { serializeConnection, type ConnectionResource } from "./connections.ts";
+import { decodeCursor, pageOf, type PlatformPage } from "./pagination.ts";
+
+/** The end user resource (architecture §5): one of the developer's customers, one company file. */
+export interface EndUserResource {
+  id: string;
+  objectType: "end_user";
+  createdAt: string;
+  companyName: string;
+  sourceId: string;
+  email: string | null;
+  integrationConnections: ConnectionResource[];
+}
+
+function serialize(deps: Deps, row: EndUserRow, connection: ConnectionRow | undefined | null): EndUserResource {
+  const now = deps.clock.now();
+  return {
+    id: row.id,
+    objectType: "end_user",
+    createdAt: row.createdAt.toISOString(),
+    companyName: row.companyName,
+    sourceId: row.sourceId,
+    email: row.email,
+    integrationConnections: connection ? [serializeConnection(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS)] : [],
+  };
+}
+
+const duplicateSourceId = (): ServiceError =>
+  new ServiceError("INVALID_PARAMETER", {
+    param: "sourceId",
+    message: "An end user with this `sourceId` already exists in the project.",
+  });
+
+const missing = (param: string | null = null): ServiceError =>
+  new ServiceError("RESOURCE_MISSING", { param, message: "No such end user." });
+
+export async function createEndUser(
+  deps: Deps,
+  projectId: string,
+  input: { companyName: string; sourceId: string; email?: string | null | undefined },
+): Promise<EndUserResource> {
+  const row: EndUserRow = {
+    id: newId("endUser"),
+    projectId,
+    companyName: input.companyName,
+    sourceId: input.sourceId,
+    email: input.email ?? null,
+    createdAt: new Date(deps.clock.now()),
+  };
+  if (!(await insertEndUser(deps.db, row))) throw duplicateSourceId();
+  return serialize(deps, row, null);
+}
+
+export async function getEndUser(deps: Deps, projectId: string, endUserId: string): Promise<EndUserResource> {
+  const row = await findEndUser(deps.db, projectId, endUserId);
+  if (!row) throw missing();
+  return serialize(deps, row, await findConnectionForEndUser(deps.db, projectId, endUserId));
+}
+
+export async function listEndUsersPage(
+  deps: Deps,
+  projectId: string,
+  query: { limit: number; cursor?: string | undefined },
+): Promise<PlatformPage<EndUserResource>> {
+  const after = query.cursor ? decodeCursor("end_users", query.cursor) : null;
+  const rows = await listEndUsers(deps.db, projectId, query.limit, after);
+  const connections = await findConnectionsForEndUsers(
+    deps.db,
+    projectId,
+    rows.map((r) => r.id),
+  );
+  const byEndUser = new Map(connections.map((c) => [c.end_user_id, c]));
+  return pageOf("end_users", "/v1/end-users", rows, query.limit, (row) => serialize(deps, row, byEndUser.get(row.id)));
+}
+
+export async function changeEndUser(
+  deps: Deps,
+  projectId: string,
+  endUserId: string,
+  changes: EndUserChanges,
+): Promise<EndUserResource> {
+  const row = await updateEndUser(deps.db, projectId, endUserId, changes);
+  if (row === "conflict") throw duplicateSourceId();
+  if (!row) throw missing();
+  return serialize(deps, row, await findConnectionForEndUser(deps.db, projectId, endUserId));
+}
+
+export async function removeEndUser(
+  deps: Deps,
+  projectId: string,
+  endUserId: string,
+): Promise<{ id: string; objectType: "end_user"; deleted: true }> {
+  if (!(await deleteEndUser(deps.db, projectId, endUserId))) throw missing();
+  return { id: endUserId, objectType: "end_user", deleted: true };
+}
+
+/**
+ * Resets what the connection remembers of the company file (architecture §5): `path` forgets the
+ * stored path so the connector uses the file that is open; `identity` also forgets the adopted file
+ * identity so the next check-in adopts whichever file is open.
+ */
+export async function resetCompanyFile(
+  deps: Deps,
+  projectId: string,
+  endUserId: string,
+  mode: "path" | "identity",
+): Promise<EndUserResource> {
+  const row = await findEndUser(deps.db, projectId, endUserId);
+  if (!row) throw missing();
+  const connection = await findConnectionForEndUser(deps.db, projectId, endUserId);
+  if (!connection) {
+    throw new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP", {
+      message: "The end user has no connection yet, so there is no company file to reset.",
+    });
+  }
+  const updated = await updateConnection(deps.db, connection.id, {
+    company_file_path: null,
+    ...(mode === "identity" ? { file_identity: null } : {}),
+    ...(connection.status === "company_file_mismatch" ? { status: "online", status_reason: null } : {}),
+    updated_at: new Date(deps.clock.now()),
+  });
+  return serialize(deps, row, updated);
+}

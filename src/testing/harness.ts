@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto";
+import type { TestContext } from "node:test";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { pino } from "pino";
+import { buildApp } from "../app.ts";
+import { loadConfig, type Config } from "../config.ts";
+import type { Deps } from "../deps.ts";
+import { FakeClock, type Clock } from "../platform/clock.ts";
+import { openStore, type Store } from "../store/database.ts";
+import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
+
+/**
+ * Test harness: every test file gets its own database (a fresh in-memory PGlite, or a fresh
+ * database on the PostgreSQL server named by DATABASE_URL), a fake clock by default, and teardown
+ * registered on the test context.
+ */
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Deps;
+  clock: Clock;
+  fakeClock: FakeClock | null;
+  project: CreatedProject;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  clock?: Clock;
+  config?: Record<string, string>;
+}
+
+/** Opens an isolated store for tests. */
+export async function openTestStore(): Promise<{ store: Store; url: string | undefined; drop(): Promise<void> }> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const store = await openStore({});
+    return { store, url: undefined, drop: async () => {} };
+  }
+  const name = `lbtest_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const store = await openStore({ databaseUrl: url.toString() });
+  return {
+    store,
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export async function buildTestApp(t: TestContext | null, options: TestAppOptions = {}): Promise<TestApp> {
+  const fakeClock = options.clock ? null : new FakeClock();
+  const clock = options.clock ?? (fakeClock as FakeClock);
+  const { store, drop } = await openTestStore();
+  const config: Config = loadConfig({ LOG_LEVEL: "silent", PUBLIC_URL: "http://127.0.0.1:8080", ...options.config });
+  const deps: Deps = { config, store, db: store.db, clock, logger: pino({ level: "silent" }) };
+  const app = await buildApp(deps);
+  await app.ready();
+  const project = await createProject(deps, { name: "Test project" });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+    await store.close();
+    await drop();
+  };
+  t?.after(close);
+  return { app, deps, clock, fakeClock, project, close };
+}
+
+/** Authorization header for a key. */
+export function bearer(key: string): { authorization: string } {
+  return { authorization: `Bearer ${key}` };
+}
