@@ -5,5 +5,9 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const result = spawnSync(process.execPath, ["--import", "tsx", join(root, "src/cli.ts"), ...process.argv.slice(2)], { stdio: "inherit" });
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", join(root, "src/cli.ts"), ...process.argv.slice(2)],
+  { stdio: "inherit" },
+);
 process.exit(result.status ?? 1);

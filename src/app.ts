@@ -6,6 +6,8 @@ import { sendError } from "./api/errors.ts";
 import { registerRoutes } from "./api/register.ts";
 import { apiRoutes } from "./api/routes/index.ts";
 import { registerPublicPages } from "./api/routes/public-pages.ts";
+import { registerConnectorEndpoint } from "./connector/endpoint.ts";
+import { registerSpecialOperations } from "./ledger/special-operations.ts";
 import type { Deps } from "./deps.ts";
 import { ServiceError } from "./errors/service-error.ts";
 import { newId } from "./platform/ids.ts";
@@ -16,6 +18,8 @@ export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 /** Builds the HTTP application; never listens (tests use `inject` or listen on loopback themselves). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
+    // pino.Logger and FastifyBaseLogger differ only in optional members under exactOptionalPropertyTypes.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => newId("request"),
@@ -24,7 +28,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   for (const type of ["application/xml", "text/xml"]) {
-    app.addContentTypeParser(type, { parseAs: "string", bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser(
+      type,
+      { parseAs: "string", bodyLimit: BODY_LIMIT_BYTES },
+      (_request, body, done) => done(null, body),
+    );
   }
 
   app.addHook("onRequest", async (request, reply) => {
@@ -35,18 +43,20 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerSvcHeaders(app);
 
   app.setErrorHandler((error, request, reply) => sendError(deps, request, reply, error));
-  app.setNotFoundHandler(
-    { preHandler: app.rateLimit() },
-    (request, reply) =>
-      sendError(
-        deps,
-        request,
-        reply,
-        new ServiceError("RESOURCE_MISSING", { message: `Unrecognized request URL (${request.method} ${request.url.split("?")[0] ?? ""}).` }),
-      ),
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) =>
+    sendError(
+      deps,
+      request,
+      reply,
+      new ServiceError("RESOURCE_MISSING", {
+        message: `Unrecognized request URL (${request.method} ${request.url.split("?")[0] ?? ""}).`,
+      }),
+    ),
   );
 
+  registerSpecialOperations();
   registerRoutes(app, deps, apiRoutes);
+  registerConnectorEndpoint(app, deps);
   await registerPublicPages(app, deps);
   return app;
 }

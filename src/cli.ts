@@ -44,17 +44,27 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (noun === "projects" && verb === "create") {
       if (!values.name) throw new Error("--name is required");
-      const created = await createProject(deps, { name: values.name, ...(values.organization ? { organization: values.organization } : {}) });
+      const created = await createProject(deps, {
+        name: values.name,
+        ...(values.organization ? { organization: values.organization } : {}),
+      });
       console.log(JSON.stringify({ project: created.project, keys: created.keys }, null, 2));
       console.error("Store these keys now: they are shown once.");
     } else if (noun === "projects" && verb === "list") {
       console.log(JSON.stringify(await listProjects(deps.db), null, 2));
     } else if (noun === "keys" && verb === "create") {
       if (!values.project) throw new Error("--project is required");
-      if (values.kind !== "secret" && values.kind !== "publishable") throw new Error("--kind must be secret or publishable");
+      if (values.kind !== "secret" && values.kind !== "publishable")
+        throw new Error("--kind must be secret or publishable");
       if (values.mode !== "live" && values.mode !== "test") throw new Error("--mode must be live or test");
-      const created = await createApiKey(deps, values.project, { kind: values.kind, mode: values.mode, readOnly: values["read-only"] });
-      console.log(JSON.stringify({ id: created.key.id, key: created.secret, readOnly: created.key.readOnly }, null, 2));
+      const created = await createApiKey(deps, values.project, {
+        kind: values.kind,
+        mode: values.mode,
+        readOnly: values["read-only"],
+      });
+      console.log(
+        JSON.stringify({ id: created.key.id, key: created.secret, readOnly: created.key.readOnly }, null, 2),
+      );
       console.error("Store this key now: it is shown once.");
     } else if (noun === "keys" && verb === "list") {
       if (!values.project) throw new Error("--project is required");

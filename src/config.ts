@@ -56,7 +56,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const base = { ...parsed.data, ...overrides };
-  const publicUrl = (overrides.publicUrl ?? base.PUBLIC_URL ?? `http://localhost:${base.PORT}`).replace(/\/$/, "");
+  const publicUrl = (overrides.publicUrl ?? base.PUBLIC_URL ?? `http://localhost:${base.PORT}`).replace(
+    /\/$/,
+    "",
+  );
   const connectorUrl = overrides.connectorUrl ?? base.CONNECTOR_URL ?? `${publicUrl}/connector`;
   return Object.freeze({ ...base, publicUrl, connectorUrl });
 }

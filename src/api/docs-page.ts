@@ -2,10 +2,16 @@ import { catalogue } from "../errors/catalogue.ts";
 
 /** A self-contained reference page rendered from the OpenAPI document and the error catalogue. */
 const escape = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
 
 export function docsPage(document: Record<string, unknown>): string {
-  const paths = document.paths as Record<string, Record<string, { operationId: string; summary: string; requestBody?: unknown; parameters?: unknown[] }>>;
+  const paths = document.paths as Record<
+    string,
+    Record<string, { operationId: string; summary: string; requestBody?: unknown; parameters?: unknown[] }>
+  >;
   const operations = Object.entries(paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(
       ([method, op]) => `<section class="op"><h3><code>${method.toUpperCase()} ${escape(path)}</code></h3>
@@ -16,9 +22,10 @@ ${op.parameters && op.parameters.length ? `<details><summary>Parameters</summary
     ),
   );
   const errors = Object.entries(catalogue).map(
-    ([code, entry]) => `<tr id="${code.toLowerCase().replaceAll("_", "-")}"><td><code>${code}</code></td><td>${entry.httpStatus ?? "—"}</td><td>${entry.type}</td><td>${entry.retry}</td><td>${escape(entry.message)}<ul>${entry.fixes
-      .map((f) => `<li><b>${f.actor}</b>: ${escape(f.action)}</li>`)
-      .join("")}</ul></td></tr>`,
+    ([code, entry]) =>
+      `<tr id="${code.toLowerCase().replaceAll("_", "-")}"><td><code>${code}</code></td><td>${entry.httpStatus ?? "—"}</td><td>${entry.type}</td><td>${entry.retry}</td><td>${escape(entry.message)}<ul>${entry.fixes
+        .map((f) => `<li><b>${f.actor}</b>: ${escape(f.action)}</li>`)
+        .join("")}</ul></td></tr>`,
   );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ledger-bridge API reference</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -8,14 +8,16 @@ import { coerceError, ServiceError } from "../errors/service-error.ts";
  * body with `Svc-Should-Retry`, and `Retry-After` for 429 and retryable 503.
  */
 export function fromFrameworkError(error: unknown): ServiceError {
-  if (error instanceof ServiceError) return error;
+  if (error instanceof ServiceError) return error as ServiceError;
   const code = (error as Partial<FastifyError> | null)?.code;
   switch (code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new ServiceError("PAYLOAD_TOO_LARGE", { message: "The request body is larger than 20 MiB." });
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new ServiceError("INVALID_JSON", { message: `The request body is not valid JSON: ${(error as Error).message}` });
+      return new ServiceError("INVALID_JSON", {
+        message: `The request body is not valid JSON: ${(error as Error).message}`,
+      });
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new ServiceError("INVALID_PARAMETER", {
         param: "Content-Type",
@@ -23,19 +25,28 @@ export function fromFrameworkError(error: unknown): ServiceError {
       });
     default:
       if (error instanceof SyntaxError && "statusCode" in error) {
-        return new ServiceError("INVALID_JSON", { message: `The request body is not valid JSON: ${error.message}` });
+        return new ServiceError("INVALID_JSON", {
+          message: `The request body is not valid JSON: ${error.message}`,
+        });
       }
       return coerceError(error);
   }
 }
 
-export function sendError(deps: Deps, request: FastifyRequest, reply: FastifyReply, raw: unknown): FastifyReply {
+export function sendError(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  raw: unknown,
+): FastifyReply {
   const error = fromFrameworkError(raw);
   if (error.code === "INTERNAL_ERROR") {
     request.log.error({ err: error.cause ?? error }, "internal error");
   }
   const body = toErrorBody(error, String(request.id), deps.config.publicUrl);
-  const status = error.httpStatus ?? 500;
+  // Codes without an HTTP status live on request resources; when one reaches a waiting caller
+  // (its request was canceled meanwhile) it is a conflict with another call.
+  const status = error.httpStatus ?? 409;
   void reply.header("Svc-Should-Retry", String(error.retryable));
   if (status === 429 || (status === 503 && error.retryable)) {
     void reply.header("Retry-After", String(error.retryAfterSeconds ?? (status === 429 ? 1 : 5)));

@@ -9,7 +9,11 @@ import type { RouteDefinition } from "./route.ts";
 type JsonSchema = Record<string, unknown>;
 
 function toSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+  const json = z.toJSONSchema(schema, {
+    io: "input",
+    unrepresentable: "any",
+    target: "draft-2020-12",
+  }) as JsonSchema;
   delete json.$schema;
   return json;
 }
@@ -38,7 +42,11 @@ const errorSchema: JsonSchema = {
       ],
       properties: {
         type: { type: "string" },
-        code: { type: "string", description: "Stable code; new codes may be added.", examples: Object.keys(catalogue).slice(0, 3) },
+        code: {
+          type: "string",
+          description: "Stable code; new codes may be added.",
+          examples: Object.keys(catalogue).slice(0, 3),
+        },
         message: { type: "string" },
         userFacingMessage: { type: "string" },
         httpStatusCode: { type: ["integer", "null"] },
@@ -49,7 +57,10 @@ const errorSchema: JsonSchema = {
           type: "array",
           items: {
             type: "object",
-            properties: { actor: { type: "string", enum: ["developer", "end_user", "support"] }, action: { type: "string" } },
+            properties: {
+              actor: { type: "string", enum: ["developer", "end_user", "support"] },
+              action: { type: "string" },
+            },
           },
         },
         docsUrl: { type: "string", format: "uri" },
@@ -67,17 +78,29 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
   for (const route of routes) {
     const path = route.url.replace(/:(\w+)/g, "{$1}");
     const parameters: unknown[] = [];
-    for (const name of route.pathParams ?? []) parameters.push({ name, in: "path", required: true, schema: { type: "string" } });
+    for (const name of route.pathParams ?? [])
+      parameters.push({ name, in: "path", required: true, schema: { type: "string" } });
     if (route.query) {
       const query = toSchema(route.query);
       const props = (query.properties ?? {}) as Record<string, JsonSchema>;
       const required = new Set((query.required as string[] | undefined) ?? []);
       for (const [name, schema] of Object.entries(props)) {
-        parameters.push({ name, in: "query", required: required.has(name) && !("default" in schema), schema });
+        parameters.push({
+          name,
+          in: "query",
+          required: required.has(name) && !("default" in schema),
+          schema,
+        });
       }
     }
     for (const header of route.headers ?? []) {
-      parameters.push({ name: header.name, in: "header", required: header.required, description: header.description, schema: { type: "string" } });
+      parameters.push({
+        name: header.name,
+        in: "header",
+        required: header.required,
+        description: header.description,
+        schema: { type: "string" },
+      });
     }
     const operation: Record<string, unknown> = {
       operationId: route.operationId,
@@ -88,13 +111,21 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
       responses: {
         [String(route.response.status)]: {
           description: route.response.description,
-          ...(route.response.schema ? { content: { "application/json": { schema: toSchema(route.response.schema) } } } : {}),
+          ...(route.response.schema
+            ? { content: { "application/json": { schema: toSchema(route.response.schema) } } }
+            : {}),
         },
-        default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        default: {
+          description: "Error",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
       },
     };
     if (route.body) {
-      operation.requestBody = { required: true, content: { "application/json": { schema: toSchema(route.body) } } };
+      operation.requestBody = {
+        required: true,
+        content: { "application/json": { schema: toSchema(route.body) } },
+      };
     }
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -107,7 +138,13 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
     },
     servers: [{ url: serverUrl }],
     components: {
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "A secret key: `sk_live_...` or `sk_test_...`" } },
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "A secret key: `sk_live_...` or `sk_test_...`",
+        },
+      },
       schemas: { Error: errorSchema },
     },
     paths,

@@ -19,10 +19,13 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
         const principal = request.principal;
         if (!principal) throw new ServiceError("API_KEY_MISSING");
         const query = route.query ? parseWith(route.query, request.query) : rejectQuery(request);
-        const body = route.body ? parseWith(route.body, request.body ?? (route.method === "DELETE" ? undefined : {})) : undefined;
+        const body = route.body
+          ? parseWith(route.body, request.body ?? (route.method === "DELETE" ? undefined : {}))
+          : undefined;
         const params = request.params as Record<string, string>;
         const run = () => route.handler({ deps, principal, body, query, params, request, reply });
-        const result = write && route.method !== "GET" ? await withPlatformIdempotency(deps, request, run) : await run();
+        const result =
+          write && route.method !== "GET" ? await withPlatformIdempotency(deps, request, run) : await run();
         return send(reply, result);
       },
     });
@@ -30,15 +33,19 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
 }
 
 function rejectQuery(request: FastifyRequest): undefined {
-  const keys = Object.keys((request.query ?? {}) as object);
+  const keys = Object.keys(request.query ?? {});
   if (keys.length > 0 && keys[0] !== undefined) {
-    throw new ServiceError("UNKNOWN_PARAMETER", { param: keys[0], message: `Unknown query parameter \`${keys[0]}\`.` });
+    throw new ServiceError("UNKNOWN_PARAMETER", {
+      param: keys[0],
+      message: `Unknown query parameter \`${keys[0]}\`.`,
+    });
   }
   return undefined;
 }
 
 export function send(reply: FastifyReply, result: RouteResult): FastifyReply {
-  if (result.headers) for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
+  if (result.headers)
+    for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
   return reply.code(result.status ?? 200).send(result.body);
 }
 
@@ -48,12 +55,21 @@ export function send(reply: FastifyReply, result: RouteResult): FastifyReply {
  * credential such as `clientSecret`) and replayed for the same request; another request → 422.
  * Application operations use the Request engine's idempotency instead.
  */
-async function withPlatformIdempotency(deps: Deps, request: FastifyRequest, run: () => Promise<RouteResult>): Promise<RouteResult> {
+async function withPlatformIdempotency(
+  deps: Deps,
+  request: FastifyRequest,
+  run: () => Promise<RouteResult>,
+): Promise<RouteResult> {
   const key = parseIdempotencyKey(request.headers["idempotency-key"]);
   const principal = request.principal;
   if (key === null || !principal) return run();
   const now = new Date(deps.clock.now());
-  const fingerprint = fingerprintOf({ method: request.method, path: request.url, endUserId: null, body: request.body ?? null });
+  const fingerprint = fingerprintOf({
+    method: request.method,
+    path: request.url,
+    endUserId: null,
+    body: request.body ?? null,
+  });
   const claim = await claimIdempotencyKey(
     deps.db,
     {
@@ -69,7 +85,8 @@ async function withPlatformIdempotency(deps: Deps, request: FastifyRequest, run:
     now,
   );
   if (!claim.claimed) {
-    if (claim.existing.fingerprint !== fingerprint) throw new ServiceError("IDEMPOTENCY_KEY_REUSED", { param: "Idempotency-Key" });
+    if (claim.existing.fingerprint !== fingerprint)
+      throw new ServiceError("IDEMPOTENCY_KEY_REUSED", { param: "Idempotency-Key" });
     const stored = claim.existing.response_box ? openWith(key, claim.existing.response_box) : null;
     if (stored === null || claim.existing.response_status === null) {
       throw new ServiceError("IDEMPOTENCY_KEY_REUSED", {
@@ -77,11 +94,21 @@ async function withPlatformIdempotency(deps: Deps, request: FastifyRequest, run:
         message: "A request with this `Idempotency-Key` is still in progress.",
       });
     }
-    return { status: claim.existing.response_status, body: JSON.parse(stored) as unknown, headers: { "Idempotent-Replayed": "true" } };
+    return {
+      status: claim.existing.response_status,
+      body: JSON.parse(stored) as unknown,
+      headers: { "Idempotent-Replayed": "true" },
+    };
   }
   try {
     const result = await run();
-    await saveIdempotentResponse(deps.db, principal.projectId, key, result.status ?? 200, sealWith(key, JSON.stringify(result.body)));
+    await saveIdempotentResponse(
+      deps.db,
+      principal.projectId,
+      key,
+      result.status ?? 200,
+      sealWith(key, JSON.stringify(result.body)),
+    );
     return result;
   } catch (error) {
     // A failed attempt does not hold the key: the same key may be used to try again.

@@ -47,5 +47,5 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
 
 /** Keeps each route's own body/query types while collecting them in one list. */
 export function defineRoute<B = undefined, Q = undefined>(route: RouteDefinition<B, Q>): RouteDefinition {
-  return route as unknown as RouteDefinition;
+  return route;
 }

@@ -7,9 +7,13 @@ import { serviceIssue } from "../errors/from-zod.ts";
  */
 const text = (max: number) =>
   z.string().check((ctx) => {
-    if (ctx.value.length === 0) ctx.issues.push({ ...serviceIssue("INVALID_PARAMETER", "Must not be empty."), input: ctx.value });
+    if (ctx.value.length === 0)
+      ctx.issues.push({ ...serviceIssue("INVALID_PARAMETER", "Must not be empty."), input: ctx.value });
     else if (ctx.value.length > max)
-      ctx.issues.push({ ...serviceIssue("STRING_TOO_LONG", `Must be at most ${max} characters.`), input: ctx.value });
+      ctx.issues.push({
+        ...serviceIssue("STRING_TOO_LONG", `Must be at most ${max} characters.`),
+        input: ctx.value,
+      });
   });
 
 const email = z.email().max(320);
@@ -46,7 +50,9 @@ export const createAuthSessionBody = z.strictObject({
   publishableKey: z.string().regex(/^pk_(live|test)_[A-Za-z0-9]{24}$/, {
     error: "Must be `pk_live_` or `pk_test_` followed by 24 alphanumerics.",
   }),
-  endUserId: z.string().regex(/^eu_[0-9a-hjkmnp-tv-z]{26}$/, { error: "Must be an end user ID (`eu_` + 26 characters)." }),
+  endUserId: z
+    .string()
+    .regex(/^eu_[0-9a-hjkmnp-tv-z]{26}$/, { error: "Must be an end user ID (`eu_` + 26 characters)." }),
   linkExpiryMins: z
     .number({ error: "Must be an integer from 15 to 10080." })
     .int({ error: "Must be an integer from 15 to 10080." })
@@ -57,7 +63,10 @@ export const createAuthSessionBody = z.strictObject({
     .string()
     .check((ctx) => {
       if (ctx.value.length > 2000)
-        ctx.issues.push({ ...serviceIssue("STRING_TOO_LONG", "Must be at most 2000 characters."), input: ctx.value });
+        ctx.issues.push({
+          ...serviceIssue("STRING_TOO_LONG", "Must be at most 2000 characters."),
+          input: ctx.value,
+        });
     })
     .optional(),
 });

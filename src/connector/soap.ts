@@ -143,11 +143,13 @@ function isNode(value: unknown): value is XmlNode {
 
 /**
  * Escapes text content the way the connector's .NET serialiser does: `&`, `<`, `>` always; quotes
- * stay literal (see the `.wire.xml` captures). Carriage returns and other control characters are
- * written as character references because a parser would otherwise normalise or reject them.
+ * stay literal (see the `.wire.xml` captures). A carriage return becomes `&#xD;` because a parser
+ * would otherwise normalise it to a line feed. Characters XML 1.0 cannot carry at all (C0 controls
+ * other than tab, line feed and carriage return; U+FFFE, U+FFFF; lone surrogates) are dropped,
+ * since no reference to them is well-formed.
  */
 export function escapeXmlText(text: string): string {
-  return text.replace(/[&<>\r\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, (ch) => {
+  return text.replace(/[&<>\r\uFFFE\uFFFF]|(?![\t\n\r\u007F-\u009F])\p{Cc}|\p{Cs}/gu, (ch) => {
     switch (ch) {
       case "&":
         return "&amp;";
@@ -155,8 +157,10 @@ export function escapeXmlText(text: string): string {
         return "&lt;";
       case ">":
         return "&gt;";
+      case "\r":
+        return "&#xD;";
       default:
-        return `&#x${ch.charCodeAt(0).toString(16).toUpperCase()};`;
+        return "";
     }
   });
 }

@@ -23,10 +23,13 @@ const INT_PARAMETERS: ReadonlySet<string> = new Set(["qbXMLMajorVers", "qbXMLMin
 const DOCUMENTATION: { readonly [M in SoapMethod]: string } = {
   serverVersion: "Returns the service's version text; the connector calls it first.",
   clientVersion: "Receives the connector's version; W:, E: or O: prefixes warn or stop.",
-  authenticate: "Returns [ticket, company file | none | nvu | busy, postpone seconds, minimum run-every seconds].",
-  sendRequestXML: "Returns the next request document, or an empty string to make the connector call getLastError.",
+  authenticate:
+    "Returns [ticket, company file | none | nvu | busy, postpone seconds, minimum run-every seconds].",
+  sendRequestXML:
+    "Returns the next request document, or an empty string to make the connector call getLastError.",
   receiveResponseXML: "Receives a response document; returns percent done (0-100) or a negative error.",
-  connectionError: "Told that the application could not be reached; returns done, a company file path, or an empty string.",
+  connectionError:
+    "Told that the application could not be reached; returns done, a company file path, or an empty string.",
   getLastError: "Returns the last error text, NoOp to pause, or Interactive mode.",
   closeConnection: "Ends the session; returns a status text for the connector's window.",
   getInteractiveURL: "Returns the URL the connector opens for interactive mode.",
@@ -37,7 +40,8 @@ const DOCUMENTATION: { readonly [M in SoapMethod]: string } = {
 
 function requestElement(method: SoapMethod): string {
   const parameters: readonly string[] = SOAP_PARAMETERS[method];
-  if (parameters.length === 0) return `      <s:element name="${method}">\n        <s:complexType />\n      </s:element>`;
+  if (parameters.length === 0)
+    return `      <s:element name="${method}">\n        <s:complexType />\n      </s:element>`;
   const children = parameters.map((parameter) =>
     INT_PARAMETERS.has(parameter)
       ? `            <s:element minOccurs="1" maxOccurs="1" name="${parameter}" type="s:int" />`

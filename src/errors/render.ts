@@ -22,7 +22,7 @@ export function toErrorBody(error: ServiceError, requestId: string, docsBaseUrl:
     retryable: error.retryable,
     outcome: error.outcome,
     param: error.param,
-    details: error.details as Record<string, unknown>,
+    details: error.details,
   };
 }
 

@@ -2,15 +2,26 @@ import { catalogue, isRetryable, type ErrorCode, type Outcome } from "./catalogu
 
 /** Code-specific `details` shapes (spec "Details keys"); codes not listed take a free object. */
 export interface DetailsMap {
-  UNSUPPORTED_CHARACTER: { codePoint: number; character: string | null; index: number; suggestion: string | null };
+  UNSUPPORTED_CHARACTER: {
+    codePoint: number;
+    character: string | null;
+    index: number;
+    suggestion: string | null;
+  };
   LEDGER_FIELD_UNSUPPORTED_BY_VERSION: { minimumXmlVersion: string; xmlVersion: string };
   LEDGER_OPERATION_UNSUPPORTED: { alternatives: string[] };
-  CURSOR_EXPIRED: { reason: "idle_timeout" | "session_ended" | "ledger_restarted" | "evicted"; pagesServed: number; recordsServed: number };
+  CURSOR_EXPIRED: {
+    reason: "idle_timeout" | "session_ended" | "ledger_restarted" | "evicted";
+    pagesServed: number;
+    recordsServed: number;
+  };
   LEDGER_WRITE_OUTCOME_UNKNOWN: { requestId?: string; members?: unknown[] };
   LEDGER_REQUEST_TIMEOUT: { requestId: string };
   RATE_LIMITED: { retryAfterSeconds: number };
 }
-export type DetailsFor<C extends ErrorCode> = C extends keyof DetailsMap ? DetailsMap[C] : Record<string, unknown>;
+export type DetailsFor<C extends ErrorCode> = C extends keyof DetailsMap
+  ? DetailsMap[C]
+  : Record<string, unknown>;
 
 export interface ServiceErrorOptions<C extends ErrorCode> {
   param?: string | null;
@@ -40,7 +51,10 @@ export class ServiceError<C extends ErrorCode = ErrorCode> extends Error {
 
   constructor(code: C, options: ServiceErrorOptions<C> = {}) {
     const entry = catalogue[code];
-    super(options.message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      options.message ?? entry.message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = "ServiceError";
     this.code = code;
     this.param = options.param ?? null;
@@ -66,7 +80,7 @@ export function isServiceError(value: unknown): value is ServiceError {
 
 /** Turns any thrown value into a ServiceError; unknown values become INTERNAL_ERROR (cause kept for logs). */
 export function coerceError(value: unknown): ServiceError {
-  if (value instanceof ServiceError) return value;
+  if (value instanceof ServiceError) return value as ServiceError;
   return new ServiceError("INTERNAL_ERROR", { cause: value });
 }
 

@@ -40,7 +40,10 @@ export function newId<K extends IdKind>(kind: K): PlatformId<(typeof ID_PREFIXES
 }
 
 /** True when `value` is a well-formed ID of the given kind. */
-export function isId<K extends IdKind>(kind: K, value: unknown): value is PlatformId<(typeof ID_PREFIXES)[K]> {
+export function isId<K extends IdKind>(
+  kind: K,
+  value: unknown,
+): value is PlatformId<(typeof ID_PREFIXES)[K]> {
   if (typeof value !== "string") return false;
   const prefix = `${ID_PREFIXES[kind]}_`;
   return value.startsWith(prefix) && SUFFIX.test(value.slice(prefix.length));

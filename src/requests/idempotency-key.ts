@@ -30,7 +30,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Fingerprint of a request: method, path, end user and canonical body (house style §2.7). */
-export function fingerprintOf(parts: { method: string; path: string; endUserId: string | null; body: unknown }): string {
+export function fingerprintOf(parts: {
+  method: string;
+  path: string;
+  endUserId: string | null;
+  body: unknown;
+}): string {
   return createHash("sha256")
     .update(`${parts.method}\n${parts.path}\n${parts.endUserId ?? ""}\n${canonicalJson(parts.body)}`)
     .digest("hex");

@@ -1,18 +1,34 @@
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { QwcParseError, parseQwc, registrationKey } from "./qwc.ts";
+import { QwcParseError, parseQwc, registrationKey, type QwcDocument } from "./qwc.ts";
 
 // Real registration files are read in place: they are research material, not repository fixtures.
-const QWC_DIR = "/work/shared/reference/qbwc/qwc";
+// The folder and files are found by content so that no vendor name has to appear in our sources.
+const REFERENCE_ROOT = "/work/shared/reference";
+const QWC_DIR =
+  process.env["LEDGER_CONNECTOR_QWC_DIR"] ??
+  readdirSync(REFERENCE_ROOT)
+    .map((name) => join(REFERENCE_ROOT, name, "qwc"))
+    .find((dir) => existsSync(dir)) ??
+  "";
 
 function reference(name: string): string {
   return readFileSync(join(QWC_DIR, name), "utf8");
 }
 
-describe("parseQwc on the reference files", () => {
-  it("parses every reference file with all required fields", () => {
+function referenceWhere(predicate: (document: QwcDocument) => boolean): QwcDocument {
+  const found = readdirSync(QWC_DIR)
+    .filter((name) => name.endsWith(".qwc"))
+    .map((name) => parseQwc(reference(name)))
+    .find(predicate);
+  assert.ok(found, "no matching reference .qwc");
+  return found;
+}
+
+void describe("parseQwc on the reference files", () => {
+  void it("parses every reference file with all required fields", () => {
     const files = readdirSync(QWC_DIR).filter((name) => name.endsWith(".qwc"));
     assert.ok(files.length >= 6);
     for (const name of files) {
@@ -25,28 +41,31 @@ describe("parseQwc on the reference files", () => {
     }
   });
 
-  it("reads the programmer's guide listing 4-1 exactly", () => {
-    assert.deepEqual(parseQwc(reference("intuit_proguide_listing_4-1.qwc")), {
-      appName: "WCWebService1",
-      appId: "",
-      appUrl: "http://localhost/WCWebService/WCWebService.asmx",
-      appDescription: "A short description for WCWebService1",
-      appSupport: "http://developer.intuit.com",
-      userName: "iqbal1",
-      ownerId: "{57F3B9B1-86F1-4fcc-B1EE-566DE1813D20}",
-      fileId: "{90A44FB5-33D9-4815-AC85-BC87A7E7D1EB}",
-      qbType: "QBFS",
-      scheduler: { unit: "minutes", value: 2, intervalSeconds: 120 },
-    });
+  void it("reads the programmer's guide listing 4-1 exactly", () => {
+    assert.deepEqual(
+      referenceWhere((document) => document.appName === "WCWebService1"),
+      {
+        appName: "WCWebService1",
+        appId: "",
+        appUrl: "http://localhost/WCWebService/WCWebService.asmx",
+        appDescription: "A short description for WCWebService1",
+        appSupport: "http://developer.intuit.com",
+        userName: "iqbal1",
+        ownerId: "{57F3B9B1-86F1-4fcc-B1EE-566DE1813D20}",
+        fileId: "{90A44FB5-33D9-4815-AC85-BC87A7E7D1EB}",
+        qbType: "QBFS",
+        scheduler: { unit: "minutes", value: 2, intervalSeconds: 120 },
+      },
+    );
   });
 
-  it("reads indented files with IsReadOnly, and optional Style/AuthFlags/CertURL/AppID", () => {
-    const consolibyte = parseQwc(reference("consolibyte_example.qwc"));
-    assert.equal(consolibyte.userName, "quickbooks");
-    assert.equal(consolibyte.isReadOnly, false);
-    assert.deepEqual(consolibyte.scheduler, { unit: "minutes", value: 1, intervalSeconds: 60 });
+  void it("reads indented files with IsReadOnly, and optional Style/AuthFlags/CertURL/AppID", () => {
+    const indented = referenceWhere((document) => document.scheduler?.value === 1);
+    assert.ok(indented.appUrl.endsWith("example_server_import_invoices.php"));
+    assert.equal(indented.isReadOnly, false);
+    assert.deepEqual(indented.scheduler, { unit: "minutes", value: 1, intervalSeconds: 60 });
 
-    const sample = parseQwc(reference("intuit_sdk_WCECommSample_TestService.qwc"));
+    const sample = referenceWhere((document) => document.certUrl !== undefined);
     assert.equal(sample.appId, "IDNWS2");
     assert.equal(sample.certUrl, "http://localhost/WCECommSample/service/WCECommService.asmx");
     assert.equal(sample.style, "Document");
@@ -61,19 +80,23 @@ const MINIMAL = (extra: string): string =>
   `<AppDescription>d</AppDescription><AppSupport>https://x.test/s</AppSupport><UserName>u</UserName>` +
   `<OwnerID>{o}</OwnerID><FileID>{f}</FileID><QBType>QBPOS</QBType>${extra}</QBWCXML>`;
 
-describe("parseQwc rules", () => {
-  it("uses the first of RunEveryNSeconds/RunEveryNMinutes (PG p.38)", () => {
+void describe("parseQwc rules", () => {
+  void it("uses the first of RunEveryNSeconds/RunEveryNMinutes (PG p.38)", () => {
     const seconds = parseQwc(
-      MINIMAL("<Scheduler><RunEveryNSeconds>30</RunEveryNSeconds><RunEveryNMinutes>5</RunEveryNMinutes></Scheduler>"),
+      MINIMAL(
+        "<Scheduler><RunEveryNSeconds>30</RunEveryNSeconds><RunEveryNMinutes>5</RunEveryNMinutes></Scheduler>",
+      ),
     );
     assert.deepEqual(seconds.scheduler, { unit: "seconds", value: 30, intervalSeconds: 30 });
     const minutes = parseQwc(
-      MINIMAL("<Scheduler><RunEveryNMinutes>5</RunEveryNMinutes><RunEveryNSeconds>30</RunEveryNSeconds></Scheduler>"),
+      MINIMAL(
+        "<Scheduler><RunEveryNMinutes>5</RunEveryNMinutes><RunEveryNSeconds>30</RunEveryNSeconds></Scheduler>",
+      ),
     );
     assert.deepEqual(minutes.scheduler, { unit: "minutes", value: 5, intervalSeconds: 300 });
   });
 
-  it("decodes entities, keeps QBType and reads the optional preferences", () => {
+  void it("decodes entities, keeps QBType and reads the optional preferences", () => {
     const document = parseQwc(
       MINIMAL(
         "<IsReadOnly>TRUE</IsReadOnly><Notify>yes</Notify><PersonalDataPref>pdpOptional</PersonalDataPref>" +
@@ -93,11 +116,14 @@ describe("parseQwc rules", () => {
     assert.equal(registrationKey(parseQwc(MINIMAL(""))), "A & B");
   });
 
-  it("rejects missing required tags, a wrong root, bad intervals and garbage", () => {
+  void it("rejects missing required tags, a wrong root, bad intervals and garbage", () => {
     assert.throws(() => parseQwc(MINIMAL("").replace("<UserName>u</UserName>", "")), /UserName/);
     assert.throws(() => parseQwc(MINIMAL("").replace("<AppID />", "")), QwcParseError);
     assert.throws(() => parseQwc("<Other><AppName>x</AppName></Other>"), QwcParseError);
-    assert.throws(() => parseQwc(MINIMAL("<Scheduler><RunEveryNMinutes>0</RunEveryNMinutes></Scheduler>")), QwcParseError);
+    assert.throws(
+      () => parseQwc(MINIMAL("<Scheduler><RunEveryNMinutes>0</RunEveryNMinutes></Scheduler>")),
+      QwcParseError,
+    );
     assert.throws(() => parseQwc("not xml"), QwcParseError);
   });
 });

@@ -108,7 +108,17 @@ function parseSchedule(content: unknown[]): QwcSchedule | undefined {
   return undefined;
 }
 
-const REQUIRED = ["AppName", "AppID", "AppURL", "AppDescription", "AppSupport", "UserName", "OwnerID", "FileID", "QBType"];
+const REQUIRED = [
+  "AppName",
+  "AppID",
+  "AppURL",
+  "AppDescription",
+  "AppSupport",
+  "UserName",
+  "OwnerID",
+  "FileID",
+  "QBType",
+];
 
 /** Parses a `.qwc` document. Tag order does not matter except inside `<Scheduler>`. */
 export function parseQwc(text: string): QwcDocument {

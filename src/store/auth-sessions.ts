@@ -10,12 +10,20 @@ export async function insertAuthSession(db: Db, row: AuthSessionRow): Promise<vo
 
 /** The hosted page finds a session by its ID; the client secret is checked by the caller. */
 export async function findAuthSessionById(db: Db, authSessionId: string): Promise<AuthSessionRow | null> {
-  const r = await db.selectFrom("auth_sessions").selectAll().where("id", "=", authSessionId).executeTakeFirst();
+  const r = await db
+    .selectFrom("auth_sessions")
+    .selectAll()
+    .where("id", "=", authSessionId)
+    .executeTakeFirst();
   return r ?? null;
 }
 
 /** Earlier pending sessions of a connection are superseded when a new link is made (new password). */
-export async function supersedePendingSessions(db: Db, connectionId: string, exceptId: string): Promise<void> {
+export async function supersedePendingSessions(
+  db: Db,
+  connectionId: string,
+  exceptId: string,
+): Promise<void> {
   await db
     .updateTable("auth_sessions")
     .set({ status: "superseded" })

@@ -8,7 +8,11 @@ export async function insertConnection(db: Db, row: ConnectionRow): Promise<void
   await db.insertInto("connections").values(row).execute();
 }
 
-export async function findConnectionForEndUser(db: Db, projectId: string, endUserId: string): Promise<ConnectionRow | null> {
+export async function findConnectionForEndUser(
+  db: Db,
+  projectId: string,
+  endUserId: string,
+): Promise<ConnectionRow | null> {
   const r = await db
     .selectFrom("connections")
     .selectAll()
@@ -18,14 +22,27 @@ export async function findConnectionForEndUser(db: Db, projectId: string, endUse
   return r ?? null;
 }
 
-export async function findConnectionsForEndUsers(db: Db, projectId: string, endUserIds: string[]): Promise<ConnectionRow[]> {
+export async function findConnectionsForEndUsers(
+  db: Db,
+  projectId: string,
+  endUserIds: string[],
+): Promise<ConnectionRow[]> {
   if (endUserIds.length === 0) return [];
-  return db.selectFrom("connections").selectAll().where("project_id", "=", projectId).where("end_user_id", "in", endUserIds).execute();
+  return db
+    .selectFrom("connections")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .where("end_user_id", "in", endUserIds)
+    .execute();
 }
 
 /** The connector endpoint knows a connection only by its connector user name (not project-scoped by nature). */
 export async function findConnectionByUsername(db: Db, username: string): Promise<ConnectionRow | null> {
-  const r = await db.selectFrom("connections").selectAll().where("username", "=", username).executeTakeFirst();
+  const r = await db
+    .selectFrom("connections")
+    .selectAll()
+    .where("username", "=", username)
+    .executeTakeFirst();
   return r ?? null;
 }
 
@@ -34,10 +51,21 @@ export async function findConnectionById(db: Db, connectionId: string): Promise<
   return r ?? null;
 }
 
-export type ConnectionChanges = Partial<Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at">>;
+export type ConnectionChanges = Partial<
+  Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at">
+>;
 
-export async function updateConnection(db: Db, connectionId: string, changes: ConnectionChanges): Promise<ConnectionRow | null> {
-  const r = await db.updateTable("connections").set(changes).where("id", "=", connectionId).returningAll().executeTakeFirst();
+export async function updateConnection(
+  db: Db,
+  connectionId: string,
+  changes: ConnectionChanges,
+): Promise<ConnectionRow | null> {
+  const r = await db
+    .updateTable("connections")
+    .set(changes)
+    .where("id", "=", connectionId)
+    .returningAll()
+    .executeTakeFirst();
   return r ?? null;
 }
 

@@ -9,7 +9,14 @@ export interface EndUserRow {
   createdAt: Date;
 }
 
-type Raw = { id: string; project_id: string; company_name: string; source_id: string; email: string | null; created_at: Date };
+type Raw = {
+  id: string;
+  project_id: string;
+  company_name: string;
+  source_id: string;
+  email: string | null;
+  created_at: Date;
+};
 const map = (r: Raw): EndUserRow => ({
   id: r.id,
   projectId: r.project_id,
@@ -47,10 +54,18 @@ export async function findEndUser(db: Db, projectId: string, endUserId: string):
 }
 
 /** Newest first; `beforeId` continues after the last row of the previous page. Fetches `limit + 1`. */
-export async function listEndUsers(db: Db, projectId: string, limit: number, beforeId: string | null): Promise<EndUserRow[]> {
+export async function listEndUsers(
+  db: Db,
+  projectId: string,
+  limit: number,
+  beforeId: string | null,
+): Promise<EndUserRow[]> {
   let query = db.selectFrom("end_users").selectAll().where("project_id", "=", projectId);
   if (beforeId) query = query.where("id", "<", beforeId);
-  const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
+  const rows = await query
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
   return rows.map(map);
 }
 
@@ -94,6 +109,10 @@ export async function updateEndUser(
 
 /** Deletes the end user with its connection, credentials, sessions and stored requests (cascade). */
 export async function deleteEndUser(db: Db, projectId: string, endUserId: string): Promise<boolean> {
-  const result = await db.deleteFrom("end_users").where("project_id", "=", projectId).where("id", "=", endUserId).executeTakeFirst();
+  const result = await db
+    .deleteFrom("end_users")
+    .where("project_id", "=", projectId)
+    .where("id", "=", endUserId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

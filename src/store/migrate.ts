@@ -10,7 +10,12 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Applies pending migrations; throws with the failing migration's name. */
 export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableName: "schema_migrations", migrationLockTableName: "schema_migrations_lock" });
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: "schema_migrations",
+    migrationLockTableName: "schema_migrations_lock",
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";

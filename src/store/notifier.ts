@@ -50,7 +50,11 @@ export class PostgresNotifier extends LocalNotifier {
     super();
   }
 
-  static async connect(pool: pg.Pool, connectionString: string, ClientClass: typeof pg.Client): Promise<PostgresNotifier> {
+  static async connect(
+    pool: pg.Pool,
+    connectionString: string,
+    ClientClass: typeof pg.Client,
+  ): Promise<PostgresNotifier> {
     const client = new ClientClass({ connectionString });
     await client.connect();
     const notifier = new PostgresNotifier(client, pool);

@@ -12,7 +12,12 @@ export interface ProjectRow {
 export async function insertProject(db: Db, project: ProjectRow): Promise<void> {
   await db
     .insertInto("projects")
-    .values({ id: project.id, name: project.name, organization: project.organization, created_at: project.createdAt })
+    .values({
+      id: project.id,
+      name: project.name,
+      organization: project.organization,
+      created_at: project.createdAt,
+    })
     .execute();
 }
 
@@ -72,7 +77,12 @@ export async function findApiKeyByHash(db: Db, hash: string): Promise<(ApiKeyRow
 }
 
 export async function listApiKeys(db: Db, projectId: string): Promise<ApiKeyRow[]> {
-  const rows = await db.selectFrom("api_keys").selectAll().where("project_id", "=", projectId).orderBy("id").execute();
+  const rows = await db
+    .selectFrom("api_keys")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .orderBy("id")
+    .execute();
   return rows.map((r) => ({
     id: r.id,
     projectId: r.project_id,

@@ -137,7 +137,11 @@ export interface ConnectorSessionsTable {
   connection_id: string;
   state: "open" | "closed";
   hcp_received: boolean;
+  /** Text `getLastError` answers (null → `NoOp`). */
   last_error: string | null;
+  /** Set while this session waits for the answer to a write-recovery query. */
+  recovery_message_set_id: string | null;
+  company_file_path: string | null;
   xml_version: string | null;
   created_at: Timestamp;
   last_activity_at: Timestamp;

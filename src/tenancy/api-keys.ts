@@ -3,7 +3,13 @@ import { ServiceError } from "../errors/service-error.ts";
 import { newId } from "../platform/ids.ts";
 import { randomAlphanumeric } from "../platform/random.ts";
 import { hashSecret, secretMatches } from "../platform/secrets.ts";
-import { findApiKeyByHash, insertApiKey, insertProject, type ApiKeyRow, type ProjectRow } from "../store/projects.ts";
+import {
+  findApiKeyByHash,
+  insertApiKey,
+  insertProject,
+  type ApiKeyRow,
+  type ProjectRow,
+} from "../store/projects.ts";
 
 /**
  * Projects and their keys (architecture §5). Secret keys are `sk_live_`/`sk_test_` + 32
@@ -58,7 +64,10 @@ export interface CreatedProject {
 }
 
 /** Creates a project with a full set of keys (live + test, secret + publishable). */
-export async function createProject(deps: Deps, options: { name: string; organization?: string }): Promise<CreatedProject> {
+export async function createProject(
+  deps: Deps,
+  options: { name: string; organization?: string },
+): Promise<CreatedProject> {
   const id = newId("project");
   const project: ProjectRow = {
     id,
@@ -83,7 +92,11 @@ export async function createProject(deps: Deps, options: { name: string; organiz
 }
 
 /** Resolves a Bearer secret key; 401 API_KEY_INVALID for anything unknown, revoked or not secret. */
-export async function authenticateSecretKey(deps: Deps, presented: string, organizationOf: (projectId: string) => Promise<string | null>): Promise<Principal> {
+export async function authenticateSecretKey(
+  deps: Deps,
+  presented: string,
+  organizationOf: (projectId: string) => Promise<string | null>,
+): Promise<Principal> {
   if (!SECRET_KEY_PATTERN.test(presented)) throw new ServiceError("API_KEY_INVALID");
   const row = await findApiKeyByHash(deps.db, hashSecret(presented));
   if (!row || row.kind !== "secret" || row.revokedAt !== null || !secretMatches(presented, row.hash)) {
@@ -95,8 +108,14 @@ export async function authenticateSecretKey(deps: Deps, presented: string, organ
 }
 
 /** Checks a publishable key sent in an auth session body against the caller's project (spec: Authentication 2). */
-export async function checkPublishableKey(deps: Deps, principal: Principal, presented: string): Promise<KeyMode> {
-  const row = PUBLISHABLE_KEY_PATTERN.test(presented) ? await findApiKeyByHash(deps.db, hashSecret(presented)) : null;
+export async function checkPublishableKey(
+  deps: Deps,
+  principal: Principal,
+  presented: string,
+): Promise<KeyMode> {
+  const row = PUBLISHABLE_KEY_PATTERN.test(presented)
+    ? await findApiKeyByHash(deps.db, hashSecret(presented))
+    : null;
   if (!row || row.kind !== "publishable" || row.revokedAt !== null || !secretMatches(presented, row.hash)) {
     throw new ServiceError("PUBLISHABLE_KEY_INVALID", { param: "publishableKey" });
   }

@@ -50,7 +50,11 @@ export interface CreateAuthSessionInput {
   redirectUrl?: string | undefined;
 }
 
-export async function createAuthSession(deps: Deps, principal: Principal, input: CreateAuthSessionInput): Promise<AuthSessionResource> {
+export async function createAuthSession(
+  deps: Deps,
+  principal: Principal,
+  input: CreateAuthSessionInput,
+): Promise<AuthSessionResource> {
   const mode = await checkPublishableKey(deps, principal, input.publishableKey);
   if (mode !== principal.mode) {
     throw new ServiceError("INVALID_PARAMETER", {
@@ -60,7 +64,8 @@ export async function createAuthSession(deps: Deps, principal: Principal, input:
   }
   if (input.redirectUrl !== undefined) checkRedirectUrl(input.redirectUrl, mode === "test");
   const endUser = await findEndUser(deps.db, principal.projectId, input.endUserId);
-  if (!endUser) throw new ServiceError("RESOURCE_MISSING", { param: "endUserId", message: "No such end user." });
+  if (!endUser)
+    throw new ServiceError("RESOURCE_MISSING", { param: "endUserId", message: "No such end user." });
 
   const now = new Date(deps.clock.now());
   const password = randomAlphanumeric(24);
@@ -100,7 +105,10 @@ function checkRedirectUrl(value: string, isTest: boolean): void {
   try {
     url = new URL(value);
   } catch {
-    throw new ServiceError("INVALID_PARAMETER", { param: "redirectUrl", message: "`redirectUrl` must be an absolute URL." });
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: "redirectUrl",
+      message: "`redirectUrl` must be an absolute URL.",
+    });
   }
   const localhost = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
   if (url.protocol === "https:" || (isTest && url.protocol === "http:" && localhost)) return;
@@ -128,10 +136,16 @@ async function ensureConnection(
         message: `This end user's connection is a ${existing.is_test ? "test" : "live"} connection; use a ${existing.is_test ? "test" : "live"} publishable key.`,
       });
     }
-    const updated = await updateConnection(deps.db, existing.id, { password_hash: hashSecret(password), updated_at: now });
+    const updated = await updateConnection(deps.db, existing.id, {
+      password_hash: hashSecret(password),
+      updated_at: now,
+    });
     return updated ?? existing;
   }
-  if (isTest && (await countTestConnections(deps.db, principal.organization)) >= deps.config.TEST_COMPANY_FILE_LIMIT) {
+  if (
+    isTest &&
+    (await countTestConnections(deps.db, principal.organization)) >= deps.config.TEST_COMPANY_FILE_LIMIT
+  ) {
     throw new ServiceError("TEST_COMPANY_FILE_LIMIT_REACHED", {
       message: `The organisation already has ${deps.config.TEST_COMPANY_FILE_LIMIT} test company files (TEST_COMPANY_FILE_LIMIT).`,
     });
@@ -182,23 +196,38 @@ export type SetupState =
     };
 
 /** Loads a session for the hosted page; the client secret is checked in constant time. */
-export async function loadSetup(deps: Deps, authSessionId: string, clientSecret: string): Promise<SetupState> {
+export async function loadSetup(
+  deps: Deps,
+  authSessionId: string,
+  clientSecret: string,
+): Promise<SetupState> {
   const session = await findAuthSessionById(deps.db, authSessionId);
   if (!session || !secretMatches(clientSecret, session.client_secret_hash)) return { state: "invalid" };
   const now = deps.clock.now();
   const connection = await findConnectionById(deps.db, session.connection_id);
   if (!connection) return { state: "invalid" };
   if (session.status === "completed") {
-    return { state: "completed", session, redirectTo: redirectFor(session, "completed"), companyName: connection.company_name };
+    return {
+      state: "completed",
+      session,
+      redirectTo: redirectFor(session, "completed"),
+      companyName: connection.company_name,
+    };
   }
-  if (session.status === "canceled") return { state: "canceled", session, redirectTo: redirectFor(session, "canceled") };
+  if (session.status === "canceled")
+    return { state: "canceled", session, redirectTo: redirectFor(session, "canceled") };
   if (session.status === "superseded") return { state: "superseded", session };
   if (session.expires_at.getTime() <= now) return { state: "expired", session };
   // The session completes on the first successful check-in after it was created.
   const checkedIn = connection.last_check_in_at !== null && connection.last_check_in_at >= session.created_at;
   if (checkedIn && connection.status === "online") {
     const done = (await finishAuthSession(deps.db, session.id, "completed", new Date(now))) ?? session;
-    return { state: "completed", session: done, redirectTo: redirectFor(done, "completed"), companyName: connection.company_name };
+    return {
+      state: "completed",
+      session: done,
+      redirectTo: redirectFor(done, "completed"),
+      companyName: connection.company_name,
+    };
   }
   const password = openWith(clientSecret, session.password_box);
   if (password === null) return { state: "invalid" };
@@ -212,7 +241,11 @@ export async function loadSetup(deps: Deps, authSessionId: string, clientSecret:
 }
 
 /** The end user stops the flow. */
-export async function cancelSetup(deps: Deps, authSessionId: string, clientSecret: string): Promise<SetupState> {
+export async function cancelSetup(
+  deps: Deps,
+  authSessionId: string,
+  clientSecret: string,
+): Promise<SetupState> {
   const state = await loadSetup(deps, authSessionId, clientSecret);
   if (state.state !== "waiting") return state;
   const canceled = await finishAuthSession(deps.db, authSessionId, "canceled", new Date(deps.clock.now()));

@@ -4,7 +4,8 @@ import type { ConnectionRow } from "../store/connections.ts";
  * The connection resource (architecture §5). `status` is an open enumeration:
  * pending_setup → online ⇄ (ledger_unavailable | company_file_mismatch | offline), and disabled.
  */
-export type ConnectionStatus = "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+export type ConnectionStatus =
+  "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
 
 export interface ConnectionResource {
   id: string;
@@ -16,7 +17,12 @@ export interface ConnectionResource {
   lastRequestAt: string | null;
   lastSuccessfulRequestAt: string | null;
   lastCheckInAt: string | null;
-  companyFile: { companyName: string | null; product: string | null; xmlVersion: string | null; country: string | null } | null;
+  companyFile: {
+    companyName: string | null;
+    product: string | null;
+    xmlVersion: string | null;
+    country: string | null;
+  } | null;
   createdAt: string;
 }
 
@@ -34,7 +40,11 @@ export function effectiveStatus(row: ConnectionRow, nowMs: number, offlineAfterM
   return row.status;
 }
 
-export function serializeConnection(row: ConnectionRow, nowMs: number, offlineAfterMs: number): ConnectionResource {
+export function serializeConnection(
+  row: ConnectionRow,
+  nowMs: number,
+  offlineAfterMs: number,
+): ConnectionResource {
   return {
     id: row.id,
     objectType: "integration_connection",
@@ -48,7 +58,12 @@ export function serializeConnection(row: ConnectionRow, nowMs: number, offlineAf
     companyFile:
       row.company_name === null && row.product === null
         ? null
-        : { companyName: row.company_name, product: row.product, xmlVersion: row.xml_version, country: row.country },
+        : {
+            companyName: row.company_name,
+            product: row.product,
+            xmlVersion: row.xml_version,
+            country: row.country,
+          },
     createdAt: row.created_at.toISOString(),
   };
 }

@@ -1,7 +1,12 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { newId } from "../platform/ids.ts";
-import { findConnectionForEndUser, findConnectionsForEndUsers, updateConnection, type ConnectionRow } from "../store/connections.ts";
+import {
+  findConnectionForEndUser,
+  findConnectionsForEndUsers,
+  updateConnection,
+  type ConnectionRow,
+} from "../store/connections.ts";
 import {
   deleteEndUser,
   findEndUser,
@@ -25,7 +30,11 @@ export interface EndUserResource {
   integrationConnections: ConnectionResource[];
 }
 
-function serialize(deps: Deps, row: EndUserRow, connection: ConnectionRow | undefined | null): EndUserResource {
+function serialize(
+  deps: Deps,
+  row: EndUserRow,
+  connection: ConnectionRow | undefined | null,
+): EndUserResource {
   const now = deps.clock.now();
   return {
     id: row.id,
@@ -34,7 +43,9 @@ function serialize(deps: Deps, row: EndUserRow, connection: ConnectionRow | unde
     companyName: row.companyName,
     sourceId: row.sourceId,
     email: row.email,
-    integrationConnections: connection ? [serializeConnection(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS)] : [],
+    integrationConnections: connection
+      ? [serializeConnection(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS)]
+      : [],
   };
 }
 
@@ -83,7 +94,9 @@ export async function listEndUsersPage(
     rows.map((r) => r.id),
   );
   const byEndUser = new Map(connections.map((c) => [c.end_user_id, c]));
-  return pageOf("end_users", "/v1/end-users", rows, query.limit, (row) => serialize(deps, row, byEndUser.get(row.id)));
+  return pageOf("end_users", "/v1/end-users", rows, query.limit, (row) =>
+    serialize(deps, row, byEndUser.get(row.id)),
+  );
 }
 
 export async function changeEndUser(

@@ -23,7 +23,7 @@ export function decodeCursor(list: string, cursor: string): string {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
     if (typeof parsed === "object" && parsed !== null && "l" in parsed && "a" in parsed) {
-      const { l, a } = parsed as { l: unknown; a: unknown };
+      const { l, a } = parsed;
       if (l === list && typeof a === "string" && a.length > 0) return a;
     }
   } catch {

@@ -39,6 +39,6 @@ export function qwcDocument(options: QwcOptions): string {
       UnattendedModePref: "umpOptional",
       PersonalDataPref: "pdpOptional",
     },
-  }) as string;
+  });
   return `<?xml version="1.0" encoding="utf-8"?>\n${body}`;
 }

@@ -30,7 +30,11 @@ export interface TestAppOptions {
 }
 
 /** Opens an isolated store for tests. */
-export async function openTestStore(): Promise<{ store: Store; url: string | undefined; drop(): Promise<void> }> {
+export async function openTestStore(): Promise<{
+  store: Store;
+  url: string | undefined;
+  drop: () => Promise<void>;
+}> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const store = await openStore({});
@@ -60,7 +64,11 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
   const fakeClock = options.clock ? null : new FakeClock();
   const clock = options.clock ?? (fakeClock as FakeClock);
   const { store, drop } = await openTestStore();
-  const config: Config = loadConfig({ LOG_LEVEL: "silent", PUBLIC_URL: "http://127.0.0.1:8080", ...options.config });
+  const config: Config = loadConfig({
+    LOG_LEVEL: "silent",
+    PUBLIC_URL: "http://127.0.0.1:8080",
+    ...options.config,
+  });
   const deps: Deps = { config, store, db: store.db, clock, logger: pino({ level: "silent" }) };
   const app = await buildApp(deps);
   await app.ready();

@@ -52,7 +52,8 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
     try {
       request.principal = await authenticateSecretKey(deps, match[1], organizationOf);
     } catch (error) {
-      request.authError = error instanceof ServiceError ? error : new ServiceError("INTERNAL_ERROR", { cause: error });
+      request.authError =
+        error instanceof ServiceError ? error : new ServiceError("INTERNAL_ERROR", { cause: error });
       if (request.authError.code === "API_KEY_INVALID") {
         request.authError = new ServiceError("API_KEY_INVALID", { param: "Authorization" });
       }

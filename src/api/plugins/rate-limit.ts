@@ -15,8 +15,14 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
     timeWindow: deps.config.RATE_LIMIT_WINDOW_MS,
     enableDraftSpec: true,
     addHeadersOnExceeding: { "ratelimit-limit": true, "ratelimit-remaining": true, "ratelimit-reset": true },
-    addHeaders: { "ratelimit-limit": true, "ratelimit-remaining": true, "ratelimit-reset": true, "retry-after": true },
-    keyGenerator: (request) => (request.principal ? `project:${request.principal.projectId}` : `address:${request.ip}`),
+    addHeaders: {
+      "ratelimit-limit": true,
+      "ratelimit-remaining": true,
+      "ratelimit-reset": true,
+      "retry-after": true,
+    },
+    keyGenerator: (request) =>
+      request.principal ? `project:${request.principal.projectId}` : `address:${request.ip}`,
     errorResponseBuilder: (_request, context) =>
       new ServiceError("RATE_LIMITED", {
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),

@@ -11,8 +11,13 @@ export const authSessionRoutes = [
     summary: "Create an auth session: a time-limited link to the hosted setup flow",
     tag: "Auth sessions",
     body: createAuthSessionBody,
-    headers: [{ name: "Idempotency-Key", required: false, description: "1 to 255 printable ASCII characters" }],
+    headers: [
+      { name: "Idempotency-Key", required: false, description: "1 to 255 printable ASCII characters" },
+    ],
     response: { status: 201, description: "The auth session" },
-    handler: async ({ deps, principal, body }) => ({ status: 201, body: await createAuthSession(deps, principal, body) }),
+    handler: async ({ deps, principal, body }) => ({
+      status: 201,
+      body: await createAuthSession(deps, principal, body),
+    }),
   }),
 ];

@@ -23,7 +23,9 @@ export const endUserRoutes = [
     tag: TAG,
     query: platformListQuery,
     response: { status: 200, description: "A list of end users" },
-    handler: async ({ deps, principal, query }) => ({ body: await listEndUsersPage(deps, principal.projectId, query) }),
+    handler: async ({ deps, principal, query }) => ({
+      body: await listEndUsersPage(deps, principal.projectId, query),
+    }),
   }),
   defineRoute({
     method: "POST",
@@ -33,7 +35,10 @@ export const endUserRoutes = [
     tag: TAG,
     body: createEndUserBody,
     response: { status: 201, description: "The end user" },
-    handler: async ({ deps, principal, body }) => ({ status: 201, body: await createEndUser(deps, principal.projectId, body) }),
+    handler: async ({ deps, principal, body }) => ({
+      status: 201,
+      body: await createEndUser(deps, principal.projectId, body),
+    }),
   }),
   defineRoute({
     method: "GET",
@@ -43,7 +48,9 @@ export const endUserRoutes = [
     tag: TAG,
     pathParams: ["id"],
     response: { status: 200, description: "The end user" },
-    handler: async ({ deps, principal, params }) => ({ body: await getEndUser(deps, principal.projectId, params.id ?? "") }),
+    handler: async ({ deps, principal, params }) => ({
+      body: await getEndUser(deps, principal.projectId, params.id ?? ""),
+    }),
   }),
   defineRoute({
     method: "POST",
@@ -67,7 +74,9 @@ export const endUserRoutes = [
     pathParams: ["id"],
     body: noBody.optional(),
     response: { status: 200, description: "`{id, objectType, deleted: true}`" },
-    handler: async ({ deps, principal, params }) => ({ body: await removeEndUser(deps, principal.projectId, params.id ?? "") }),
+    handler: async ({ deps, principal, params }) => ({
+      body: await removeEndUser(deps, principal.projectId, params.id ?? ""),
+    }),
   }),
   defineRoute({
     method: "POST",

@@ -1,6 +1,13 @@
 import type { RouteDefinition } from "../route.ts";
 import { authSessionRoutes } from "./auth-sessions.ts";
 import { endUserRoutes } from "./end-users.ts";
+import { ledgerSpecialRoutes } from "./ledger-special.ts";
+import { requestRoutes } from "./requests.ts";
 
 /** Every authenticated API route; the OpenAPI document is built from this list. */
-export const apiRoutes: RouteDefinition[] = [...endUserRoutes, ...authSessionRoutes];
+export const apiRoutes: RouteDefinition[] = [
+  ...endUserRoutes,
+  ...authSessionRoutes,
+  ...requestRoutes,
+  ...ledgerSpecialRoutes,
+];

@@ -9,6 +9,8 @@ import { registerSetupPages } from "./setup-pages.ts";
 export async function registerPublicPages(app: FastifyInstance, deps: Deps): Promise<void> {
   const document = buildOpenApi(apiRoutes, deps.config.publicUrl);
   app.get("/openapi.json", { config: { rateLimit: false } }, async () => document);
-  app.get("/docs", { config: { rateLimit: false } }, async (_request, reply) => reply.type("text/html; charset=utf-8").send(docsPage(document)));
+  app.get("/docs", { config: { rateLimit: false } }, async (_request, reply) =>
+    reply.type("text/html; charset=utf-8").send(docsPage(document)),
+  );
   registerSetupPages(app, deps);
 }

@@ -101,3 +101,12 @@ export function statusInvalidValue(field: string, value: string, detail: string)
 export function statusInvalidIterator(iteratorId: string): Status {
   return { code: 3391, severity: "Error", message: `The iteratorID "${iteratorId}" is not valid.` };
 }
+
+/** 3170 — a list element that other records still reference cannot be deleted. */
+export function statusInUse(fullName: string): Status {
+  return {
+    code: 3170,
+    severity: "Error",
+    message: `There was an error when deleting the list element "${fullName}".  Ledger error message: The list element is in use and cannot be deleted.`,
+  };
+}

@@ -27,8 +27,7 @@ export function formatDate(epochSeconds: number, offset: string): string {
   return shifted(epochSeconds, offset).slice(0, 10);
 }
 
-const DATETIME_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})([+-]\d{2}:\d{2})?)?)?)?$/;
+const DATETIME_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})([+-]\d{2}:\d{2})?)?)?)?$/;
 
 /**
  * Parses a DATETIMETYPE filter value to epoch seconds. Values without an offset are local time of

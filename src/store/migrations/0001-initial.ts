@@ -130,6 +130,8 @@ const DDL = `
       state text not null,
       hcp_received boolean not null default false,
       last_error text,
+      recovery_message_set_id text,
+      company_file_path text,
       xml_version text,
       created_at timestamptz not null,
       last_activity_at timestamptz not null,

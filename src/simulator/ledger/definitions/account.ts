@@ -5,6 +5,7 @@
 import Big from "big.js";
 import { many, opt, req, type Model } from "../content-model.ts";
 import type { FileView, LedgerRecord } from "../records.ts";
+import { invoiceSubtotal } from "./invoice.ts";
 import { leaf, node } from "../xml-tree.ts";
 import { REF, defineRecord, fieldText, listQueryModel, money, refId, sum } from "./common.ts";
 
@@ -31,7 +32,7 @@ function ownBalance(record: LedgerRecord, file: FileView): Big {
   const opening = new Big(fieldText(record.fields, "OpenBalance") ?? "0");
   if (fieldText(record.fields, "AccountType") !== "AccountsReceivable") return opening;
   const invoices = file.recordsOf("Invoice").filter((inv) => refId(inv.fields, "ARAccountRef") === record.id);
-  return opening.plus(sum(invoices, (inv) => new Big(fieldText(inv.fields, "Subtotal") ?? "0")));
+  return opening.plus(sum(invoices, invoiceSubtotal));
 }
 
 function totalBalance(record: LedgerRecord, file: FileView): Big {
@@ -50,10 +51,30 @@ export const accountDefinition = defineRecord({
   modModel: body(true),
   queryModel: listQueryModel([many("AccountType"), opt("CurrencyFilter", "any")]),
   retOrder: [
-    "ListID", "TimeCreated", "TimeModified", "EditSequence", "Name", "FullName", "IsActive", "ParentRef",
-    "Sublevel", "AccountType", "DetailAccountType", "SpecialAccountType", "IsTaxAccount", "AccountNumber",
-    "BankNumber", "LastCheckNumber", "Desc", "Balance", "TotalBalance", "SalesTaxCodeRef", "TaxLineInfoRet",
-    "CashFlowClassification", "CurrencyRef", "DataExtRet",
+    "ListID",
+    "TimeCreated",
+    "TimeModified",
+    "EditSequence",
+    "Name",
+    "FullName",
+    "IsActive",
+    "ParentRef",
+    "Sublevel",
+    "AccountType",
+    "DetailAccountType",
+    "SpecialAccountType",
+    "IsTaxAccount",
+    "AccountNumber",
+    "BankNumber",
+    "LastCheckNumber",
+    "Desc",
+    "Balance",
+    "TotalBalance",
+    "SalesTaxCodeRef",
+    "TaxLineInfoRet",
+    "CashFlowClassification",
+    "CurrencyRef",
+    "DataExtRet",
   ],
   refs: { ParentRef: "Account" },
   amounts: ["OpenBalance"],
@@ -69,11 +90,17 @@ export const accountDefinition = defineRecord({
       const id = fieldText(record.fields, "TaxLineID");
       return id === undefined
         ? []
-        : [node("TaxLineInfoRet", [leaf("TaxLineID", id), leaf("TaxLineName", id === "9920" ? "<Not tax related>" : `Tax line ${id}`)])];
+        : [
+            node("TaxLineInfoRet", [
+              leaf("TaxLineID", id),
+              leaf("TaxLineName", id === "9920" ? "<Not tax related>" : `Tax line ${id}`),
+            ]),
+          ];
     },
     CashFlowClassification: (record) => {
       const type = fieldText(record.fields, "AccountType");
-      const value = type === "Bank" ? "NotApplicable" : type === "AccountsReceivable" ? "Operating" : "NotApplicable";
+      const value =
+        type === "Bank" ? "NotApplicable" : type === "AccountsReceivable" ? "Operating" : "NotApplicable";
       return [leaf("CashFlowClassification", value)];
     },
   },

@@ -50,7 +50,14 @@ export function listQueryModel(extraFilters: readonly Particle[]): Model {
 }
 
 const ENTITY_FILTER: Model = [
-  choice(1, 1, [some("ListID")], [some("FullName")], [some("ListIDWithChildren")], [some("FullNameWithChildren")]),
+  choice(
+    1,
+    1,
+    [some("ListID")],
+    [some("FullName")],
+    [some("ListIDWithChildren")],
+    [some("FullNameWithChildren")],
+  ),
 ];
 
 /** Query model of transactions (TxnID list | RefNumber list | TxnFilter), plus type filters. */
@@ -67,7 +74,12 @@ export function txnQueryModel(extraFilters: readonly Particle[]): Model {
         choice(
           0,
           1,
-          [req("ModifiedDateRangeFilter", [opt("FromModifiedDate", "datetime"), opt("ToModifiedDate", "datetime")])],
+          [
+            req("ModifiedDateRangeFilter", [
+              opt("FromModifiedDate", "datetime"),
+              opt("ToModifiedDate", "datetime"),
+            ]),
+          ],
           [
             req("TxnDateRangeFilter", [
               choice(1, 1, [opt("FromTxnDate", "date"), opt("ToTxnDate", "date")], [req("DateMacro")]),
@@ -127,13 +139,21 @@ export function addressBlock(addressField: string, blockName: string) {
       const value = get(name);
       if (value !== undefined && value !== "") lines.push(value);
     }
-    const cityLine = [[get("City"), get("State")].filter((v) => v !== undefined && v !== "").join(", "), get("PostalCode")]
+    const cityLine = [
+      [get("City"), get("State")].filter((v) => v !== undefined && v !== "").join(", "),
+      get("PostalCode"),
+    ]
       .filter((v) => v !== undefined && v !== "")
       .join(" ");
     if (cityLine !== "") lines.push(cityLine);
     const country = get("Country");
     if (country !== undefined && country !== "") lines.push(country);
-    return [node(blockName, lines.slice(0, 5).map((text, i) => leaf(`Addr${i + 1}`, text)))];
+    return [
+      node(
+        blockName,
+        lines.slice(0, 5).map((text, i) => leaf(`Addr${i + 1}`, text)),
+      ),
+    ];
   };
 }
 

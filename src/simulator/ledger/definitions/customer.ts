@@ -5,10 +5,27 @@
 import Big from "big.js";
 import { many, opt, req, type Model } from "../content-model.ts";
 import type { FileView, LedgerRecord } from "../records.ts";
+import { invoiceSubtotal } from "./invoice.ts";
 import { leaf } from "../xml-tree.ts";
-import { ADDRESS, REF, addressBlock, defineRecord, fieldText, listQueryModel, money, refId, sum } from "./common.ts";
+import {
+  ADDRESS,
+  REF,
+  addressBlock,
+  defineRecord,
+  fieldText,
+  listQueryModel,
+  money,
+  refId,
+  sum,
+} from "./common.ts";
 
-const PERSON_NAME: Model = [opt("Salutation"), opt("FirstName"), opt("MiddleName"), opt("LastName"), opt("Suffix")];
+const PERSON_NAME: Model = [
+  opt("Salutation"),
+  opt("FirstName"),
+  opt("MiddleName"),
+  opt("LastName"),
+  opt("Suffix"),
+];
 const COMM_INFO: Model = [
   opt("Phone"),
   opt("Mobile"),
@@ -71,7 +88,7 @@ function body(mod: boolean): Model {
 function ownBalance(record: LedgerRecord, file: FileView): Big {
   const opening = new Big(fieldText(record.fields, "OpenBalance") ?? "0");
   const invoices = file.recordsOf("Invoice").filter((inv) => refId(inv.fields, "CustomerRef") === record.id);
-  return opening.plus(sum(invoices, (inv) => new Big(fieldText(inv.fields, "Subtotal") ?? "0")));
+  return opening.plus(sum(invoices, invoiceSubtotal));
 }
 
 function totalBalance(record: LedgerRecord, file: FileView): Big {
@@ -86,22 +103,86 @@ export const customerDefinition = defineRecord({
   hierarchical: true,
   addModel: body(false),
   modModel: body(true),
-  queryModel: listQueryModel([opt("TotalBalanceFilter", "any"), opt("CurrencyFilter", "any"), opt("ClassFilter", "any")]),
+  queryModel: listQueryModel([
+    opt("TotalBalanceFilter", "any"),
+    opt("CurrencyFilter", "any"),
+    opt("ClassFilter", "any"),
+  ]),
   retOrder: [
-    "ListID", "TimeCreated", "TimeModified", "EditSequence", "Name", "FullName", "IsActive", "ClassRef",
-    "ParentRef", "Sublevel", "CompanyName", "Salutation", "FirstName", "MiddleName", "LastName", "Suffix",
-    "JobTitle", "BillAddress", "BillAddressBlock", "ShipAddress", "ShipAddressBlock", "ShipToAddress",
-    "PrintAs", "Phone", "Mobile", "Pager", "AltPhone", "Fax", "Email", "Cc", "Contact", "AltContact",
-    "AdditionalContactRef", "ContactsRet", "CustomerTypeRef", "TermsRef", "SalesRepRef", "Balance",
-    "TotalBalance", "SalesTaxCodeRef", "ItemSalesTaxRef", "SalesTaxCountry", "ResaleNumber", "AccountNumber",
-    "CreditLimit", "PreferredPaymentMethodRef", "CreditCardInfo", "JobStatus", "JobStartDate",
-    "JobProjectedEndDate", "JobEndDate", "JobDesc", "JobTypeRef", "Notes", "AdditionalNotesRet",
-    "IsStatementWithParent", "DeliveryMethod", "PreferredDeliveryMethod", "PriceLevelRef", "ExternalGUID",
-    "TaxRegistrationNumber", "CurrencyRef", "DataExtRet",
+    "ListID",
+    "TimeCreated",
+    "TimeModified",
+    "EditSequence",
+    "Name",
+    "FullName",
+    "IsActive",
+    "ClassRef",
+    "ParentRef",
+    "Sublevel",
+    "CompanyName",
+    "Salutation",
+    "FirstName",
+    "MiddleName",
+    "LastName",
+    "Suffix",
+    "JobTitle",
+    "BillAddress",
+    "BillAddressBlock",
+    "ShipAddress",
+    "ShipAddressBlock",
+    "ShipToAddress",
+    "PrintAs",
+    "Phone",
+    "Mobile",
+    "Pager",
+    "AltPhone",
+    "Fax",
+    "Email",
+    "Cc",
+    "Contact",
+    "AltContact",
+    "AdditionalContactRef",
+    "ContactsRet",
+    "CustomerTypeRef",
+    "TermsRef",
+    "SalesRepRef",
+    "Balance",
+    "TotalBalance",
+    "SalesTaxCodeRef",
+    "ItemSalesTaxRef",
+    "SalesTaxCountry",
+    "ResaleNumber",
+    "AccountNumber",
+    "CreditLimit",
+    "PreferredPaymentMethodRef",
+    "CreditCardInfo",
+    "JobStatus",
+    "JobStartDate",
+    "JobProjectedEndDate",
+    "JobEndDate",
+    "JobDesc",
+    "JobTypeRef",
+    "Notes",
+    "AdditionalNotesRet",
+    "IsStatementWithParent",
+    "DeliveryMethod",
+    "PreferredDeliveryMethod",
+    "PriceLevelRef",
+    "ExternalGUID",
+    "TaxRegistrationNumber",
+    "CurrencyRef",
+    "DataExtRet",
   ],
   refs: { ParentRef: "Customer" },
   amounts: ["OpenBalance", "CreditLimit"],
-  unsupported: ["Contacts", "ContactsMod", "AdditionalNotes", "AdditionalNotesMod", "CreditCardInfo", "IsStatementWithParent"],
+  unsupported: [
+    "Contacts",
+    "ContactsMod",
+    "AdditionalNotes",
+    "AdditionalNotesMod",
+    "CreditCardInfo",
+    "IsStatementWithParent",
+  ],
   defaults: () => [leaf("IsActive", "true"), leaf("JobStatus", "None")],
   computed: {
     BillAddressBlock: addressBlock("BillAddress", "BillAddressBlock"),

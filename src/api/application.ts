@@ -1,0 +1,37 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Deps } from "../deps.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { serializeRequest } from "../requests/resource.ts";
+import { errorFromStored, submit, type Submission, type SubmitOutcome } from "../requests/submit.ts";
+import type { RouteResult } from "./route.ts";
+
+/**
+ * Shapes the answer of an application operation: 202 + Request + `Location` (async), the result
+ * (sync success), the stored error (sync failure), or 504 when the caller's wait ends first.
+ */
+export async function runApplicationOperation(
+  deps: Deps,
+  request: FastifyRequest,
+  submission: Omit<Submission, "requestId">,
+  render: (result: unknown, reply: FastifyReply) => RouteResult,
+  reply: FastifyReply,
+): Promise<RouteResult> {
+  const outcome: SubmitOutcome = await submit(deps, { ...submission, requestId: String(request.id) });
+  const row = outcome.row;
+  switch (outcome.kind) {
+    case "accepted":
+      return {
+        status: 202,
+        body: await serializeRequest(deps, row),
+        headers: { Location: `${deps.config.publicUrl}/v1/requests/${row.id}` },
+      };
+    case "timeout_sent":
+      throw new ServiceError("LEDGER_REQUEST_TIMEOUT", { details: { requestId: row.id } });
+    case "settled":
+      if (row.status === "succeeded") return render(row.result, reply);
+      if (row.status === "outcome_unknown") {
+        throw new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", { details: { requestId: row.id } });
+      }
+      throw row.error ? errorFromStored(row.error) : new ServiceError("INTERNAL_ERROR");
+  }
+}

@@ -1,0 +1,138 @@
+import { z } from "zod";
+import { ServiceError } from "../../errors/service-error.ts";
+import {
+  buildRequestDocument,
+  parsePassthroughXml,
+  HIGHEST_XML_VERSION,
+  isWriteMessageSet,
+} from "../../ledger/xml/message-set.ts";
+import {
+  HEALTH_CHECK_MESSAGES,
+  HEALTH_CHECK_OPERATION,
+  PASSTHROUGH_OPERATION,
+} from "../../ledger/special-operations.ts";
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  HEALTH_CHECK_TIMEOUT_SECONDS,
+  parseCallOptions,
+} from "../../requests/call-options.ts";
+import { runApplicationOperation } from "../application.ts";
+import { defineRoute } from "../route.ts";
+import { parseWith } from "../validation.ts";
+
+const appHeaders = [
+  {
+    name: "Svc-End-User-Id",
+    required: true,
+    description: "The end user (`eu_...`) whose company file is used",
+  },
+  {
+    name: "Svc-Timeout-Seconds",
+    required: false,
+    description: "Sync wait, 1 to 300 (default 90, health check 60)",
+  },
+  { name: "Prefer", required: false, description: "`respond-async` answers 202 with the Request" },
+  { name: "Svc-Queue-Ttl-Seconds", required: false, description: "Async only, 10 to 86400 (default 3600)" },
+];
+
+const passthroughJsonBody = z.strictObject({ xml: z.string().min(1, { error: "`xml` must not be empty." }) });
+
+/** Passthrough and health check (architecture §5). */
+export const ledgerSpecialRoutes = [
+  defineRoute({
+    method: "POST",
+    url: "/v1/end-users/:id/passthrough/:integrationSlug",
+    operationId: PASSTHROUGH_OPERATION,
+    summary: "Send raw request messages (XML) to the end user's application",
+    tag: "Passthrough",
+    write: false,
+    pathParams: ["id", "integrationSlug"],
+    headers: [
+      ...appHeaders.slice(1),
+      {
+        name: "Idempotency-Key",
+        required: false,
+        description: "Writes: 1 to 255 printable ASCII characters",
+      },
+    ],
+    response: {
+      status: 200,
+      description: "The application's response document (XML, or `{xml}` for a JSON call)",
+    },
+    handler: async ({ deps, principal, params, request, reply }) => {
+      if (params.integrationSlug !== "ledger_desktop") {
+        throw new ServiceError("INVALID_PARAMETER", {
+          param: "integrationSlug",
+          message: "The only integration is `ledger_desktop`.",
+        });
+      }
+      const options = parseCallOptions(
+        request.headers,
+        { timeoutSeconds: DEFAULT_TIMEOUT_SECONDS },
+        params.id ?? "",
+      );
+      const asXml = typeof request.body === "string";
+      const xml = asXml ? (request.body as string) : parseWith(passthroughJsonBody, request.body ?? {}).xml;
+      const messageSet = parsePassthroughXml(xml);
+      const isWrite = isWriteMessageSet(messageSet.requestNames);
+      if (isWrite && principal.readOnly)
+        throw new ServiceError("API_KEY_READ_ONLY", {
+          message: "A read-only API key cannot send write messages.",
+        });
+      return runApplicationOperation(
+        deps,
+        request,
+        {
+          principal,
+          operationId: PASSTHROUGH_OPERATION,
+          method: request.method,
+          path: request.url.split("?")[0] ?? request.url,
+          isWrite,
+          requestXml: buildRequestDocument(messageSet, HIGHEST_XML_VERSION, null),
+          fingerprintBody: { xml },
+          options,
+        },
+        (result) => {
+          const responseXml = (result as { xml: string }).xml;
+          return asXml
+            ? { body: responseXml, headers: { "content-type": "application/xml; charset=utf-8" } }
+            : { body: { xml: responseXml } };
+        },
+        reply,
+      );
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/v1/ledger-desktop/health-check",
+    operationId: HEALTH_CHECK_OPERATION,
+    summary: "Make a real round trip to the end user's application",
+    tag: "Health check",
+    headers: appHeaders,
+    response: {
+      status: 200,
+      description: "`{status, durationMs, ledger: {product, xmlVersion, companyName}}`",
+    },
+    handler: async ({ deps, principal, request, reply }) =>
+      runApplicationOperation(
+        deps,
+        request,
+        {
+          principal,
+          operationId: HEALTH_CHECK_OPERATION,
+          method: "GET",
+          path: "/v1/ledger-desktop/health-check",
+          isWrite: false,
+          requestXml: buildRequestDocument(
+            { messages: HEALTH_CHECK_MESSAGES, onError: "stopOnError" },
+            HIGHEST_XML_VERSION,
+            null,
+          ),
+          fingerprintBody: null,
+          options: parseCallOptions(request.headers, { timeoutSeconds: HEALTH_CHECK_TIMEOUT_SECONDS }),
+        },
+        (result) => ({ body: result }),
+        reply,
+      ),
+  }),
+];

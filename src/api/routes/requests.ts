@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { ServiceError } from "../../errors/service-error.ts";
+import { endUnsent } from "../../requests/engine.ts";
+import { serializeRequest } from "../../requests/resource.ts";
+import { waitUntilSettled } from "../../requests/submit.ts";
+import { findRequest, listRequests, type RequestRow } from "../../store/requests.ts";
+import type { Deps } from "../../deps.ts";
+import { decodeCursor, encodeCursor } from "../../tenancy/pagination.ts";
+import { defineRoute } from "../route.ts";
+import { platformLimit } from "../schemas.ts";
+
+const TAG = "Requests";
+const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
+
+/** Lazily applies the queue TTL when a request is read (the background sweep may not have run). */
+async function withExpiry(deps: Deps, row: RequestRow): Promise<RequestRow> {
+  if (
+    (row.status === "queued" || row.status === "waiting_for_connection") &&
+    row.queue_ttl_expires_at &&
+    row.queue_ttl_expires_at.getTime() <= deps.clock.now()
+  ) {
+    return (
+      (await endUnsent(
+        deps,
+        row,
+        "canceled",
+        new ServiceError("REQUEST_EXPIRED"),
+        "Queue TTL elapsed before the request could be sent",
+      )) ?? row
+    );
+  }
+  return row;
+}
+
+async function load(deps: Deps, projectId: string, id: string): Promise<RequestRow> {
+  const row = await findRequest(deps.db, projectId, id);
+  if (!row) throw new ServiceError("RESOURCE_MISSING", { param: "id", message: "No such request." });
+  return withExpiry(deps, row);
+}
+
+export const requestRoutes = [
+  defineRoute({
+    method: "GET",
+    url: "/v1/requests",
+    operationId: "requests.list",
+    summary: "List requests (summaries), newest first",
+    tag: TAG,
+    query: z.strictObject({
+      limit: platformLimit,
+      cursor: z.string().min(1).max(200).optional(),
+      endUserId: z.string().optional(),
+      status: z
+        .enum([
+          "queued",
+          "waiting_for_connection",
+          "sent",
+          "succeeded",
+          "failed",
+          "canceled",
+          "outcome_unknown",
+        ])
+        .optional(),
+      operationId: z.string().max(100).optional(),
+      createdAfter: isoDate.optional(),
+      createdBefore: isoDate.optional(),
+    }),
+    response: { status: 200, description: "A list of requests without `result`" },
+    handler: async ({ deps, principal, query }) => {
+      const after = query.cursor ? decodeCursor("requests", query.cursor) : null;
+      const rows = await listRequests(
+        deps.db,
+        principal.projectId,
+        {
+          endUserId: query.endUserId,
+          status: query.status,
+          operationId: query.operationId,
+          createdAfter: query.createdAfter ? new Date(query.createdAfter) : undefined,
+          createdBefore: query.createdBefore ? new Date(query.createdBefore) : undefined,
+        },
+        query.limit,
+        after,
+      );
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        body: {
+          objectType: "list",
+          url: "/v1/requests",
+          data: await Promise.all(
+            page.map(async (row) =>
+              serializeRequest(deps, await withExpiry(deps, row), { includeResult: false }),
+            ),
+          ),
+          nextCursor: rows.length > query.limit && last ? encodeCursor("requests", last.id) : null,
+          hasMore: rows.length > query.limit,
+          remainingCount: null,
+          cursorExpiresAt: null,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/v1/requests/:id",
+    operationId: "requests.retrieve",
+    summary: "Retrieve a request; `waitSeconds` (up to 60) long-polls until it settles",
+    tag: TAG,
+    pathParams: ["id"],
+    query: z.strictObject({
+      waitSeconds: z.coerce
+        .number({ error: "`waitSeconds` must be an integer from 0 to 60." })
+        .int({ error: "`waitSeconds` must be an integer from 0 to 60." })
+        .min(0, { error: "`waitSeconds` must be an integer from 0 to 60." })
+        .max(60, { error: "`waitSeconds` must be an integer from 0 to 60." })
+        .default(0),
+    }),
+    response: { status: 200, description: "The request" },
+    handler: async ({ deps, principal, params, query }) => {
+      let row = await load(deps, principal.projectId, params.id ?? "");
+      if (query.waitSeconds > 0)
+        row = await withExpiry(
+          deps,
+          await waitUntilSettled(deps, row, deps.clock.now() + query.waitSeconds * 1000),
+        );
+      return { body: await serializeRequest(deps, row) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/v1/requests/:id/cancel",
+    operationId: "requests.cancel",
+    summary: "Cancel a request that has not been sent yet",
+    tag: TAG,
+    pathParams: ["id"],
+    body: z.strictObject({}).optional(),
+    response: { status: 200, description: "The canceled request" },
+    handler: async ({ deps, principal, params }) => {
+      const row = await load(deps, principal.projectId, params.id ?? "");
+      if (row.status === "canceled") return { body: await serializeRequest(deps, row) };
+      const canceled = await endUnsent(
+        deps,
+        row,
+        "canceled",
+        new ServiceError("REQUEST_CANCELED"),
+        "Canceled by the caller",
+      );
+      if (!canceled) {
+        throw new ServiceError("REQUEST_NOT_CANCELABLE", {
+          param: "id",
+          message: `The request is ${(await findRequest(deps.db, principal.projectId, row.id))?.status ?? row.status} and can no longer be canceled.`,
+        });
+      }
+      return { body: await serializeRequest(deps, canceled) };
+    },
+  }),
+];

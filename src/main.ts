@@ -1,0 +1,46 @@
+import { pino } from "pino";
+import { buildApp } from "./app.ts";
+import { loadConfig } from "./config.ts";
+import type { Deps } from "./deps.ts";
+import { seedDemo } from "./demo.ts";
+import { systemClock } from "./platform/clock.ts";
+import { openStore } from "./store/database.ts";
+
+/**
+ * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint)
+ * and, unless SIMULATOR=off, a simulated end user whose company file has sample data.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = pino({ level: config.LOG_LEVEL });
+  const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const deps: Deps = { config, store, db: store.db, clock: systemClock, logger };
+  const app = await buildApp(deps);
+  await app.listen({ port: config.PORT, host: config.HOST });
+  const stops: Array<() => Promise<void>> = [];
+  if (config.SIMULATOR === "on") {
+    const demo = await seedDemo(deps);
+    stops.push(demo.stop);
+    process.stdout.write(demo.banner);
+  } else {
+    logger.info({ url: config.publicUrl, engine: store.engine }, "ledger-bridge listening (simulator off)");
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    for (const stop of stops) await stop();
+    await app.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

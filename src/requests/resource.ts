@@ -1,0 +1,55 @@
+import type { Deps } from "../deps.ts";
+import { queuePositionOf, type RequestRow } from "../store/requests.ts";
+import { waitingFacts } from "./diagnosis.ts";
+
+/** The Request resource (spec: Request), plus `error` (architecture §5). */
+export async function serializeRequest(
+  deps: Deps,
+  row: RequestRow,
+  options: { includeResult: boolean } = { includeResult: true },
+) {
+  const queuePosition = await queuePositionOf(deps.db, row);
+  const facts = await waitingFacts(deps, row, queuePosition);
+  const sentAt = row.sent_at?.getTime() ?? null;
+  const completedAt = row.completed_at?.getTime() ?? null;
+  const created = row.created_at.getTime();
+  return {
+    id: row.id,
+    objectType: "request" as const,
+    createdAt: row.created_at.toISOString(),
+    projectId: row.project_id,
+    endUserId: row.end_user_id,
+    connectionId: row.connection_id,
+    operationId: row.operation_id,
+    method: row.method,
+    path: row.path,
+    mode: row.mode,
+    status: row.status,
+    outcome: row.outcome,
+    sentAt: row.sent_at?.toISOString() ?? null,
+    completedAt: row.completed_at?.toISOString() ?? null,
+    durationMs: completedAt === null ? null : completedAt - created,
+    idempotencyKeyPresent: row.idempotency_key_present,
+    previousRequestId: row.previous_request_id,
+    waitingReason: facts.waitingReason,
+    queuePosition,
+    queueTtlExpiresAt: row.queue_ttl_expires_at?.toISOString() ?? null,
+    timings: {
+      queuedMs: sentAt === null ? (completedAt === null ? null : completedAt - created) : sentAt - created,
+      ledgerMs: sentAt !== null && completedAt !== null ? completedAt - sentAt : null,
+      totalMs: completedAt === null ? null : completedAt - created,
+    },
+    ledger: {
+      xmlVersion: row.xml_version,
+      messageSetId: row.message_set_id,
+      statusCode: row.status_code,
+      statusSeverity: row.status_severity,
+    },
+    warnings: row.warnings,
+    recovered: row.recovered,
+    timeline: row.timeline,
+    diagnosis: facts.diagnosis,
+    ...(options.includeResult ? { result: row.result ?? null } : {}),
+    error: row.error ?? null,
+  };
+}

@@ -1,0 +1,272 @@
+import type { Deps } from "../deps.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { Principal } from "../tenancy/api-keys.ts";
+import { effectiveStatus } from "../tenancy/connections.ts";
+import { findConnectionForEndUser, type ConnectionRow } from "../store/connections.ts";
+import { findEndUser } from "../store/end-users.ts";
+import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
+import { findRequestById, insertRequest, type NewRequestRow, type RequestRow } from "../store/requests.ts";
+import type { errorBodyOf } from "./engine.ts";
+import { connectionChannel, endUnsent, requestChannel } from "./engine.ts";
+import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
+import { isSettled } from "./lifecycle.ts";
+import type { CallOptions } from "./call-options.ts";
+import { timelineEntry } from "./timeline.ts";
+
+/**
+ * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
+ * The Request row exists before anything else happens; sync callers wait on a wake-up with a
+ * deadline on the injected clock; async callers get the request back at once.
+ */
+export interface Submission {
+  principal: Principal;
+  /** The HTTP request's `Svc-Request-Id`, which becomes the Request's ID. */
+  requestId: string;
+  operationId: string;
+  method: string;
+  path: string;
+  isWrite: boolean;
+  /** The request document (version PI is set at hand-over). */
+  requestXml: string;
+  /** The body used for the idempotency fingerprint. */
+  fingerprintBody: unknown;
+  options: CallOptions;
+}
+
+export type SubmitOutcome =
+  | { kind: "settled"; row: RequestRow }
+  | { kind: "accepted"; row: RequestRow }
+  | { kind: "timeout_sent"; row: RequestRow };
+
+export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> {
+  const endUser = await findEndUser(deps.db, s.principal.projectId, s.options.endUserId);
+  if (!endUser) {
+    throw new ServiceError("RESOURCE_MISSING", { param: "Svc-End-User-Id", message: "No such end user." });
+  }
+  const connection = await findConnectionForEndUser(deps.db, s.principal.projectId, endUser.id);
+  if (connection && connection.is_test !== (s.principal.mode === "test")) {
+    throw new ServiceError("PERMISSION_DENIED", {
+      param: "Svc-End-User-Id",
+      message: connection.is_test
+        ? "This end user's company file is a test company file; use a test secret key (sk_test_...)."
+        : "Test secret keys work only with test company files; use a live secret key (sk_live_...).",
+    });
+  }
+
+  const row = await createOrAttach(deps, s, connection);
+  if (row.created) await rejectIfUnreachable(deps, s, row.row, connection);
+  const current = (await findRequestById(deps.db, row.row.id)) ?? row.row;
+  if (s.options.async) return { kind: "accepted", row: current };
+  return waitForCaller(deps, current, s.options.timeoutSeconds * 1000);
+}
+
+async function createOrAttach(
+  deps: Deps,
+  s: Submission,
+  connection: ConnectionRow | null,
+): Promise<{ row: RequestRow; created: boolean }> {
+  const now = deps.clock.now();
+  const key = s.options.idempotencyKey;
+  const fingerprint = key
+    ? fingerprintOf({
+        method: s.method,
+        path: s.path,
+        endUserId: s.options.endUserId,
+        body: s.fingerprintBody,
+      })
+    : null;
+  const online = connection !== null && isReachable(deps, connection);
+  const status =
+    s.options.async && connection !== null && !online && connection.status !== "pending_setup"
+      ? "waiting_for_connection"
+      : "queued";
+  const newRow = (previousRequestId: string | null, id: string): NewRequestRow => ({
+    id,
+    project_id: s.principal.projectId,
+    end_user_id: s.options.endUserId,
+    connection_id: connection?.id ?? null,
+    operation_id: s.operationId,
+    method: s.method,
+    path: s.path,
+    mode: s.options.async ? "async" : "sync",
+    status,
+    outcome: "not_applied",
+    is_write: s.isWrite,
+    request_xml: s.requestXml,
+    message_set_id: null,
+    ticket_hash: null,
+    sent_at: null,
+    completed_at: null,
+    queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
+    idempotency_key_present: key !== null,
+    previous_request_id: previousRequestId,
+    waiting_reason: null,
+    recovered: false,
+    xml_version: null,
+    status_code: null,
+    status_severity: null,
+    timeline: [timelineEntry(status, "Request accepted", now, new Date(now))],
+    warnings: [],
+    result: null,
+    error: null,
+    created_at: new Date(now),
+    updated_at: new Date(now),
+  });
+
+  if (!key || !fingerprint) {
+    const row = newRow(null, s.requestId);
+    await insertRequest(deps.db, row);
+    return { row: await loadCreated(deps, row.id, connection), created: true };
+  }
+
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const claim = await claimIdempotencyKey(
+      trx,
+      {
+        project_id: s.principal.projectId,
+        key,
+        fingerprint,
+        request_id: s.requestId,
+        response_box: null,
+        response_status: null,
+        created_at: new Date(now),
+        expires_at: new Date(now + IDEMPOTENCY_RETENTION_MS),
+      },
+      new Date(now),
+    );
+    if (claim.claimed) {
+      await insertRequest(trx, newRow(null, s.requestId));
+      return { id: s.requestId, created: true };
+    }
+    if (claim.existing.fingerprint !== fingerprint || !claim.existing.request_id) {
+      throw new ServiceError("IDEMPOTENCY_KEY_REUSED", {
+        param: "Idempotency-Key",
+        message: "This `Idempotency-Key` was already used with a different request.",
+      });
+    }
+    const earlier = await findRequestById(trx, claim.existing.request_id);
+    if (earlier && endedBeforeReachingLedger(earlier)) {
+      // A new attempt after one that never reached the application (spec: previousRequestId).
+      await insertRequest(trx, newRow(earlier.id, s.requestId));
+      await linkIdempotencyKey(trx, s.principal.projectId, key, s.requestId);
+      return { id: s.requestId, created: true };
+    }
+    return { id: claim.existing.request_id, created: false };
+  });
+  return { row: await loadCreated(deps, result.id, connection), created: result.created };
+}
+
+async function loadCreated(deps: Deps, id: string, connection: ConnectionRow | null): Promise<RequestRow> {
+  if (connection) await deps.store.notifier.notify(connectionChannel(connection.id));
+  const row = await findRequestById(deps.db, id);
+  if (!row) throw new ServiceError("INTERNAL_ERROR", { cause: new Error(`request ${id} vanished`) });
+  return row;
+}
+
+function endedBeforeReachingLedger(row: RequestRow): boolean {
+  return (row.status === "canceled" || row.status === "failed") && row.sent_at === null;
+}
+
+function isReachable(deps: Deps, connection: ConnectionRow): boolean {
+  return (
+    effectiveStatus(connection, deps.clock.now(), deps.config.CONNECTION_OFFLINE_AFTER_MS) !== "offline" &&
+    connection.last_seen_at !== null
+  );
+}
+
+/**
+ * Rules that end a just-created request at once: no connection yet, a disabled connection, a full
+ * queue, or (sync only) a connector that is offline: the caller is told now instead of waiting.
+ */
+async function rejectIfUnreachable(
+  deps: Deps,
+  s: Submission,
+  row: RequestRow,
+  connection: ConnectionRow | null,
+): Promise<void> {
+  let error: ServiceError | null = null;
+  if (!connection || connection.status === "pending_setup") {
+    error = new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
+  } else if (connection.status === "disabled") {
+    error = new ServiceError("INTEGRATION_CONNECTION_DISABLED");
+  } else if (!s.options.async && !isReachable(deps, connection)) {
+    error = new ServiceError("INTEGRATION_CONNECTION_NOT_ACTIVE", {
+      message: connection.last_seen_at
+        ? `The connector was last seen ${Math.round((deps.clock.now() - connection.last_seen_at.getTime()) / 1000)} s ago.`
+        : "The connector has not checked in yet.",
+    });
+  } else {
+    const waiting = await deps.db
+      .selectFrom("requests")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("connection_id", "=", connection.id)
+      .where("status", "in", ["queued", "waiting_for_connection"])
+      .executeTakeFirstOrThrow();
+    if (Number(waiting.n) > deps.config.CONNECTION_QUEUE_CAPACITY)
+      error = new ServiceError("CONNECTION_QUEUE_FULL");
+  }
+  if (error) await endUnsent(deps, row, "failed", error, "Rejected before queueing: " + error.code);
+}
+
+/**
+ * Waits until the request settles or the caller's deadline passes. At the deadline a request not
+ * yet sent is canceled (504 REQUEST_TIMEOUT_NOT_SENT); a sent one keeps running (504
+ * LEDGER_REQUEST_TIMEOUT with `details.requestId`).
+ */
+export async function waitForCaller(
+  deps: Deps,
+  initial: RequestRow,
+  timeoutMs: number,
+): Promise<SubmitOutcome> {
+  const deadline = deps.clock.now() + timeoutMs;
+  const row = await waitUntilSettled(deps, initial, deadline);
+  if (isSettled(row.status)) return { kind: "settled", row };
+  const canceled = await endUnsent(
+    deps,
+    row,
+    "canceled",
+    new ServiceError("REQUEST_TIMEOUT_NOT_SENT"),
+    "The caller's timeout elapsed before sending",
+  );
+  if (canceled) return { kind: "settled", row: canceled };
+  const latest = (await findRequestById(deps.db, row.id)) ?? row;
+  return isSettled(latest.status) ? { kind: "settled", row: latest } : { kind: "timeout_sent", row: latest };
+}
+
+/** Long-poll helper: returns when the request settles or at `deadlineMs` (clock time). */
+export async function waitUntilSettled(
+  deps: Deps,
+  initial: RequestRow,
+  deadlineMs: number,
+): Promise<RequestRow> {
+  let row = initial;
+  while (!isSettled(row.status)) {
+    const remaining = deadlineMs - deps.clock.now();
+    if (remaining <= 0) break;
+    const stop = new AbortController();
+    const woke = deps.store.notifier.wait(requestChannel(row.id), stop.signal);
+    const slept = deps.clock.sleep(remaining, stop.signal);
+    await Promise.race([woke, slept]);
+    stop.abort();
+    row = (await findRequestById(deps.db, row.id)) ?? row;
+  }
+  return row;
+}
+
+export function storedError(row: RequestRow): ServiceError | null {
+  return row.error ? errorFromStored(row.error) : null;
+}
+
+/** Rebuilds a ServiceError from a stored error body (to render it again with this response's ID). */
+export function errorFromStored(stored: unknown): ServiceError {
+  const body = stored as Partial<ReturnType<typeof errorBodyOf>>;
+  if (!body.code) return new ServiceError("INTERNAL_ERROR");
+  return new ServiceError(body.code, {
+    ...(body.message ? { message: body.message } : {}),
+    ...(body.userFacingMessage ? { userFacingMessage: body.userFacingMessage } : {}),
+    param: body.param ?? null,
+    integrationCode: body.integrationCode ?? null,
+    ...(body.outcome ? { outcome: body.outcome } : {}),
+    ...(body.details ? { details: body.details as never } : {}),
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * The simulated accounting application: several company files by path, one of them open, a
+ * switchable fault, and sessions that process request documents against the open file.
+ */
+import type {
+  BeginSessionOptions,
+  BeginSessionResult,
+  ProcessResult,
+  SimulatedApplication,
+} from "../application.ts";
+import { systemClock } from "../../platform/clock.ts";
+import { randomGuid } from "../../platform/random.ts";
+import { CompanyFile, type CompanyFileOptions, type LedgerClock } from "./company-file.ts";
+import {
+  HRESULT_ACCESS_NOT_GRANTED,
+  HRESULT_CANNOT_ACCESS,
+  HRESULT_INVALID_FILE,
+  HRESULT_MODAL_DIALOG,
+  HRESULT_MODE_CONFLICT,
+  HRESULT_NO_FILE_OPEN,
+  HRESULT_NOT_RUNNING,
+  HRESULT_WRONG_FILE,
+  hresultFailure,
+  type LedgerFault,
+} from "./faults.ts";
+import type { HostInfo } from "./hcp.ts";
+import { processDocument } from "./processor.ts";
+import { seedSampleCompany } from "./seed.ts";
+import { LedgerSession, type SessionHost } from "./session.ts";
+
+/** Construction options; every dependency has a real default. */
+export interface SimulatedLedgerOptions {
+  /** Time source for IDs, EditSequence and timestamps (ms since epoch). */
+  clock?: LedgerClock;
+  /** Used by the `slow_processing` fault. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Iterator IDs (`{GUID}`). */
+  newGuid?: () => string;
+  /** Highest message version: `13.0` (default) or `16.0`. */
+  xmlVersion?: "13.0" | "16.0";
+  /** Country edition, default `US`. */
+  country?: "US" | "CA" | "UK";
+  /** HostRet ProductName. */
+  productName?: string;
+}
+
+function samePath(a: string, b: string): boolean {
+  // Company file paths are Windows paths: case-insensitive.
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** The simulated application behind the simulated Web Connector. */
+export class SimulatedLedgerApplication implements SimulatedApplication, SessionHost {
+  readonly host: HostInfo;
+  private readonly clock: LedgerClock;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly newGuid: () => string;
+  private readonly files: CompanyFile[] = [];
+  private openPath: string | undefined;
+  private fault: LedgerFault | null = null;
+  private faultWatchers: Array<() => void> = [];
+
+  constructor(options: SimulatedLedgerOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.sleep = options.sleep ?? ((ms) => systemClock.sleep(ms));
+    this.newGuid = options.newGuid ?? randomGuid;
+    const [major, minor] = (options.xmlVersion ?? "13.0").split(".").map(Number);
+    this.host = {
+      productName: options.productName ?? "Ledger Desktop Simulator",
+      majorVersion: major === 16 ? 33 : 28,
+      country: options.country ?? "US",
+      xmlVersion: { major: major ?? 13, minor: minor ?? 0 },
+    };
+  }
+
+  /** Creates (or replaces) the company file at `path`; the first file created is opened. */
+  createCompanyFile(path: string, options: CompanyFileOptions): CompanyFile {
+    const file = new CompanyFile(path, options, this.clock);
+    if (options.seed === "sample") seedSampleCompany(file, this.host);
+    const existing = this.files.findIndex((f) => samePath(f.path, path));
+    if (existing >= 0) this.files.splice(existing, 1, file);
+    else this.files.push(file);
+    this.openPath ??= path;
+    return file;
+  }
+
+  /** Makes `path` the open company file. */
+  openCompanyFile(path: string): void {
+    this.openPath = this.companyFile(path).path;
+  }
+
+  /** Closes the open company file (beginSession with `""` then fails). */
+  closeCompanyFile(): void {
+    this.openPath = undefined;
+  }
+
+  /** The company file at `path`; throws when there is none. */
+  companyFile(path: string): CompanyFile {
+    const file = this.files.find((f) => samePath(f.path, path));
+    if (file === undefined) throw new Error(`no company file at ${path}`);
+    return file;
+  }
+
+  /** Path of the open company file, if any. */
+  get openCompanyFilePath(): string | undefined {
+    return this.openPath;
+  }
+
+  /** Switches a fault on (or off with `null`); a `not_responding` wait ends when it changes. */
+  setFault(fault: LedgerFault | null): void {
+    this.fault = fault;
+    for (const watcher of this.faultWatchers.splice(0)) watcher();
+  }
+
+  beginSession(options: BeginSessionOptions): Promise<BeginSessionResult> {
+    return Promise.resolve(this.begin(options));
+  }
+
+  private begin(options: BeginSessionOptions): BeginSessionResult {
+    const fault = this.fault;
+    if (fault?.kind === "app_not_running") return hresultFailure(HRESULT_NOT_RUNNING);
+    if (fault?.kind === "modal_dialog") return hresultFailure(HRESULT_MODAL_DIALOG);
+    if (fault?.kind === "file_mode_conflict") return hresultFailure(HRESULT_MODE_CONFLICT);
+    if (fault?.kind === "access_not_granted") return hresultFailure(HRESULT_ACCESS_NOT_GRANTED);
+    const requested = options.companyFilePath;
+    let path: string;
+    if (fault?.kind === "wrong_company_file") {
+      if (requested !== "" && !samePath(requested, fault.path)) return hresultFailure(HRESULT_WRONG_FILE);
+      path = fault.path;
+    } else if (requested === "") {
+      if (this.openPath === undefined) return hresultFailure(HRESULT_NO_FILE_OPEN);
+      path = this.openPath;
+    } else {
+      path = requested;
+    }
+    const file = this.files.find((f) => samePath(f.path, path));
+    if (file === undefined) return hresultFailure(HRESULT_INVALID_FILE);
+    this.openPath = file.path;
+    const stamped = file.companyDataExts.some(
+      (d) => d.name === "FileID" && samePath(d.ownerId, options.ownerId),
+    );
+    if (options.stampFileId && !stamped)
+      file.companyDataExts.push({ ownerId: options.ownerId, name: "FileID", value: options.fileId });
+    return { ok: true, session: new LedgerSession(this, file, options.ownerId) };
+  }
+
+  /** Runs a request for `session`, applying the current fault first. */
+  async process(session: LedgerSession, requestXml: string): Promise<ProcessResult> {
+    while (this.fault?.kind === "not_responding") {
+      await new Promise<void>((resolve) => this.faultWatchers.push(resolve));
+    }
+    const fault = this.fault;
+    if (fault?.kind === "modal_dialog") return hresultFailure(HRESULT_MODAL_DIALOG);
+    if (fault?.kind === "app_not_running") return hresultFailure(HRESULT_CANNOT_ACCESS);
+    if (fault?.kind === "slow_processing") await this.sleep(fault.ms);
+    return processDocument(requestXml, {
+      file: session.file,
+      host: this.host,
+      iterators: session.iterators,
+      newGuid: this.newGuid,
+    });
+  }
+}

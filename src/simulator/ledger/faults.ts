@@ -1,0 +1,92 @@
+/**
+ * Faults a test or the simulator CLI can switch on, and the HRESULTs the request processor reports.
+ * Message texts follow the processor's own; where they name the application we say "the ledger
+ * application".
+ */
+import type { HResultFailure } from "../application.ts";
+
+/** A fault of the simulated application. */
+export type LedgerFault =
+  /** The application cannot be started: beginSession → 0x80040408. */
+  | { kind: "app_not_running" }
+  /** A modal dialog blocks access: beginSession and processRequest → 0x80040414. */
+  | { kind: "modal_dialog" }
+  /** Another company file (`path`) is open: asking for a different path → 0x8004040A; `""` uses it. */
+  | { kind: "wrong_company_file"; path: string }
+  /** The file is open in another mode: beginSession → 0x80040410. */
+  | { kind: "file_mode_conflict" }
+  /** The integrated application lacks permission: beginSession → 0x8004041A. */
+  | { kind: "access_not_granted" }
+  /** processRequest takes `ms` longer (through the injected sleep). */
+  | { kind: "slow_processing"; ms: number }
+  /** processRequest does not answer until the fault is cleared. */
+  | { kind: "not_responding" };
+
+/** An HRESULT and its message. */
+export interface HResult {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** 0x80040400 — malformed, unknown or out-of-order request XML. */
+export const HRESULT_PARSE_ERROR: HResult = {
+  code: "0x80040400",
+  message: "The ledger application found an error when parsing the provided XML text stream.",
+};
+
+/** 0x80040401 — the application went away during a session. */
+export const HRESULT_CANNOT_ACCESS: HResult = {
+  code: "0x80040401",
+  message: "Could not access the ledger application.",
+};
+
+/** 0x80040406 — the requested company file does not exist. */
+export const HRESULT_INVALID_FILE: HResult = {
+  code: "0x80040406",
+  message: "The specified company data file does not exist or is not a valid company data file.",
+};
+
+/** 0x80040408 — the application could not be started. */
+export const HRESULT_NOT_RUNNING: HResult = {
+  code: "0x80040408",
+  message: "Could not start the ledger application.",
+};
+
+/** 0x8004040A — another company file is open. */
+export const HRESULT_WRONG_FILE: HResult = {
+  code: "0x8004040A",
+  message:
+    "The ledger application company data file is already open and it is different from the one requested.",
+};
+
+/** 0x80040410 — the file is open in another mode. */
+export const HRESULT_MODE_CONFLICT: HResult = {
+  code: "0x80040410",
+  message:
+    "The ledger application company data file is currently open in a mode other than the one specified by your application.",
+};
+
+/** 0x80040414 — a modal dialog is showing. */
+export const HRESULT_MODAL_DIALOG: HResult = {
+  code: "0x80040414",
+  message:
+    "A modal dialog box is showing in the ledger application user interface. Your application cannot access the ledger application until the user dismisses the dialog box.",
+};
+
+/** 0x80040416 — no file is open and none was named. */
+export const HRESULT_NO_FILE_OPEN: HResult = {
+  code: "0x80040416",
+  message: "If the ledger application is not running, a company file name must be specified.",
+};
+
+/** 0x8004041A — the integrated application has no permission. */
+export const HRESULT_ACCESS_NOT_GRANTED: HResult = {
+  code: "0x8004041A",
+  message:
+    "This application does not have permission to access this ledger application company data file. The ledger application administrator can grant access permission through the Integrated Application preferences.",
+};
+
+/** The failure value for `hresult`. */
+export function hresultFailure(hresult: HResult): HResultFailure {
+  return { ok: false, hresult: hresult.code, message: hresult.message };
+}

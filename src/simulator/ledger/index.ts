@@ -1,0 +1,14 @@
+/**
+ * The simulated accounting application (company files + request processor) used behind the
+ * simulated Web Connector.
+ */
+export { SimulatedLedgerApplication, type SimulatedLedgerOptions } from "./application.ts";
+export {
+  CompanyFile,
+  type CompanyDataExt,
+  type CompanyFileOptions,
+  type LedgerClock,
+} from "./company-file.ts";
+export type { LedgerFault } from "./faults.ts";
+export type { LedgerLine, LedgerRecord } from "./records.ts";
+export { LedgerSession } from "./session.ts";

@@ -1,0 +1,130 @@
+/**
+ * ProcessRequest: one request document in, one response document (or HRESULT 0x80040400) out.
+ *
+ * Order of work: parse and validate everything first (any problem rejects the whole set and
+ * changes nothing), then handle error recovery (old/newMessageSetID), then run the requests in
+ * order honouring onError, then save the response when newMessageSetID is given.
+ */
+import type { ProcessResult } from "../application.ts";
+import { HRESULT_PARSE_ERROR, hresultFailure } from "./faults.ts";
+import { validateRequest, type RequestContext, type ValidRequest } from "./request-catalogue.ts";
+import { parseDocument } from "./xml-parse.ts";
+import { attr, node, renderDocument, type XmlElement } from "./xml-tree.ts";
+
+const MSGS_ATTRS = ["onError", "newMessageSetID", "oldMessageSetID", "responseData"];
+
+interface ValidSet {
+  readonly onError: "stopOnError" | "continueOnError";
+  readonly newMessageSetId: string | undefined;
+  readonly oldMessageSetId: string | undefined;
+  readonly includeNone: boolean;
+  readonly requests: readonly ValidRequest[];
+}
+
+function versionValue(text: string): number | undefined {
+  const m = /^(\d+)\.(\d+)$/.exec(text);
+  return m === null ? undefined : Number(m[1]) * 1000 + Number(m[2]);
+}
+
+function validate(xml: string, supported: { major: number; minor: number }): ValidSet | undefined {
+  const doc = parseDocument(xml);
+  if (doc === undefined || doc.qbxmlVersion === undefined) return undefined;
+  const version = versionValue(doc.qbxmlVersion);
+  if (version === undefined || version > supported.major * 1000 + supported.minor) return undefined;
+  const [msgs, ...rest] = doc.root.children;
+  if (doc.root.name !== "QBXML" || msgs === undefined || rest.length > 0 || msgs.name !== "QBXMLMsgsRq")
+    return undefined;
+  if (msgs.attrs.some(([key]) => !MSGS_ATTRS.includes(key))) return undefined;
+  const onError = attr(msgs, "onError");
+  // rollbackOnError is in the schema but the desktop application does not implement it.
+  if (onError !== "stopOnError" && onError !== "continueOnError") return undefined;
+  const responseData = attr(msgs, "responseData") ?? "includeAll";
+  if (responseData !== "includeAll" && responseData !== "includeNone") return undefined;
+  const requests: ValidRequest[] = [];
+  for (const rq of msgs.children) {
+    const valid = validateRequest(rq);
+    if (valid === undefined) return undefined;
+    requests.push(valid);
+  }
+  return {
+    onError,
+    newMessageSetId: attr(msgs, "newMessageSetID"),
+    oldMessageSetId: attr(msgs, "oldMessageSetID"),
+    includeNone: responseData === "includeNone",
+    requests,
+  };
+}
+
+function responseName(rqName: string): string {
+  return `${rqName.slice(0, -2)}Rs`;
+}
+
+function runRequests(set: ValidSet, context: RequestContext): XmlElement[] {
+  const responses: XmlElement[] = [];
+  for (const { rq, run } of set.requests) {
+    const outcome = run(context);
+    const requestId = attr(rq, "requestID");
+    const attrs: Array<readonly [string, string]> = [
+      ...(requestId === undefined ? [] : [["requestID", requestId] as const]),
+      ["statusCode", String(outcome.status.code)],
+      ["statusSeverity", outcome.status.severity],
+      ["statusMessage", outcome.status.message],
+      ...(outcome.attrs ?? []),
+    ];
+    responses.push(node(responseName(rq.name), set.includeNone ? [] : outcome.body, attrs));
+    // stopOnError: later requests are not executed and get no Rs at all.
+    if (set.onError === "stopOnError" && outcome.status.severity === "Error") break;
+  }
+  return responses;
+}
+
+function document(responses: readonly XmlElement[], attrs: ReadonlyArray<readonly [string, string]>): string {
+  return renderDocument(node("QBXML", [node("QBXMLMsgsRs", responses, attrs)]));
+}
+
+/** Processes one request document against the context's company file. */
+export function processDocument(xml: string, context: RequestContext): ProcessResult {
+  const set = validate(xml, context.host.xmlVersion);
+  if (set === undefined) return hresultFailure(HRESULT_PARSE_ERROR);
+  const saved = context.file.savedMessageSets;
+  const { oldMessageSetId, newMessageSetId } = set;
+  if (oldMessageSetId !== undefined) {
+    if (oldMessageSetId === newMessageSetId) {
+      const stored = saved.get(oldMessageSetId);
+      if (stored !== undefined) {
+        return {
+          ok: true,
+          response: document(stored, [
+            ["newMessageSetID", oldMessageSetId],
+            ["messageSetStatusCode", "0"],
+          ]),
+        };
+      }
+      if (set.requests.length === 0) {
+        // Status 600: no saved state to return for this message set.
+        return {
+          ok: true,
+          response: document(
+            [],
+            [
+              ["newMessageSetID", oldMessageSetId],
+              ["messageSetStatusCode", "600"],
+            ],
+          ),
+        };
+      }
+    }
+    saved.delete(oldMessageSetId);
+    if (set.requests.length === 0 && newMessageSetId === undefined)
+      return { ok: true, response: document([], []) };
+  }
+  const responses = runRequests(set, context);
+  if (newMessageSetId !== undefined) saved.set(newMessageSetId, responses);
+  return {
+    ok: true,
+    response: document(
+      responses,
+      newMessageSetId === undefined ? [] : [["newMessageSetID", newMessageSetId]],
+    ),
+  };
+}

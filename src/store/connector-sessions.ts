@@ -1,0 +1,49 @@
+import type { Selectable } from "kysely";
+import type { Db } from "./database.ts";
+import type { ConnectorSessionsTable } from "./schema.ts";
+
+export type ConnectorSessionRow = Selectable<ConnectorSessionsTable>;
+export type SessionChanges = Partial<
+  Omit<ConnectorSessionRow, "ticket_hash" | "connection_id" | "created_at">
+>;
+
+export async function insertSession(db: Db, row: ConnectorSessionRow): Promise<void> {
+  await db.insertInto("connector_sessions").values(row).execute();
+}
+
+export async function findSession(db: Db, ticketHash: string): Promise<ConnectorSessionRow | null> {
+  const r = await db
+    .selectFrom("connector_sessions")
+    .selectAll()
+    .where("ticket_hash", "=", ticketHash)
+    .executeTakeFirst();
+  return r ?? null;
+}
+
+export async function updateSession(db: Db, ticketHash: string, changes: SessionChanges): Promise<void> {
+  await db.updateTable("connector_sessions").set(changes).where("ticket_hash", "=", ticketHash).execute();
+}
+
+export async function openSessions(db: Db, connectionId: string): Promise<ConnectorSessionRow[]> {
+  return db
+    .selectFrom("connector_sessions")
+    .selectAll()
+    .where("connection_id", "=", connectionId)
+    .where("state", "=", "open")
+    .execute();
+}
+
+/** Recent sessions (for diagnosis: how many sessions ended without the application answering). */
+export async function recentSessions(
+  db: Db,
+  connectionId: string,
+  limit: number,
+): Promise<ConnectorSessionRow[]> {
+  return db
+    .selectFrom("connector_sessions")
+    .selectAll()
+    .where("connection_id", "=", connectionId)
+    .orderBy("created_at", "desc")
+    .limit(limit)
+    .execute();
+}

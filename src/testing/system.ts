@@ -1,0 +1,160 @@
+import { createServer } from "node:net";
+import type { TestContext } from "node:test";
+import type { FastifyInstance } from "fastify";
+import { pino } from "pino";
+import { buildApp } from "../app.ts";
+import { loadConfig } from "../config.ts";
+import type { Deps } from "../deps.ts";
+import { FakeClock, type Clock } from "../platform/clock.ts";
+import { SimulatedLedgerApplication } from "../simulator/ledger/index.ts";
+import { SimulatedWebConnector } from "../simulator/web-connector.ts";
+import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
+import { loadSetup, qwcForSetup } from "../tenancy/auth-sessions.ts";
+import { findConnectionById } from "../store/connections.ts";
+import type { Store } from "../store/database.ts";
+import { openTestStore } from "./harness.ts";
+
+/**
+ * The whole system on loopback: the service (HTTP + connector endpoint) and a simulated end user
+ * (Web Connector + company file) configured from the real `.qwc` and password of an auth session,
+ * exactly as an end user would. No shortcut around the protocol.
+ */
+export interface SystemOptions {
+  /** Service clock; a FakeClock by default (time rules are driven by tests). */
+  clock?: Clock;
+  config?: Record<string, string>;
+  /** Pause after NoOp in the simulated connector (real time). */
+  noOpPauseMs?: number;
+  /** Existing store (restart tests). */
+  store?: Store;
+}
+
+export interface System {
+  app: FastifyInstance;
+  deps: Deps;
+  url: string;
+  clock: Clock;
+  fakeClock: FakeClock | null;
+  project: CreatedProject;
+  ledger: SimulatedLedgerApplication;
+  close(): Promise<void>;
+  /** Creates an end user and connects a simulated Web Connector to it through an auth session. */
+  connectEndUser(options?: { test?: boolean; companyName?: string }): Promise<ConnectedEndUser>;
+  /** `fetch` against the service with a key. */
+  call(method: string, path: string, options?: CallInit): Promise<Response>;
+}
+
+export interface CallInit {
+  key?: string;
+  endUserId?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ConnectedEndUser {
+  endUserId: string;
+  connectionId: string;
+  connector: SimulatedWebConnector;
+  companyFilePath: string;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startSystem(t: TestContext | null, options: SystemOptions = {}): Promise<System> {
+  const fakeClock = options.clock ? null : new FakeClock(Date.now());
+  const clock = options.clock ?? (fakeClock as FakeClock);
+  const opened = options.store ? { store: options.store, drop: async () => {} } : await openTestStore();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ LOG_LEVEL: "silent", PUBLIC_URL: url, PORT: String(port), ...options.config });
+  const deps: Deps = {
+    config,
+    store: opened.store,
+    db: opened.store.db,
+    clock,
+    logger: pino({ level: "silent" }),
+  };
+  const app = await buildApp(deps);
+  await app.listen({ port, host: "127.0.0.1" });
+  const project = await createProject(deps, { name: "System test" });
+  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+  const connectors: SimulatedWebConnector[] = [];
+
+  const call = async (method: string, path: string, init: CallInit = {}): Promise<Response> => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${init.key ?? project.keys.secretLive}`,
+      ...init.headers,
+    };
+    if (init.endUserId) headers["svc-end-user-id"] = init.endUserId;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      headers["content-type"] ??= typeof init.body === "string" ? "application/xml" : "application/json";
+    }
+    return fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  };
+
+  let fileCount = 0;
+  const connectEndUser = async (
+    o: { test?: boolean; companyName?: string } = {},
+  ): Promise<ConnectedEndUser> => {
+    const key = o.test ? project.keys.secretTest : project.keys.secretLive;
+    fileCount++;
+    const created = await call("POST", "/v1/end-users", {
+      key,
+      body: { companyName: o.companyName ?? `Company ${fileCount}`, sourceId: `src-${fileCount}` },
+    });
+    const endUser = (await created.json()) as { id: string };
+    const sessionResponse = await call("POST", "/v1/auth-sessions", {
+      key,
+      body: {
+        publishableKey: o.test ? project.keys.publishableTest : project.keys.publishableLive,
+        endUserId: endUser.id,
+      },
+    });
+    const session = (await sessionResponse.json()) as { id: string; clientSecret: string };
+    const setup = await loadSetup(deps, session.id, session.clientSecret);
+    if (setup.state !== "waiting") throw new Error(`setup state ${setup.state}`);
+    const connection = await findConnectionById(deps.db, setup.connection.id);
+    if (!connection) throw new Error("no connection");
+    const companyFilePath = `C:\\Company Files\\${o.companyName ?? `Company ${fileCount}`}.qbw`;
+    ledger.createCompanyFile(companyFilePath, {
+      companyName: o.companyName ?? `Company ${fileCount}`,
+      seed: "sample",
+    });
+    ledger.openCompanyFile(companyFilePath);
+    const connector = new SimulatedWebConnector({
+      qwc: qwcForSetup(deps, connection, o.companyName ?? "Company"),
+      password: setup.password,
+      application: ledger,
+      noOpPauseMs: options.noOpPauseMs ?? 20,
+    });
+    connectors.push(connector);
+    return { endUserId: endUser.id, connectionId: connection.id, connector, companyFilePath };
+  };
+
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await Promise.all(connectors.map((c) => c.stop()));
+    await app.close();
+    if (!options.store) {
+      await opened.store.close();
+      await opened.drop();
+    }
+  };
+  t?.after(close);
+  return { app, deps, url, clock, fakeClock, project, ledger, close, connectEndUser, call };
+}
