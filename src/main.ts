@@ -5,6 +5,7 @@ import type { Deps } from "./deps.ts";
 import { seedDemo } from "./demo.ts";
 import { systemClock } from "./platform/clock.ts";
 import { openStore } from "./store/database.ts";
+import { recoverAfterRestart } from "./requests/restart.ts";
 
 /**
  * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint)
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL });
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const deps: Deps = { config, store, db: store.db, clock: systemClock, logger };
+  const interrupted = await recoverAfterRestart(deps);
+  if (interrupted > 0) logger.warn({ interrupted }, "requests in flight at the last stop await recovery");
   const app = await buildApp(deps);
   await app.listen({ port: config.PORT, host: config.HOST });
   const stops: Array<() => Promise<void>> = [];

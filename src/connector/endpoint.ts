@@ -23,10 +23,10 @@ export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): voi
   app.addHook("onClose", async () => shutdown.abort());
   const ctx: session.ConnectorContext = { deps, shutdown: shutdown.signal };
 
-  app.get("/connector", { config: { rateLimit: false } }, async (_request, reply) =>
+  app.get("/connector", { config: { rateLimit: false }, logLevel: "warn" }, async (_request, reply) =>
     reply.type("text/xml; charset=utf-8").send(wsdlDocument(deps.config.connectorUrl)),
   );
-  app.post("/connector", { config: { rateLimit: false } }, async (request, reply) => {
+  app.post("/connector", { config: { rateLimit: false }, logLevel: "warn" }, async (request, reply) => {
     void reply.type(SOAP_CONTENT_TYPE);
     let call: SoapCall;
     try {
@@ -40,7 +40,14 @@ export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): voi
     reply.raw.once("close", () => {
       if (!reply.raw.writableFinished) callerGone.abort();
     });
-    return reply.send(soapResponse(call.method, await dispatch(ctx, call, callerGone.signal)));
+    const result = await dispatch(ctx, call, callerGone.signal);
+    if (call.method === "sendRequestXML" && result !== "") {
+      reply.raw.once("close", () => {
+        if (!reply.raw.writableFinished) void session.connectorHungUp(ctx, call.ticket);
+      });
+      if (callerGone.signal.aborted) await session.connectorHungUp(ctx, call.ticket);
+    }
+    return reply.send(soapResponse(call.method, result));
   });
 }
 

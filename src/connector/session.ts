@@ -180,8 +180,11 @@ export async function sendRequestXML(
     callerGone.addEventListener("abort", onShutdown, { once: true });
     const woke = deps.store.notifier.wait(connectionChannel(session.connection_id), stop.signal);
     try {
-      // A connector that hung up must not be handed work it can never answer.
-      if (callerGone.aborted) return "";
+      // A connector that hung up must not be handed work it can never answer; its session is over.
+      if (callerGone.aborted) {
+        await closeSession(deps, session, "The connector hung up");
+        return "";
+      }
       const work = await nextWork(deps, session, version);
       if (work !== null) return work;
       const now = deps.clock.now();
@@ -204,6 +207,10 @@ export async function sendRequestXML(
       ]);
       const fresh = await findSession(deps.db, session.ticket_hash);
       if (!fresh || fresh.state !== "open") return "";
+      if (callerGone.aborted) {
+        await closeSession(deps, fresh, "The connector hung up");
+        return "";
+      }
       session = fresh;
     } finally {
       stop.abort();
@@ -356,6 +363,17 @@ export async function connectionError(
   }
   await closeSession(deps, session, "The connector could not reach the application");
   return "done";
+}
+
+/**
+ * The connector hung up while (or right after) a request was handed over: the hand-over may not
+ * have arrived. The session ends and its in-flight request is interrupted (a read fails retryably,
+ * a write goes to recovery), never re-sent blindly.
+ */
+export async function connectorHungUp(ctx: ConnectorContext, ticket: string): Promise<void> {
+  const session = await findSession(ctx.deps.db, hashSecret(ticket));
+  if (session && session.state === "open")
+    await closeSession(ctx.deps, session, "The connector hung up during the hand-over");
 }
 
 export async function getLastError(ctx: ConnectorContext, ticket: string): Promise<string> {

@@ -1,5 +1,265 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../../deps.ts";
+import { findEndUser } from "../../store/end-users.ts";
+import { findProject } from "../../store/projects.ts";
+import { cancelSetup, loadSetup, qwcForSetup, type SetupState } from "../../tenancy/auth-sessions.ts";
+import {
+  renderProblemPage,
+  renderSetupPage,
+  type ProblemPageView,
+  type SetupUrls,
+} from "../setup-page-html.ts";
 
-/** The hosted setup flow behind `authFlowUrl` (placeholder until the page lands). */
-export function registerSetupPages(_app: FastifyInstance, _deps: Deps): void {}
+/**
+ * The hosted setup flow behind `authFlowUrl` (spec: Auth session, Authentication 6; architecture §5):
+ *
+ *   GET  /setup/:id          the step-by-step page (HTML; 404 invalid, 410 expired/superseded)
+ *   GET  /setup/:id/qwc      the `.qwc` file, only while the session is waiting
+ *   GET  /setup/:id/status   JSON for the page's polling; completes the session on the first check-in
+ *   POST /setup/:id/cancel   cancels; JSON, or 303 for a plain form post
+ *
+ * All take `?clientSecret=` (the credential; checked in constant time by the tenancy layer), never an
+ * API key, and are not rate limited. The query string is never logged: the routes log at `warn` and
+ * a redacted access line is written instead.
+ */
+export const SETUP_POLL_MS = 1500;
+
+const FALLBACK_APP_NAME = "the app that sent you this link";
+
+interface SetupRoute {
+  Params: { id: string };
+  Querystring: { clientSecret?: string | string[] };
+}
+
+type SetupRequest = FastifyRequest<SetupRoute>;
+
+export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
+  void app.register(async (scope) => {
+    // A no-JavaScript "Cancel setup" is a plain form post; its (empty) body is ignored.
+    scope.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: 1024 },
+      (_request, _body, done) => done(null, {}),
+    );
+    scope.addHook("onSend", async (_request, reply, payload) => {
+      void reply.header("Cache-Control", "no-store");
+      void reply.header("Referrer-Policy", "no-referrer");
+      void reply.header("X-Content-Type-Options", "nosniff");
+      void reply.header("X-Robots-Tag", "noindex, nofollow");
+      return payload;
+    });
+    scope.addHook("onResponse", async (request, reply) => {
+      deps.logger.info(
+        {
+          reqId: request.id,
+          method: request.method,
+          route: request.routeOptions.url,
+          statusCode: reply.statusCode,
+          responseTime: Math.round(reply.elapsedTime),
+        },
+        "setup page request",
+      );
+    });
+
+    const options = { config: { rateLimit: false }, logLevel: "warn" } as const;
+
+    scope.get<SetupRoute>("/setup/:id", options, async (request, reply) => {
+      const secret = clientSecretOf(request);
+      const state = await loadSetup(deps, request.params.id, secret);
+      if (state.state === "invalid" || state.state === "expired" || state.state === "superseded") {
+        return sendProblem(reply, state.state, await appNameOf(deps, state));
+      }
+      const appName = await appNameOf(deps, state);
+      const companyLabel = await companyLabelOf(deps, state);
+      const urls = setupUrls(request.params.id, secret);
+      const html = renderSetupPage(
+        {
+          state:
+            state.state === "waiting" ? "waiting" : state.state === "completed" ? "completed" : "canceled",
+          appName,
+          companyLabel,
+          companyName: state.state === "completed" ? state.companyName : null,
+          password: state.state === "waiting" ? state.password : null,
+          connectionStatus: state.state === "waiting" ? state.connectionStatus : null,
+          redirectTo: state.state === "completed" || state.state === "canceled" ? state.redirectTo : null,
+          qwcFileName: qwcFileName(companyLabel).ascii,
+          urls,
+        },
+        request.params.id,
+        SETUP_POLL_MS,
+      );
+      return sendHtml(reply, 200, html);
+    });
+
+    scope.get<SetupRoute>("/setup/:id/qwc", options, async (request, reply) => {
+      const state = await loadSetup(deps, request.params.id, clientSecretOf(request));
+      if (state.state !== "waiting") {
+        if (state.state === "completed" || state.state === "canceled") {
+          return sendHtml(
+            reply,
+            410,
+            renderProblemPage({
+              title: "Setup finished",
+              heading: state.state === "completed" ? "This setup is already complete" : "Setup canceled",
+              message: "The connection file is only available while setup is in progress.",
+              hint: `Ask ${await appNameOf(deps, state)} for a new link if you need to set up again.`,
+            }),
+          );
+        }
+        return sendProblem(reply, state.state, await appNameOf(deps, state));
+      }
+      const label = await companyLabelOf(deps, state);
+      const name = qwcFileName(label);
+      return reply
+        .code(200)
+        .type("application/xml; charset=utf-8")
+        .header(
+          "Content-Disposition",
+          `attachment; filename="${name.ascii}"; filename*=UTF-8''${encodeRfc5987(name.unicode)}`,
+        )
+        .send(qwcForSetup(deps, state.connection, label));
+    });
+
+    scope.get<SetupRoute>("/setup/:id/status", options, async (request, reply) => {
+      const state = await loadSetup(deps, request.params.id, clientSecretOf(request));
+      return reply.code(jsonStatusCode(state)).send({
+        state: state.state,
+        connectionStatus: state.state === "waiting" ? state.connectionStatus : null,
+        companyName:
+          state.state === "completed" ? (state.companyName ?? (await companyLabelOf(deps, state))) : null,
+        redirectTo: state.state === "completed" || state.state === "canceled" ? state.redirectTo : null,
+      });
+    });
+
+    scope.post<SetupRoute>("/setup/:id/cancel", options, async (request, reply) => {
+      const secret = clientSecretOf(request);
+      const state = await cancelSetup(deps, request.params.id, secret);
+      const redirectTo = state.state === "completed" || state.state === "canceled" ? state.redirectTo : null;
+      if (isFormPost(request)) {
+        if (state.state === "invalid") {
+          return sendProblem(reply, "invalid", FALLBACK_APP_NAME);
+        }
+        return reply
+          .code(303)
+          .header("Location", redirectTo ?? setupUrls(request.params.id, secret).page)
+          .send();
+      }
+      return reply.code(jsonStatusCode(state)).send({ state: state.state, redirectTo });
+    });
+  });
+}
+
+function clientSecretOf(request: SetupRequest): string {
+  const value = request.query.clientSecret;
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === "string" ? first : "";
+}
+
+function isFormPost(request: FastifyRequest): boolean {
+  return (request.headers["content-type"] ?? "")
+    .toLowerCase()
+    .startsWith("application/x-www-form-urlencoded");
+}
+
+function setupUrls(id: string, clientSecret: string): SetupUrls {
+  const base = `/setup/${encodeURIComponent(id)}`;
+  const query = `?clientSecret=${encodeURIComponent(clientSecret)}`;
+  return {
+    page: `${base}${query}`,
+    qwc: `${base}/qwc${query}`,
+    status: `${base}/status${query}`,
+    cancel: `${base}/cancel${query}`,
+  };
+}
+
+function jsonStatusCode(state: SetupState): number {
+  if (state.state === "invalid") return 404;
+  if (state.state === "expired" || state.state === "superseded") return 410;
+  return 200;
+}
+
+async function appNameOf(deps: Deps, state: SetupState): Promise<string> {
+  if (state.state === "invalid") return FALLBACK_APP_NAME;
+  const project = await findProject(deps.db, state.session.project_id);
+  const name = project?.name.trim();
+  return name ? name : FALLBACK_APP_NAME;
+}
+
+async function companyLabelOf(deps: Deps, state: Exclude<SetupState, { state: "invalid" }>): Promise<string> {
+  const endUser = await findEndUser(deps.db, state.session.project_id, state.session.end_user_id);
+  const name = endUser?.companyName.trim();
+  return name ? name : "your company";
+}
+
+function sendProblem(
+  reply: FastifyReply,
+  state: "invalid" | "expired" | "superseded",
+  appName: string,
+): FastifyReply {
+  const views: Record<typeof state, ProblemPageView> = {
+    invalid: {
+      title: "Setup link not valid",
+      heading: "This setup link is not valid",
+      message: "Check that you opened the whole link.",
+      hint: `Ask ${appName} for a new link.`,
+    },
+    expired: {
+      title: "Setup link expired",
+      heading: "This setup link has expired",
+      message: `Ask ${appName} for a new link.`,
+      hint: "Setup links work for a limited time. A new link starts a fresh setup.",
+    },
+    superseded: {
+      title: "Newer setup link created",
+      heading: "A newer setup link was created",
+      message: "This link was replaced by a newer one, and its password no longer works.",
+      hint: `Use the newest link from ${appName}, or ask for a new one.`,
+    },
+  };
+  return sendHtml(reply, state === "invalid" ? 404 : 410, renderProblemPage(views[state]));
+}
+
+function sendHtml(reply: FastifyReply, code: number, html: string): FastifyReply {
+  return reply
+    .code(code)
+    .type("text/html; charset=utf-8")
+    .header(
+      "Content-Security-Policy",
+      "default-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors *",
+    )
+    .send(html);
+}
+
+/**
+ * A file name that is safe on Windows and in a header: ASCII letters, digits, space and `._()-`, no
+ * reserved device names, at most 60 characters before `.qwc`. `unicode` keeps non-ASCII letters for
+ * `filename*`.
+ */
+export function qwcFileName(label: string): { ascii: string; unicode: string } {
+  const tidy = (value: string): string => {
+    const base = value
+      .replace(/\s+/g, " ")
+      .replace(/^[\s.-]+|[\s.-]+$/g, "")
+      .slice(0, 60)
+      .trim();
+    if (!base || /^(con|prn|aux|nul|com\d|lpt\d)$/i.test(base)) return "ledger-bridge";
+    return base;
+  };
+  const ascii = tidy(
+    label
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .replace(/[^A-Za-z0-9 ._()-]+/g, "-")
+      .replace(/-{2,}/g, "-"),
+  );
+  // eslint-disable-next-line no-control-regex
+  const unicode = tidy(label.normalize("NFC").replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, "-"));
+  return { ascii: `${ascii}.qwc`, unicode: `${unicode}.qwc` };
+}
+
+function encodeRfc5987(value: string): string {
+  return encodeURIComponent(value).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import type { ConnectedEndUser, System } from "../../src/testing/system.ts";
+
+/** Polls (real time, bounded) until `check` returns a value. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    assert.ok(Date.now() - started < timeoutMs, `timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+}
+
+export async function connectionOf(
+  sys: System,
+  endUserId: string,
+): Promise<{ status: string; statusReason: string | null }> {
+  const body = (await (await sys.call("GET", `/v1/end-users/${endUserId}`)).json()) as {
+    integrationConnections: { status: string; statusReason: string | null }[];
+  };
+  const connection = body.integrationConnections[0];
+  assert.ok(connection, "end user has a connection");
+  return connection;
+}
+
+/** Starts the simulated connector and waits until the connection is online. */
+export async function bringOnline(sys: System, eu: ConnectedEndUser): Promise<void> {
+  eu.connector.start();
+  await eventually(
+    "connection online",
+    async () => (await connectionOf(sys, eu.endUserId)).status === "online",
+  );
+}
+
+/** Moves the service's fake clock forward in steps until `pending` settles (real-time bounded). */
+export async function advanceUntil<T>(
+  sys: System,
+  pending: Promise<T>,
+  stepMs = 1000,
+  maxSteps = 400,
+): Promise<T> {
+  let settled = false;
+  const tracked = pending.finally(() => {
+    settled = true;
+  });
+  for (let i = 0; i < maxSteps && !settled; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (!settled) await sys.fakeClock?.advance(stepMs);
+  }
+  return tracked;
+}
+
+export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+export const passthroughPath = (endUserId: string): string =>
+  `/v1/end-users/${endUserId}/passthrough/ledger_desktop`;
+
+export const customerAdd = (name: string): string =>
+  `<CustomerAddRq><CustomerAdd><Name>${name}</Name></CustomerAdd></CustomerAddRq>`;
+
+export interface RequestResource {
+  id: string;
+  status: string;
+  outcome: string;
+  recovered: boolean;
+  previousRequestId: string | null;
+  waitingReason: string | null;
+  error: { code: string } | null;
+  result: { xml?: string } | null;
+  timeline: { status: string }[];
+  connectionId: string | null;
+  sentAt: string | null;
+  queuePosition: number | null;
+}
