@@ -18,6 +18,9 @@ interface Stat {
 
 const stats = new Map<string, Stat>();
 let recording = false;
+/** When set, every statement of the current round trip is logged with its start offset. */
+let timeline: Array<{ at: number; ms: number; sql: string }> | null = null;
+let timelineStart = 0;
 
 type Query = PGlite["query"];
 // eslint-disable-next-line @typescript-eslint/unbound-method
@@ -27,6 +30,9 @@ PGlite.prototype.query = async function (this: PGlite, ...args: Parameters<Query
   try {
     return await originalQuery.apply(this, args);
   } finally {
+    if (timeline) {
+      timeline.push({ at: start - timelineStart, ms: performance.now() - start, sql: args[0].slice(0, 90) });
+    }
     if (recording) {
       const key = args[0].replace(/\s+/g, " ").slice(0, 150);
       const stat = stats.get(key) ?? { count: 0, totalMs: 0 };
@@ -45,6 +51,19 @@ async function main(): Promise<void> {
     config: { CONNECTOR_HOLD_MS: "20000", LOG_LEVEL: "silent", RATE_LIMIT_MAX: "1000000" },
   });
   const eu = await sys.connectEndUser({ companyName: "Profile Books" });
+  let arrival = 0;
+  const begin = sys.ledger.beginSession.bind(sys.ledger);
+  sys.ledger.beginSession = async (options) => {
+    const begun = await begin(options);
+    if (begun.ok) {
+      const process = begun.session.processRequest.bind(begun.session);
+      begun.session.processRequest = (xml: string) => {
+        arrival = performance.now();
+        return process(xml);
+      };
+    }
+    return begun;
+  };
   eu.connector.start();
   for (;;) {
     const body = (await (await sys.call("GET", `/v1/end-users/${eu.endUserId}`)).json()) as {
@@ -65,6 +84,19 @@ async function main(): Promise<void> {
   for (let i = 0; i < ROUND_TRIPS; i += 1) await roundTrip();
   const elapsed = performance.now() - started;
   recording = false;
+  // Statement timelines of hand-overs to a held connector (offsets from the HTTP call start).
+  for (let sample = 0; sample < 3; sample += 1) {
+    await new Promise((r) => setTimeout(r, 50));
+    timeline = [];
+    timelineStart = performance.now();
+    await roundTrip();
+    const total = performance.now() - timelineStart;
+    console.log(
+      `\n--- hand-over sample ${sample + 1}: document at the application after ${(arrival - timelineStart).toFixed(2)} ms, call done after ${total.toFixed(2)} ms`,
+    );
+    for (const e of timeline) console.log(`${e.at.toFixed(2).padStart(7)} +${e.ms.toFixed(2)}  ${e.sql}`);
+    timeline = null;
+  }
   await eu.connector.stop();
   await sys.close();
 

@@ -47,6 +47,14 @@ export function errorFromZod(error: z.ZodError, prefix = ""): ServiceError {
       });
     }
   }
+  // Spec (Conventions): null for a field that is not clearable is FIELD_NOT_CLEARABLE. A schema that
+  // refuses null for a named field is exactly that; clearable fields accept null and never get here.
+  if (issue.code === "invalid_type" && issue.input === null && typeof issue.path.at(-1) === "string") {
+    return new ServiceError("FIELD_NOT_CLEARABLE", {
+      param,
+      message: `\`${param ?? ""}\` is not clearable: null is not accepted (omit the field instead).`,
+    });
+  }
   const label = param ?? "body";
   const message =
     issue.code === "invalid_type" && issue.input === undefined

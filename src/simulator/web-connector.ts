@@ -39,6 +39,11 @@ export type ConnectorFault =
    * then its answer is lost as if the network broke; the fault then clears itself.
    */
   | { kind: "lose_answer_after_write" }
+  /**
+   * The connector crashes after receiving the next write document and before handing it to the
+   * application: nothing is applied, and the session ends silently; the fault then clears itself.
+   */
+  | { kind: "crash_before_write" }
   | null;
 
 /** How a session ended. */
@@ -410,6 +415,11 @@ export class SimulatedWebConnector {
         }
         await this.callText({ method: "closeConnection", ticket }, signal);
         return { ...report, outcome: "closed_with_error", message: lastError };
+      }
+      if (this.fault?.kind === "crash_before_write" && WRITE_REQUEST.test(requestXml)) {
+        this.fault = null;
+        this.record({ type: "answer_dropped", requestXml });
+        return { ...report, outcome: "answer_lost", message: "The Web Connector stopped unexpectedly." };
       }
       const result = await session.processRequest(requestXml).catch((err: unknown): ProcessResult => ({
         ok: false,

@@ -86,7 +86,9 @@ export async function listEndUsersPage(
   projectId: string,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<PlatformPage<EndUserResource>> {
-  const after = query.cursor ? decodeCursor("end_users", query.cursor) : null;
+  // The cursor names the project's list, so another project's cursor is CURSOR_INVALID (spec: foreign cursor).
+  const list = `end_users:${projectId}`;
+  const after = query.cursor ? decodeCursor(list, query.cursor) : null;
   const rows = await listEndUsers(deps.db, projectId, query.limit, after);
   const connections = await findConnectionsForEndUsers(
     deps.db,
@@ -94,7 +96,7 @@ export async function listEndUsersPage(
     rows.map((r) => r.id),
   );
   const byEndUser = new Map(connections.map((c) => [c.end_user_id, c]));
-  return pageOf("end_users", "/v1/end-users", rows, query.limit, (row) =>
+  return pageOf(list, "/v1/end-users", rows, query.limit, (row) =>
     serialize(deps, row, byEndUser.get(row.id)),
   );
 }

@@ -56,6 +56,9 @@ export interface ConnectedEndUser {
   connectionId: string;
   connector: SimulatedWebConnector;
   companyFilePath: string;
+  /** What the end user was given: the `.qwc` file and the password. */
+  connectorQwc: string;
+  password: string;
 }
 
 export async function freePort(): Promise<number> {
@@ -134,14 +137,15 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
       seed: "sample",
     });
     ledger.openCompanyFile(companyFilePath);
+    const connectorQwc = qwcForSetup(deps, connection, o.companyName ?? "Company");
     const connector = new SimulatedWebConnector({
-      qwc: qwcForSetup(deps, connection, o.companyName ?? "Company"),
+      qwc: connectorQwc,
       password: setup.password,
       application: ledger,
       noOpPauseMs: options.noOpPauseMs ?? 20,
     });
     connectors.push(connector);
-    return { endUserId: endUser.id, connectionId: connection.id, connector, companyFilePath };
+    return { endUserId: endUser.id, connectionId: connection.id, connector, companyFilePath, connectorQwc, password: setup.password };
   };
 
   let closed = false;

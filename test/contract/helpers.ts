@@ -166,7 +166,7 @@ export class Client {
     options: { body?: unknown; headers?: Record<string, string> } = {},
   ): Promise<LightMyRequestResponse> {
     const inject: InjectOptions = { method, url, headers: { ...bearer(this.key), ...options.headers } };
-    if (options.body !== undefined) inject.payload = options.body as InjectOptions["payload"];
+    if (options.body !== undefined) inject.payload = options.body as NonNullable<InjectOptions["payload"]>;
     return this.app.inject(inject);
   }
 

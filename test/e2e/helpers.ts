@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { openSessions } from "../../src/store/connector-sessions.ts";
 import type { ConnectedEndUser, System } from "../../src/testing/system.ts";
 
 /** Polls (real time, bounded) until `check` returns a value. */
@@ -79,3 +80,15 @@ export interface RequestResource {
   sentAt: string | null;
   queuePosition: number | null;
 }
+
+/** Stops the simulated connector and waits until the service has seen it hang up. */
+export async function stopConnector(sys: System, eu: ConnectedEndUser): Promise<void> {
+  await eu.connector.stop();
+  await eventually(
+    "the service saw the connector hang up",
+    async () => (await openSessions(sys.deps.db, eu.connectionId)).length === 0,
+  );
+}
+
+/** End-to-end configuration: short real-time holds; polling tests must not hit the rate limit. */
+export const E2E_CONFIG = { config: { CONNECTOR_HOLD_MS: "300", RATE_LIMIT_MAX: "1000000" } };

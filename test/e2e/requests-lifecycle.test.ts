@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { openSessions } from "../../src/store/connector-sessions.ts";
 import { startSystem } from "../../src/testing/system.ts";
 import {
+  E2E_CONFIG,
+  stopConnector,
   advanceUntil,
   bringOnline,
   customerAdd,
@@ -12,11 +13,10 @@ import {
   type RequestResource,
 } from "./helpers.ts";
 
-const CONFIG = { config: { CONNECTOR_HOLD_MS: "300" } };
 const READ = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
 
 test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
-  const sys = await startSystem(t, CONFIG);
+  const sys = await startSystem(t, E2E_CONFIG);
   const eu = await sys.connectEndUser({ companyName: "Lifecycle Co" });
   await bringOnline(sys, eu);
   const file = sys.ledger.companyFile(eu.companyFilePath);
@@ -157,14 +157,10 @@ test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
 });
 
 test("Requests waiting for a connector that is not in session", async (t) => {
-  const sys = await startSystem(t, CONFIG);
+  const sys = await startSystem(t, E2E_CONFIG);
   const eu = await sys.connectEndUser({ companyName: "Queue Co" });
   await bringOnline(sys, eu);
-  await eu.connector.stop();
-  await eventually(
-    "the service saw the connector hang up",
-    async () => (await openSessions(sys.deps.db, eu.connectionId)).length === 0,
-  );
+  await stopConnector(sys, eu);
 
   await t.test(
     "sync timeout before send: 504 REQUEST_TIMEOUT_NOT_SENT and the request is canceled",
@@ -281,7 +277,7 @@ test("Requests waiting for a connector that is not in session", async (t) => {
 });
 
 test("A new end user without a connection is rejected with a recorded request", async (t) => {
-  const sys = await startSystem(t, CONFIG);
+  const sys = await startSystem(t, E2E_CONFIG);
   const created = await json<{ id: string }>(
     await sys.call("POST", "/v1/end-users", { body: { companyName: "No Conn", sourceId: "nc" } }),
   );

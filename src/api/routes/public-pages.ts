@@ -9,8 +9,13 @@ import { registerSetupPages } from "./setup-pages.ts";
 export async function registerPublicPages(app: FastifyInstance, deps: Deps): Promise<void> {
   const document = buildOpenApi(apiRoutes, deps.config.publicUrl);
   app.get("/openapi.json", { config: { rateLimit: false } }, async () => document);
-  app.get("/docs", { config: { rateLimit: false } }, async (_request, reply) =>
-    reply.type("text/html; charset=utf-8").send(docsPage(document)),
-  );
+  const page = docsPage(document);
+  // `/docs/errors#<code>` is every error's `docsUrl` (errors/catalogue.ts): the same page, whose error
+  // table rows carry those anchors.
+  for (const url of ["/docs", "/docs/errors"]) {
+    app.get(url, { config: { rateLimit: false } }, async (_request, reply) =>
+      reply.type("text/html; charset=utf-8").send(page),
+    );
+  }
   registerSetupPages(app, deps);
 }

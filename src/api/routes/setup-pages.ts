@@ -49,7 +49,9 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
       return payload;
     });
     scope.addHook("onResponse", async (request, reply) => {
-      deps.logger.info(
+      // The page polls the status route every 1.5 s: those lines are debug-level.
+      const level = request.routeOptions.url === "/setup/:id/status" ? "debug" : "info";
+      deps.logger[level](
         {
           reqId: request.id,
           method: request.method,
