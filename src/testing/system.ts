@@ -145,7 +145,14 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
       noOpPauseMs: options.noOpPauseMs ?? 20,
     });
     connectors.push(connector);
-    return { endUserId: endUser.id, connectionId: connection.id, connector, companyFilePath, connectorQwc, password: setup.password };
+    return {
+      endUserId: endUser.id,
+      connectionId: connection.id,
+      connector,
+      companyFilePath,
+      connectorQwc,
+      password: setup.password,
+    };
   };
 
   let closed = false;
