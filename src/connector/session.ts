@@ -18,6 +18,7 @@ import { completePendingSessions } from "../store/auth-sessions.ts";
 import {
   findConnectionById,
   findConnectionByUsername,
+  touchConnection,
   updateConnection,
   type ConnectionRow,
 } from "../store/connections.ts";
@@ -86,6 +87,7 @@ export async function authenticate(
     hcp_received: false,
     last_error: null,
     recovery_message_set_id: null,
+    recoveries_checked: false,
     company_file_path: null,
     xml_version: null,
     created_at: now,
@@ -126,11 +128,11 @@ async function closeSession(deps: Deps, session: ConnectorSessionRow, why: strin
   await deps.store.notifier.notify(connectionChannel(session.connection_id));
 }
 
+/** Activity stamps are written at most this often (they feed diagnosis and offline detection). */
+const TOUCH_INTERVAL_MS = 1000;
+
 /** A live session for a ticket, touched; null for unknown, closed or expired tickets. */
-async function liveSession(
-  deps: Deps,
-  ticket: string,
-): Promise<{ session: ConnectorSessionRow; connection: ConnectionRow } | null> {
+async function liveSession(deps: Deps, ticket: string): Promise<ConnectorSessionRow | null> {
   const session = await findSession(deps.db, hashSecret(ticket));
   if (!session || session.state !== "open") return null;
   const now = deps.clock.now();
@@ -138,11 +140,11 @@ async function liveSession(
     await closeSession(deps, session, "The session ticket expired");
     return null;
   }
-  const connection = await findConnectionById(deps.db, session.connection_id);
-  if (!connection) return null;
-  await updateSession(deps.db, session.ticket_hash, { last_activity_at: new Date(now) });
-  await updateConnection(deps.db, connection.id, { last_seen_at: new Date(now) });
-  return { session, connection };
+  if (now - session.last_activity_at.getTime() >= TOUCH_INTERVAL_MS) {
+    await updateSession(deps.db, session.ticket_hash, { last_activity_at: new Date(now) });
+    await touchConnection(deps.db, session.connection_id, { last_seen_at: new Date(now) });
+  }
+  return session;
 }
 
 export interface SendRequestInput {
@@ -159,11 +161,13 @@ export async function sendRequestXML(
   callerGone: AbortSignal,
 ): Promise<string> {
   const { deps } = ctx;
-  const live = await liveSession(deps, input.ticket);
-  if (!live) return "";
-  let { session } = live;
+  let session = await liveSession(deps, input.ticket);
+  if (!session) return "";
   if (!session.hcp_received) {
-    const refused = await acceptCompanyFile(deps, live.connection, session, input);
+    const connection = await findConnectionById(deps.db, session.connection_id);
+    if (!connection) return "";
+    await touchConnection(deps.db, connection.id, { last_seen_at: new Date(deps.clock.now()) });
+    const refused = await acceptCompanyFile(deps, connection, session, input);
     if (refused !== null) {
       await updateSession(deps.db, session.ticket_hash, { last_error: refused });
       return "";
@@ -319,9 +323,8 @@ export async function receiveResponseXML(
   message: string,
 ): Promise<number> {
   const { deps } = ctx;
-  const live = await liveSession(deps, ticket);
-  if (!live) return -1;
-  const { session } = live;
+  const session = await liveSession(deps, ticket);
+  if (!session) return -1;
   const now = new Date(deps.clock.now());
   if (session.recovery_message_set_id) {
     const recovering = (await pendingRecoveries(deps.db, session.connection_id)).filter(

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Deps } from "../deps.ts";
 import type { ErrorCode } from "../errors/catalogue.ts";
 import { toErrorBody } from "../errors/render.ts";
@@ -10,14 +11,13 @@ import {
   countWaiting,
   findRequestById,
   insertRequest,
-  lockConnection,
   transitionRequest,
   waitingRequests,
   type NewRequestRow,
   type RequestChanges,
   type RequestRow,
 } from "../store/requests.ts";
-import { sourcesOf, type RequestStatus } from "./lifecycle.ts";
+import { isSettled, sourcesOf, type RequestStatus } from "./lifecycle.ts";
 import { operationHandler } from "./operations.ts";
 import { timelineEntry } from "./timeline.ts";
 
@@ -49,8 +49,10 @@ export async function transition(
     timelineEntry(to, detail, now, row.created_at),
   );
   if (updated) {
-    await deps.store.notifier.notify(requestChannel(row.id));
-    if (row.connection_id) await deps.store.notifier.notify(connectionChannel(row.connection_id));
+    // Callers wait for a settled request; held connector calls wait for queued work.
+    if (isSettled(to)) await deps.store.notifier.notify(requestChannel(row.id));
+    if (to === "queued" && row.connection_id)
+      await deps.store.notifier.notify(connectionChannel(row.connection_id));
   }
   return updated;
 }
@@ -86,56 +88,77 @@ export async function createRequest(deps: Deps, row: NewRequestRow): Promise<voi
 
 /**
  * Hands the next request of a connection to the connector: the oldest queued request whose queue
- * TTL has not passed, only when nothing else is in flight. `sent` is committed before the XML is
- * returned (architecture §3). Returns the request document to send, or null.
+ * TTL has not passed, only when nothing else is in flight. One statement claims it (row lock with
+ * SKIP LOCKED, so two instances never claim the same row), commits `sent`, and stamps the session
+ * and connection; only then is the XML returned (architecture §3: `sent` before the XML leaves).
  */
 export async function claimNext(
   deps: Deps,
   connectionId: string,
   ticketHash: string,
   xmlVersion: string,
-): Promise<{ row: RequestRow; xml: string } | null> {
-  const now = deps.clock.now();
-  const expired: RequestRow[] = [];
-  const claimed = await deps.db.transaction().execute(async (trx) => {
-    await lockConnection(trx, connectionId);
-    const inFlight = await trx
-      .selectFrom("requests")
-      .select("id")
-      .where("connection_id", "=", connectionId)
-      .where("status", "=", "sent")
-      .executeTakeFirst();
-    if (inFlight) return null;
-    for (const candidate of await waitingRequests(trx, connectionId, ["queued"])) {
-      if (candidate.queue_ttl_expires_at && candidate.queue_ttl_expires_at.getTime() <= now) {
-        expired.push(candidate);
-        continue;
-      }
-      const messageSetId = candidate.is_write ? randomGuid() : null;
-      const document = withXmlVersion(candidate.request_xml ?? "", xmlVersion);
-      const xml = messageSetId
-        ? document.replace(/<QBXMLMsgsRq\b([^>]*)>/, `<QBXMLMsgsRq$1 newMessageSetID="${messageSetId}">`)
-        : document;
-      const sent = await transitionRequest(
-        trx,
-        candidate.id,
-        ["queued"],
-        {
-          status: "sent",
-          sent_at: new Date(now),
-          ticket_hash: ticketHash,
-          message_set_id: messageSetId,
-          waiting_reason: null,
-          xml_version: xmlVersion,
-          outcome: candidate.is_write ? "pending" : "not_applicable",
-          updated_at: new Date(now),
-        },
-        timelineEntry("sent", "Handed to the connector", now, candidate.created_at),
-      );
-      if (sent) return { row: sent, xml };
-    }
+): Promise<{ row: Pick<RequestRow, "id" | "is_write" | "created_at">; xml: string } | null> {
+  const now = new Date(deps.clock.now());
+  const messageSetId = randomGuid();
+  const entry = JSON.stringify([timelineEntry("sent", "Handed to the connector", now.getTime(), now)]);
+  const result = await sql<{
+    id: string;
+    is_write: boolean;
+    created_at: Date;
+    request_xml: string | null;
+    message_set_id: string | null;
+  }>`
+    with next as (
+      select id from requests
+      where connection_id = ${connectionId} and status = 'queued'
+        and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${now})
+        and not exists (select 1 from requests where connection_id = ${connectionId} and status = 'sent')
+      order by seq limit 1
+      for update skip locked
+    ), claimed as (
+      update requests r set
+        status = 'sent', sent_at = ${now}, ticket_hash = ${ticketHash}, waiting_reason = null,
+        xml_version = ${xmlVersion}, updated_at = ${now},
+        message_set_id = case when r.is_write then ${messageSetId} else null end,
+        outcome = case when r.is_write then 'pending' else 'not_applicable' end,
+        timeline = r.timeline || jsonb_set(${entry}::jsonb, '{0,elapsedMs}',
+          to_jsonb(greatest(0, floor(extract(epoch from (${now}::timestamptz - r.created_at)) * 1000)::bigint)))
+      from next where r.id = next.id
+      returning r.id, r.is_write, r.created_at, r.request_xml, r.message_set_id
+    ), touch_session as (
+      update connector_sessions set last_work_at = ${now}
+      where ticket_hash = ${ticketHash} and exists (select 1 from claimed)
+    ), touch_connection as (
+      update connections set last_request_at = ${now}
+      where id = ${connectionId} and exists (select 1 from claimed)
+    )
+    select * from claimed
+  `.execute(deps.db);
+  const claimed = result.rows[0];
+  if (!claimed) {
+    await expireQueued(deps, connectionId);
     return null;
-  });
+  }
+  const document = withXmlVersion(claimed.request_xml ?? "", xmlVersion);
+  const xml = claimed.message_set_id
+    ? document.replace(
+        /<QBXMLMsgsRq\b([^>]*)>/,
+        `<QBXMLMsgsRq$1 newMessageSetID="${claimed.message_set_id}">`,
+      )
+    : document;
+  return { row: claimed, xml };
+}
+
+/** Queued requests whose queue TTL passed are ended (REQUEST_EXPIRED); they are never sent. */
+async function expireQueued(deps: Deps, connectionId: string): Promise<void> {
+  const now = new Date(deps.clock.now());
+  const expired = await deps.db
+    .selectFrom("requests")
+    .selectAll()
+    .where("connection_id", "=", connectionId)
+    .where("status", "in", ["queued", "waiting_for_connection"])
+    .where("queue_ttl_expires_at", "<=", now)
+    .execute();
   for (const row of expired) {
     await endUnsent(
       deps,
@@ -145,11 +168,6 @@ export async function claimNext(
       "Queue TTL elapsed before the request could be sent",
     );
   }
-  if (claimed) {
-    await deps.store.notifier.notify(requestChannel(claimed.row.id));
-    await updateConnection(deps.db, connectionId, { last_request_at: new Date(now) });
-  }
-  return claimed;
 }
 
 /** Completes a sent request from the application's answer (or the HRESULT that replaced it). */

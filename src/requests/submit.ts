@@ -54,8 +54,8 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   }
 
   const row = await createOrAttach(deps, s, connection);
-  if (row.created) await rejectIfUnreachable(deps, s, row.row, connection);
-  const current = (await findRequestById(deps.db, row.row.id)) ?? row.row;
+  const rejected = row.created ? await rejectIfUnreachable(deps, s, row.row, connection) : null;
+  const current = rejected ?? row.row;
   if (s.options.async) return { kind: "accepted", row: current };
   return waitForCaller(deps, current, s.options.timeoutSeconds * 1000);
 }
@@ -183,7 +183,7 @@ async function rejectIfUnreachable(
   s: Submission,
   row: RequestRow,
   connection: ConnectionRow | null,
-): Promise<void> {
+): Promise<RequestRow | null> {
   let error: ServiceError | null = null;
   if (!connection || connection.status === "pending_setup") {
     error = new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
@@ -205,7 +205,7 @@ async function rejectIfUnreachable(
     if (Number(waiting.n) > deps.config.CONNECTION_QUEUE_CAPACITY)
       error = new ServiceError("CONNECTION_QUEUE_FULL");
   }
-  if (error) await endUnsent(deps, row, "failed", error, "Rejected before queueing: " + error.code);
+  return error ? endUnsent(deps, row, "failed", error, "Rejected before queueing: " + error.code) : null;
 }
 
 /**

@@ -79,3 +79,12 @@ export async function countTestConnections(db: Db, organization: string): Promis
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
+
+/** Updates without reading back (hot path). */
+export async function touchConnection(
+  db: Db,
+  connectionId: string,
+  changes: ConnectionChanges,
+): Promise<void> {
+  await db.updateTable("connections").set(changes).where("id", "=", connectionId).execute();
+}

@@ -141,6 +141,8 @@ export interface ConnectorSessionsTable {
   last_error: string | null;
   /** Set while this session waits for the answer to a write-recovery query. */
   recovery_message_set_id: string | null;
+  /** Outcome-unknown writes are looked for once per session (they only arise between sessions). */
+  recoveries_checked: boolean;
   company_file_path: string | null;
   xml_version: string | null;
   created_at: Timestamp;

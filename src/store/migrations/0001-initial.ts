@@ -131,6 +131,7 @@ const DDL = `
       hcp_received boolean not null default false,
       last_error text,
       recovery_message_set_id text,
+      recoveries_checked boolean not null default false,
       company_file_path text,
       xml_version text,
       created_at timestamptz not null,
