@@ -92,3 +92,13 @@ export async function stopConnector(sys: System, eu: ConnectedEndUser): Promise<
 
 /** End-to-end configuration: short real-time holds; polling tests must not hit the rate limit. */
 export const E2E_CONFIG = { config: { CONNECTOR_HOLD_MS: "300", RATE_LIMIT_MAX: "1000000" } };
+
+/** Waits until the newest request of the project is in `status` (real-time bounded). */
+export async function newestRequestIs(sys: System, status: string): Promise<void> {
+  await eventually(`newest request ${status}`, async () => {
+    const list = (await (await sys.call("GET", "/v1/requests?limit=1")).json()) as {
+      data: { status: string }[];
+    };
+    return list.data[0]?.status === status;
+  });
+}

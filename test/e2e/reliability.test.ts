@@ -5,6 +5,7 @@ import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { startSystem } from "../../src/testing/system.ts";
 import {
   E2E_CONFIG,
+  newestRequestIs,
   stopConnector,
   advanceUntil,
   bringOnline,
@@ -232,6 +233,7 @@ test("every injected fault reaches the caller as its error code", async (t) => {
       body: READ,
       headers: { "svc-timeout-seconds": "1" },
     });
+    await newestRequestIs(sys, "sent");
     const res = await advanceUntil(sys, pending, 1000, 20);
     sys.ledger.setFault(null);
     assert.equal(res.status, 504, await res.clone().text());

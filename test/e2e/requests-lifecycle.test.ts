@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { startSystem } from "../../src/testing/system.ts";
 import {
   E2E_CONFIG,
+  newestRequestIs,
   stopConnector,
   advanceUntil,
   bringOnline,
@@ -135,6 +136,7 @@ test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
         body: READ,
         headers: { "svc-timeout-seconds": "2" },
       });
+      await newestRequestIs(sys, "sent");
       const res = await advanceUntil(sys, pending);
       assert.equal(res.status, 504);
       const body = await json<{
@@ -169,6 +171,7 @@ test("Requests waiting for a connector that is not in session", async (t) => {
         body: READ,
         headers: { "svc-timeout-seconds": "5" },
       });
+      await newestRequestIs(sys, "queued");
       const res = await advanceUntil(sys, pending);
       assert.equal(res.status, 504);
       const body = await json<{ error: { code: string; requestId: string; retryable: boolean } }>(res);
