@@ -1,4 +1,5 @@
 import type { Db } from "./database.ts";
+import type { Selectable } from "kysely";
 import type { ApiKeysTable } from "./schema.ts";
 
 /** Projects and API keys. Keys are stored as digests only. */
@@ -42,6 +43,19 @@ export interface ApiKeyRow {
   revokedAt: Date | null;
 }
 
+function toApiKey(r: Selectable<ApiKeysTable>): ApiKeyRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    kind: r.kind,
+    mode: r.mode,
+    readOnly: r.read_only,
+    hint: r.hint,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
 export async function insertApiKey(db: Db, key: ApiKeyRow & { hash: string }): Promise<void> {
   await db
     .insertInto("api_keys")
@@ -62,18 +76,7 @@ export async function insertApiKey(db: Db, key: ApiKeyRow & { hash: string }): P
 /** Looks a key up by its digest (index lookup; the digest comparison is the constant-time part). */
 export async function findApiKeyByHash(db: Db, hash: string): Promise<(ApiKeyRow & { hash: string }) | null> {
   const r = await db.selectFrom("api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
-  if (!r) return null;
-  return {
-    id: r.id,
-    projectId: r.project_id,
-    kind: r.kind,
-    mode: r.mode,
-    readOnly: r.read_only,
-    hint: r.hint,
-    createdAt: r.created_at,
-    revokedAt: r.revoked_at,
-    hash: r.hash,
-  };
+  return r ? { ...toApiKey(r), hash: r.hash } : null;
 }
 
 export async function listApiKeys(db: Db, projectId: string): Promise<ApiKeyRow[]> {
@@ -83,16 +86,7 @@ export async function listApiKeys(db: Db, projectId: string): Promise<ApiKeyRow[
     .where("project_id", "=", projectId)
     .orderBy("id")
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    projectId: r.project_id,
-    kind: r.kind,
-    mode: r.mode,
-    readOnly: r.read_only,
-    hint: r.hint,
-    createdAt: r.created_at,
-    revokedAt: r.revoked_at,
-  }));
+  return rows.map(toApiKey);
 }
 
 export async function revokeApiKey(db: Db, projectId: string, keyId: string, at: Date): Promise<boolean> {
