@@ -66,7 +66,9 @@ export const requestRoutes = [
     }),
     response: { status: 200, description: "A list of requests without `result`" },
     handler: async ({ deps, principal, query }) => {
-      const after = query.cursor ? decodeCursor("requests", query.cursor) : null;
+      // A cursor belongs to one project's list: another project's cursor is CURSOR_INVALID.
+      const list = `requests:${principal.projectId}`;
+      const after = query.cursor ? decodeCursor(list, query.cursor) : null;
       const rows = await listRequests(
         deps.db,
         principal.projectId,
@@ -91,7 +93,7 @@ export const requestRoutes = [
               serializeRequest(deps, await withExpiry(deps, row), { includeResult: false }),
             ),
           ),
-          nextCursor: rows.length > query.limit && last ? encodeCursor("requests", last.id) : null,
+          nextCursor: rows.length > query.limit && last ? encodeCursor(list, last.id) : null,
           hasMore: rows.length > query.limit,
           remainingCount: null,
           cursorExpiresAt: null,
