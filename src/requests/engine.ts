@@ -3,13 +3,10 @@ import type { Deps } from "../deps.ts";
 import type { ErrorCode } from "../errors/catalogue.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
-import { errorCodeForStatus } from "../ledger/xml/status-codes.ts";
 import { summarizeResponse, withXmlVersion } from "../ledger/xml/message-set.ts";
 import { randomGuid } from "../platform/random.ts";
-import { findConnectionById, updateConnection, type ConnectionRow } from "../store/connections.ts";
+import { findConnectionById, updateConnection } from "../store/connections.ts";
 import {
-  countWaiting,
-  findRequestById,
   insertRequest,
   transitionRequest,
   waitingRequests,
@@ -264,14 +261,6 @@ export async function completeFromAnswer(
   );
 }
 
-/** Maps a failing application status to a ServiceError (used by typed operations' decoders). */
-export function errorForStatus(statusCode: number, statusMessage: string): ServiceError {
-  return new ServiceError(errorCodeForStatus(statusCode), {
-    integrationCode: String(statusCode),
-    message: statusMessage,
-  });
-}
-
 /**
  * The session carrying a sent request broke (re-authentication, connection error, close without an
  * answer, or a restart of the service). Writes become `outcome_unknown` and wait for recovery;
@@ -383,12 +372,4 @@ export async function failWaitingSync(
   for (const row of await waitingRequests(deps.db, connectionId, ["queued", "waiting_for_connection"])) {
     if (row.mode === "sync") await endUnsent(deps, row, "failed", error, detail);
   }
-}
-
-export async function reload(deps: Deps, requestId: string): Promise<RequestRow | null> {
-  return findRequestById(deps.db, requestId);
-}
-
-export async function queueLength(deps: Deps, connection: ConnectionRow): Promise<number> {
-  return countWaiting(deps.db, connection.id);
 }

@@ -5,7 +5,13 @@ import { effectiveStatus } from "../tenancy/connections.ts";
 import { findConnectionForEndUser, type ConnectionRow } from "../store/connections.ts";
 import { findEndUser } from "../store/end-users.ts";
 import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
-import { findRequestById, insertRequest, type NewRequestRow, type RequestRow } from "../store/requests.ts";
+import {
+  countWaiting,
+  findRequestById,
+  insertRequest,
+  type NewRequestRow,
+  type RequestRow,
+} from "../store/requests.ts";
 import type { errorBodyOf } from "./engine.ts";
 import { connectionChannel, endUnsent, requestChannel } from "./engine.ts";
 import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
@@ -196,13 +202,7 @@ async function rejectIfUnreachable(
         : "The connector has not checked in yet.",
     });
   } else {
-    const waiting = await deps.db
-      .selectFrom("requests")
-      .select((eb) => eb.fn.countAll<string>().as("n"))
-      .where("connection_id", "=", connection.id)
-      .where("status", "in", ["queued", "waiting_for_connection"])
-      .executeTakeFirstOrThrow();
-    if (Number(waiting.n) > deps.config.CONNECTION_QUEUE_CAPACITY)
+    if ((await countWaiting(deps.db, connection.id)) > deps.config.CONNECTION_QUEUE_CAPACITY)
       error = new ServiceError("CONNECTION_QUEUE_FULL");
   }
   return error ? endUnsent(deps, row, "failed", error, "Rejected before queueing: " + error.code) : null;
@@ -251,10 +251,6 @@ export async function waitUntilSettled(
     row = (await findRequestById(deps.db, row.id)) ?? row;
   }
   return row;
-}
-
-export function storedError(row: RequestRow): ServiceError | null {
-  return row.error ? errorFromStored(row.error) : null;
 }
 
 /** Rebuilds a ServiceError from a stored error body (to render it again with this response's ID). */

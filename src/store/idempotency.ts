@@ -83,9 +83,3 @@ export async function releaseIdempotencyKey(db: Db, projectId: string, key: stri
     .where("key", "=", key)
     .execute();
 }
-
-/** Retention sweep. */
-export async function deleteExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
-  const r = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
-  return Number(r.numDeletedRows);
-}

@@ -174,8 +174,3 @@ export async function pendingRecoveries(db: Executor, connectionId: string): Pro
 export async function allSentRequests(db: Db): Promise<RequestRow[]> {
   return db.selectFrom("requests").selectAll().where("status", "=", "sent").execute();
 }
-
-/** Serialises claimers of one connection (row lock; a no-op on the single-connection PGlite). */
-export async function lockConnection(trx: Transaction<DatabaseSchema>, connectionId: string): Promise<void> {
-  await trx.selectFrom("connections").select("id").where("id", "=", connectionId).forUpdate().execute();
-}

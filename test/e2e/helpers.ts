@@ -102,3 +102,6 @@ export async function newestRequestIs(sys: System, status: string): Promise<void
     return list.data[0]?.status === status;
   });
 }
+
+/** The smallest read: one customer. */
+export const READ = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";

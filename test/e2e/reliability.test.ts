@@ -5,6 +5,7 @@ import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { startSystem } from "../../src/testing/system.ts";
 import {
   E2E_CONFIG,
+  READ,
   newestRequestIs,
   stopConnector,
   advanceUntil,
@@ -16,8 +17,6 @@ import {
   passthroughPath,
   type RequestResource,
 } from "./helpers.ts";
-
-const READ = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
 
 async function requestById(
   sys: Awaited<ReturnType<typeof startSystem>>,

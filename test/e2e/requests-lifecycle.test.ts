@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { startSystem } from "../../src/testing/system.ts";
 import {
   E2E_CONFIG,
+  READ,
   newestRequestIs,
   stopConnector,
   advanceUntil,
@@ -13,8 +14,6 @@ import {
   passthroughPath,
   type RequestResource,
 } from "./helpers.ts";
-
-const READ = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
 
 test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
   const sys = await startSystem(t, E2E_CONFIG);

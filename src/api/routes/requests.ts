@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error.ts";
 import { endUnsent } from "../../requests/engine.ts";
+import { REQUEST_STATUSES } from "../../requests/lifecycle.ts";
 import { serializeRequest } from "../../requests/resource.ts";
 import { waitUntilSettled } from "../../requests/submit.ts";
 import { findRequest, listRequests, type RequestRow } from "../../store/requests.ts";
@@ -49,17 +50,7 @@ export const requestRoutes = [
       limit: platformLimit,
       cursor: z.string().min(1).max(200).optional(),
       endUserId: z.string().optional(),
-      status: z
-        .enum([
-          "queued",
-          "waiting_for_connection",
-          "sent",
-          "succeeded",
-          "failed",
-          "canceled",
-          "outcome_unknown",
-        ])
-        .optional(),
+      status: z.enum(REQUEST_STATUSES).optional(),
       operationId: z.string().max(100).optional(),
       createdAfter: isoDate.optional(),
       createdBefore: isoDate.optional(),
