@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { ServiceError } from "../../errors/service-error.ts";
+import { validateRequestMessages, type OrderedNode } from "./request-schema.ts";
 
 /**
  * Message sets: the envelope around request messages, write detection, and reading the statuses of
@@ -30,15 +31,14 @@ const readParser = new XMLParser({
   htmlEntities: true,
 });
 
-type OrderedNode = Record<string, unknown> & { ":@"?: Record<string, string> };
-
 const invalid = (message: string): ServiceError =>
   new ServiceError("PASSTHROUGH_INVALID_XML", { param: "body", message });
 
 /**
  * Accepts either a whole request document (`<QBXML><QBXMLMsgsRq onError=…>…`) or just the request
- * messages, and returns the messages with their `onError`. Malformed XML, a non-request element, or
- * a caller-set message-set ID (the service owns those) → PASSTHROUGH_INVALID_XML.
+ * messages, and returns the messages with their `onError`. Malformed XML, a non-request element, a
+ * caller-set message-set ID (the service owns those), or a message the request schema rejects
+ * (`request-schema.ts`) → PASSTHROUGH_INVALID_XML.
  */
 export function parsePassthroughXml(xml: string): MessageSetInput & { requestNames: string[] } {
   const trimmed = xml.replace(/^\uFEFF/, "").trim();
@@ -74,6 +74,7 @@ export function parsePassthroughXml(xml: string): MessageSetInput & { requestNam
   if (requestNames.length === 0) throw invalid("The XML holds no request messages.");
   const bad = requestNames.find((name) => !/^[A-Z][A-Za-z0-9]*Rq$/.test(name));
   if (bad) throw invalid(`\`${bad}\` is not a request message (request element names end in \`Rq\`).`);
+  validateRequestMessages(nodes);
   return { messages, onError, requestNames };
 }
 
