@@ -37,6 +37,11 @@ const schema = z.object({
   CONNECTION_OFFLINE_AFTER_MS: z.coerce.number().int().positive().default(180_000),
   /** Maximum requests waiting per connection (CONNECTION_QUEUE_FULL). */
   CONNECTION_QUEUE_CAPACITY: z.coerce.number().int().positive().default(1000),
+  /**
+   * Period of the background sweep (requests/sweeper.ts): expires queued requests whose queue TTL
+   * passed (spec: States, REQUEST_EXPIRED) and deletes idempotency keys past their 7-day retention.
+   */
+  SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

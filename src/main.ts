@@ -6,6 +6,7 @@ import { seedDemo } from "./demo.ts";
 import { systemClock } from "./platform/clock.ts";
 import { openStore } from "./store/database.ts";
 import { recoverAfterRestart } from "./requests/restart.ts";
+import { startSweeper } from "./requests/sweeper.ts";
 
 /**
  * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint)
@@ -21,6 +22,9 @@ async function main(): Promise<void> {
   const app = await buildApp(deps);
   await app.listen({ port: config.PORT, host: config.HOST });
   const stops: Array<() => Promise<void>> = [];
+  // Queue TTL and idempotency retention are enforced in the background too (requests/sweeper.ts).
+  const sweeper = startSweeper(deps);
+  stops.push(() => sweeper.stop());
   if (config.SIMULATOR === "on") {
     const demo = await seedDemo(deps);
     stops.push(demo.stop);

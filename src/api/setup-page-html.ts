@@ -260,7 +260,8 @@ const SCRIPT = `
 })();
 `;
 
-function document(title: string, body: string): string {
+/** A complete page in the hosted pages' style (inline CSS, no external assets) around `body`. */
+export function pageDocument(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -354,7 +355,7 @@ export function renderSetupPage(view: SetupPageView, authSessionId: string, poll
 <script type="application/json" id="setup-data">${scriptJson(data)}</script>
 <script>${SCRIPT}</script>
 `;
-  return document(`Connect ${view.companyLabel} – ${view.appName}`, body);
+  return pageDocument(`Connect ${view.companyLabel} – ${view.appName}`, body);
 }
 
 /** A page for a link that cannot be used. */
@@ -366,5 +367,5 @@ export function renderProblemPage(view: ProblemPageView): string {
   <p class="hint">${escapeHtml(view.hint)}</p>
 </section>
 `;
-  return document(view.title, body);
+  return pageDocument(view.title, body);
 }

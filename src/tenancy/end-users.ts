@@ -88,7 +88,7 @@ export async function listEndUsersPage(
 ): Promise<PlatformPage<EndUserResource>> {
   // The cursor names the project's list, so another project's cursor is CURSOR_INVALID (spec: foreign cursor).
   const list = `end_users:${projectId}`;
-  const after = query.cursor ? decodeCursor(list, query.cursor) : null;
+  const after = query.cursor ? decodeCursor(list, query.cursor, query).lastId : null;
   const rows = await listEndUsers(deps.db, projectId, query.limit, after);
   const connections = await findConnectionsForEndUsers(
     deps.db,
@@ -96,9 +96,7 @@ export async function listEndUsersPage(
     rows.map((r) => r.id),
   );
   const byEndUser = new Map(connections.map((c) => [c.end_user_id, c]));
-  return pageOf(list, "/v1/end-users", rows, query.limit, (row) =>
-    serialize(deps, row, byEndUser.get(row.id)),
-  );
+  return pageOf(list, "/v1/end-users", query, rows, (row) => serialize(deps, row, byEndUser.get(row.id)));
 }
 
 export async function changeEndUser(

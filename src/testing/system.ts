@@ -6,6 +6,7 @@ import { buildApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
+import { startSweeper } from "../requests/sweeper.ts";
 import { SimulatedLedgerApplication } from "../simulator/ledger/index.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
@@ -155,11 +156,14 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     };
   };
 
+  // As in main.ts: the background sweep runs on the service clock (a FakeClock: only when advanced).
+  const sweeper = startSweeper(deps);
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
     await Promise.all(connectors.map((c) => c.stop()));
+    await sweeper.stop();
     await app.close();
     if (!options.store) {
       await opened.store.close();

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { createProject } from "../../src/tenancy/api-keys.ts";
-import { bearer, buildTestApp } from "../../src/testing/harness.ts";
+import { bearer, buildTestApp, type TestApp } from "../../src/testing/harness.ts";
+import { Client, INVALID, assertError, expectStatus, type ListPage } from "./helpers.ts";
+
+interface RequestSummary {
+  id: string;
+  endUserId: string;
+  status: string;
+}
 
 test("Requests list: newest first, cursor pages, and a cursor is bound to its project", async (t) => {
   const h = await buildTestApp(t);
@@ -62,4 +69,156 @@ test("Requests list: newest first, cursor pages, and a cursor is bound to its pr
   });
   assert.equal(hidden.statusCode, 404);
   assert.equal(hidden.json<{ error: { code: string } }>().error.code, "RESOURCE_MISSING");
+});
+
+describe("Requests list: a cursor is bound to the filters of its first page", () => {
+  let h: TestApp;
+  let client: Client;
+  let alice: string;
+  let bob: string;
+
+  /** Records `count` failed health checks for an end user (no connection: recorded, then failed). */
+  async function failedCalls(endUserId: string, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const res = await client.request("GET", "/v1/ledger-desktop/health-check", {
+        headers: { "svc-end-user-id": endUserId },
+      });
+      assert.equal(res.statusCode, 422, res.body);
+    }
+  }
+
+  async function page(url: string): Promise<ListPage<RequestSummary>> {
+    return expectStatus<ListPage<RequestSummary>>(await client.request("GET", url), 200);
+  }
+
+  before(async () => {
+    h = await buildTestApp(null);
+    client = new Client(h.app, h.project.keys.secretLive);
+    alice = (await client.createEndUser()).id;
+    bob = (await client.createEndUser()).id;
+    await failedCalls(alice, 3);
+    await failedCalls(bob, 2);
+  });
+  after(() => h.close());
+
+  test("the same filters continue the list, in any parameter order", async () => {
+    const first = await page(`/v1/requests?endUserId=${alice}&status=failed&limit=2`);
+    assert.equal(first.data.length, 2);
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const second = await page(
+      `/v1/requests?status=failed&cursor=${encodeURIComponent(first.nextCursor)}&endUserId=${alice}&limit=2`,
+    );
+    assert.equal(second.data.length, 1);
+    assert.equal(second.nextCursor, null);
+    const seen = [...first.data, ...second.data];
+    assert.equal(new Set(seen.map((r) => r.id)).size, 3);
+    assert.ok(
+      seen.every((r) => r.endUserId === alice),
+      JSON.stringify(seen),
+    );
+  });
+
+  test("limit may change between pages", async () => {
+    const first = await page(`/v1/requests?endUserId=${alice}&limit=1`);
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const rest = await page(
+      `/v1/requests?endUserId=${alice}&limit=100&cursor=${encodeURIComponent(first.nextCursor)}`,
+    );
+    assert.equal(rest.data.length, 2);
+    assert.ok(rest.data.every((r) => r.endUserId === alice && r.id < (first.data[0]?.id ?? "")));
+    const unfiltered = await page("/v1/requests?limit=2");
+    assert.ok(unfiltered.nextCursor, JSON.stringify(unfiltered));
+    const next = await page(`/v1/requests?limit=3&cursor=${encodeURIComponent(unfiltered.nextCursor)}`);
+    assert.equal(next.data.length, 3);
+  });
+
+  test("a changed filter returns 400 CURSOR_PARAMS_MISMATCH naming cursor", async () => {
+    const first = await page(`/v1/requests?endUserId=${alice}&limit=1`);
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const res = await client.request(
+      "GET",
+      `/v1/requests?endUserId=${bob}&limit=1&cursor=${encodeURIComponent(first.nextCursor)}`,
+    );
+    assertError(res, { status: 400, code: "CURSOR_PARAMS_MISMATCH", type: INVALID, param: "cursor" });
+  });
+
+  test("an added filter returns 400 CURSOR_PARAMS_MISMATCH", async () => {
+    const first = await page("/v1/requests?limit=1");
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const res = await client.request(
+      "GET",
+      `/v1/requests?status=failed&limit=1&cursor=${encodeURIComponent(first.nextCursor)}`,
+    );
+    assertError(res, { status: 400, code: "CURSOR_PARAMS_MISMATCH", type: INVALID, param: "cursor" });
+  });
+
+  test("a dropped filter returns 400 CURSOR_PARAMS_MISMATCH", async () => {
+    const first = await page(`/v1/requests?endUserId=${alice}&status=failed&limit=1`);
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const res = await client.request(
+      "GET",
+      `/v1/requests?endUserId=${alice}&limit=1&cursor=${encodeURIComponent(first.nextCursor)}`,
+    );
+    assertError(res, { status: 400, code: "CURSOR_PARAMS_MISMATCH", type: INVALID, param: "cursor" });
+  });
+
+  test("the cursor alone (optionally with a new limit) continues the filtered list", async () => {
+    const first = await page(`/v1/requests?endUserId=${alice}&status=failed&limit=1`);
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const second = await page(`/v1/requests?cursor=${encodeURIComponent(first.nextCursor)}`);
+    assert.equal(second.data.length, 2, "the cursor keeps the first page's filters (alice has 3)");
+    assert.ok(second.data.every((r) => r.endUserId === alice && r.status === "failed"));
+    assert.equal(second.nextCursor, null);
+    const shorter = await page(`/v1/requests?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`);
+    assert.equal(shorter.data.length, 1);
+    assert.ok(shorter.nextCursor, JSON.stringify(shorter));
+    const last = await page(`/v1/requests?cursor=${encodeURIComponent(shorter.nextCursor)}`);
+    assert.deepEqual(
+      [...first.data, ...shorter.data, ...last.data].map((r) => r.endUserId),
+      [alice, alice, alice],
+    );
+  });
+
+  test("a tampered cursor carrying an invalid filter is CURSOR_INVALID", async () => {
+    const forged = Buffer.from(
+      JSON.stringify({
+        l: `requests:${h.project.project.id}`,
+        a: "req_zzzzzzzzzzzzzzzzzzzzzzzzzz",
+        f: { status: "nope" },
+      }),
+    ).toString("base64url");
+    const res = await client.request("GET", `/v1/requests?cursor=${forged}`);
+    assertError(res, { status: 400, code: "CURSOR_INVALID", type: INVALID, param: "cursor" });
+  });
+
+  test("a changed date filter returns 400 CURSOR_PARAMS_MISMATCH", async () => {
+    const since = "2000-01-01";
+    const first = await page(`/v1/requests?createdAfter=${since}&limit=1`);
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const cursor = encodeURIComponent(first.nextCursor);
+    const same = await page(`/v1/requests?createdAfter=${since}&limit=1&cursor=${cursor}`);
+    assert.equal(same.data.length, 1);
+    const res = await client.request("GET", `/v1/requests?createdAfter=2000-01-02&limit=1&cursor=${cursor}`);
+    assertError(res, { status: 400, code: "CURSOR_PARAMS_MISMATCH", type: INVALID, param: "cursor" });
+  });
+
+  test("a foreign cursor stays CURSOR_INVALID whatever the filters", async (t) => {
+    const other = await buildTestApp(t);
+    const theirs = new Client(other.app, other.project.keys.secretLive);
+    const user = (await theirs.createEndUser()).id;
+    for (let i = 0; i < 2; i++)
+      await theirs.request("GET", "/v1/ledger-desktop/health-check", {
+        headers: { "svc-end-user-id": user },
+      });
+    const first = expectStatus<ListPage<RequestSummary>>(
+      await theirs.request("GET", "/v1/requests?limit=1"),
+      200,
+    );
+    assert.ok(first.nextCursor, JSON.stringify(first));
+    const res = await client.request(
+      "GET",
+      `/v1/requests?status=failed&cursor=${encodeURIComponent(first.nextCursor)}`,
+    );
+    assertError(res, { status: 400, code: "CURSOR_INVALID", type: INVALID, param: "cursor" });
+  });
 });

@@ -2,10 +2,11 @@ import type { FastifyInstance } from "fastify";
 import type { Deps } from "../../deps.ts";
 import { buildOpenApi } from "../openapi.ts";
 import { docsPage } from "../docs-page.ts";
+import { renderSupportPage } from "../support-page-html.ts";
 import { apiRoutes } from "./index.ts";
 import { registerSetupPages } from "./setup-pages.ts";
 
-/** Unauthenticated pages: OpenAPI, docs, the hosted setup flow. Not rate limited per project. */
+/** Unauthenticated pages: OpenAPI, docs, support, the hosted setup flow. Not rate limited per project. */
 export async function registerPublicPages(app: FastifyInstance, deps: Deps): Promise<void> {
   const document = buildOpenApi(apiRoutes, deps.config.publicUrl);
   app.get("/openapi.json", { config: { rateLimit: false } }, async () => document);
@@ -17,5 +18,11 @@ export async function registerPublicPages(app: FastifyInstance, deps: Deps): Pro
       reply.type("text/html; charset=utf-8").send(page),
     );
   }
+  // `/support` is the `AppSupport` URL of every generated `.qwc` file (tenancy/qwc.ts): the Web
+  // Connector links to it, so it must answer; it is static, for the end user.
+  const support = renderSupportPage({ checkInSeconds: deps.config.CONNECTOR_CHECK_IN_SECONDS });
+  app.get("/support", { config: { rateLimit: false } }, async (_request, reply) =>
+    reply.header("X-Content-Type-Options", "nosniff").type("text/html; charset=utf-8").send(support),
+  );
   registerSetupPages(app, deps);
 }

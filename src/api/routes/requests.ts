@@ -6,29 +6,49 @@ import { serializeRequest } from "../../requests/resource.ts";
 import { waitUntilSettled } from "../../requests/submit.ts";
 import { findRequest, listRequests, type RequestRow } from "../../store/requests.ts";
 import type { Deps } from "../../deps.ts";
-import { decodeCursor, encodeCursor } from "../../tenancy/pagination.ts";
+import { decodeCursor, encodeCursor, filtersOf, type ListFilters } from "../../tenancy/pagination.ts";
 import { defineRoute } from "../route.ts";
 import { platformLimit } from "../schemas.ts";
 
 const TAG = "Requests";
 const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
 
-/** Lazily applies the queue TTL when a request is read (the background sweep may not have run). */
+/** The filters of `GET /v1/requests` (also carried by its cursors). */
+const requestFilters = z.strictObject({
+  endUserId: z.string().optional(),
+  status: z.enum(REQUEST_STATUSES).optional(),
+  operationId: z.string().max(100).optional(),
+  createdAfter: isoDate.optional(),
+  createdBefore: isoDate.optional(),
+});
+
+/** A cursor's filters, checked again: a cursor is opaque, not trusted. */
+function cursorFilters(filters: ListFilters): z.infer<typeof requestFilters> {
+  const parsed = requestFilters.safeParse(filters);
+  if (!parsed.success) throw new ServiceError("CURSOR_INVALID", { param: "cursor" });
+  return parsed.data;
+}
+
+/**
+ * Lazily applies the queue TTL when a request is read (the background sweep may not have run yet).
+ * When the transition loses its compare-and-set, someone else changed the request first (the sweep,
+ * a connector claim, a cancel, possibly on another instance): the stored row is read again rather
+ * than returning the stale one.
+ */
 async function withExpiry(deps: Deps, row: RequestRow): Promise<RequestRow> {
   if (
     (row.status === "queued" || row.status === "waiting_for_connection") &&
     row.queue_ttl_expires_at &&
     row.queue_ttl_expires_at.getTime() <= deps.clock.now()
   ) {
-    return (
-      (await endUnsent(
-        deps,
-        row,
-        "canceled",
-        new ServiceError("REQUEST_EXPIRED"),
-        "Queue TTL elapsed before the request could be sent",
-      )) ?? row
+    const expired = await endUnsent(
+      deps,
+      row,
+      "canceled",
+      new ServiceError("REQUEST_EXPIRED"),
+      "Queue TTL elapsed before the request could be sent",
     );
+    return expired ?? (await findRequest(deps.db, row.project_id, row.id)) ?? row;
   }
   return row;
 }
@@ -48,30 +68,29 @@ export const requestRoutes = [
     tag: TAG,
     query: z.strictObject({
       limit: platformLimit,
-      cursor: z.string().min(1).max(200).optional(),
-      endUserId: z.string().optional(),
-      status: z.enum(REQUEST_STATUSES).optional(),
-      operationId: z.string().max(100).optional(),
-      createdAfter: isoDate.optional(),
-      createdBefore: isoDate.optional(),
+      // Longer than other platform cursors: it carries the filters, so it can continue alone.
+      cursor: z.string().min(1).max(1000).optional(),
+      ...requestFilters.shape,
     }),
     response: { status: 200, description: "A list of requests without `result`" },
     handler: async ({ deps, principal, query }) => {
-      // A cursor belongs to one project's list: another project's cursor is CURSOR_INVALID.
+      // A cursor belongs to one project's list (another project's cursor is CURSOR_INVALID) and to
+      // the filters of the first page (other filters are CURSOR_PARAMS_MISMATCH; `limit` may change).
       const list = `requests:${principal.projectId}`;
-      const after = query.cursor ? decodeCursor(list, query.cursor) : null;
+      const continued = query.cursor ? decodeCursor(list, query.cursor, query) : null;
+      const filters = continued ? cursorFilters(continued.filters) : query;
       const rows = await listRequests(
         deps.db,
         principal.projectId,
         {
-          endUserId: query.endUserId,
-          status: query.status,
-          operationId: query.operationId,
-          createdAfter: query.createdAfter ? new Date(query.createdAfter) : undefined,
-          createdBefore: query.createdBefore ? new Date(query.createdBefore) : undefined,
+          endUserId: filters.endUserId,
+          status: filters.status,
+          operationId: filters.operationId,
+          createdAfter: filters.createdAfter ? new Date(filters.createdAfter) : undefined,
+          createdBefore: filters.createdBefore ? new Date(filters.createdBefore) : undefined,
         },
         query.limit,
-        after,
+        continued?.lastId ?? null,
       );
       const page = rows.slice(0, query.limit);
       const last = page.at(-1);
@@ -84,7 +103,8 @@ export const requestRoutes = [
               serializeRequest(deps, await withExpiry(deps, row), { includeResult: false }),
             ),
           ),
-          nextCursor: rows.length > query.limit && last ? encodeCursor(list, last.id) : null,
+          nextCursor:
+            rows.length > query.limit && last ? encodeCursor(list, last.id, filtersOf(filters)) : null,
           hasMore: rows.length > query.limit,
           remainingCount: null,
           cursorExpiresAt: null,
@@ -138,9 +158,12 @@ export const requestRoutes = [
         "Canceled by the caller",
       );
       if (!canceled) {
+        const current = (await findRequest(deps.db, principal.projectId, row.id)) ?? row;
+        // Canceled meanwhile (its queue TTL ended, or another cancel): as for one canceled before.
+        if (current.status === "canceled") return { body: await serializeRequest(deps, current) };
         throw new ServiceError("REQUEST_NOT_CANCELABLE", {
           param: "id",
-          message: `The request is ${(await findRequest(deps.db, principal.projectId, row.id))?.status ?? row.status} and can no longer be canceled.`,
+          message: `The request is ${current.status} and can no longer be canceled.`,
         });
       }
       return { body: await serializeRequest(deps, canceled) };

@@ -1,0 +1,105 @@
+import type { Deps } from "../deps.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { deleteExpiredIdempotencyKeys, expiredWaitingRequests } from "../store/sweeps.ts";
+import { endUnsent } from "./engine.ts";
+
+/**
+ * The background sweep: every `SWEEP_INTERVAL_MS` of the injected clock it
+ *
+ * 1. ends the requests whose queue TTL passed before they could be sent as `canceled` with
+ *    REQUEST_EXPIRED (spec: States, "Queue TTL elapses"), through the engine's `endUnsent`, so the
+ *    timeline entry and the wake-up of waiters are those of every other transition. Reads apply the
+ *    same rule lazily (api/routes/requests.ts) and a connector claim skips and ends such requests
+ *    (engine `claimNext`); the sweep makes the request end on time when nobody reads it and its
+ *    connector never checks in again;
+ * 2. deletes idempotency keys past their 7-day retention (spec: Limits; `IDEMPOTENCY_RETENTION_MS`).
+ *
+ * Connector sessions are not swept: their tickets have no stored expiry (it is derived from
+ * `last_activity_at` and `CONNECTOR_TICKET_TTL_MS`), and an expired open session must be closed by
+ * the connector layer, which also interrupts its in-flight requests.
+ *
+ * Several instances may sweep one PostgreSQL at once: each transition is a compare-and-set, so a
+ * request another instance (or a reader, or a claim) ended first is skipped; deletes are idempotent.
+ */
+
+/** Rows handled per batch (each a bounded query). */
+export const SWEEP_BATCH_SIZE = 500;
+/** A sweep repeats full batches at most this often, so a large backlog cannot hold the store for long. */
+export const SWEEP_BATCHES_MAX = 10;
+
+export interface SweepResult {
+  /** Requests this sweep ended with REQUEST_EXPIRED (ones ended meanwhile by others are not counted). */
+  expiredRequests: number;
+  /** Idempotency keys deleted. */
+  idempotencyKeysDeleted: number;
+}
+
+export interface SweepOptions {
+  batchSize?: number;
+  /** Stops between rows and batches (shutdown). */
+  signal?: AbortSignal;
+}
+
+/** One sweep; the times are read from `deps.clock`. */
+export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise<SweepResult> {
+  const batchSize = options.batchSize ?? SWEEP_BATCH_SIZE;
+  const signal = options.signal;
+  let expiredRequests = 0;
+  for (let batch = 0; batch < SWEEP_BATCHES_MAX && !signal?.aborted; batch++) {
+    const rows = await expiredWaitingRequests(deps.db, new Date(deps.clock.now()), batchSize);
+    for (const row of rows) {
+      if (signal?.aborted) break;
+      const ended = await endUnsent(
+        deps,
+        row,
+        "canceled",
+        new ServiceError("REQUEST_EXPIRED"),
+        "Queue TTL elapsed before the request could be sent",
+      );
+      if (ended) expiredRequests += 1;
+    }
+    if (rows.length < batchSize) break;
+  }
+  let idempotencyKeysDeleted = 0;
+  for (let batch = 0; batch < SWEEP_BATCHES_MAX && !signal?.aborted; batch++) {
+    const deleted = await deleteExpiredIdempotencyKeys(deps.db, new Date(deps.clock.now()), batchSize);
+    idempotencyKeysDeleted += deleted;
+    if (deleted < batchSize) break;
+  }
+  return { expiredRequests, idempotencyKeysDeleted };
+}
+
+/** A running sweeper. */
+export interface Sweeper {
+  /** Stops the sweeper: cancels its wait, lets a sweep in progress finish its current row, and resolves after. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts sweeping every `SWEEP_INTERVAL_MS` (the first sweep one interval after the start). A failed
+ * sweep is logged and retried at the next interval. Call `stop()` before closing the store.
+ */
+export function startSweeper(deps: Deps): Sweeper {
+  const intervalMs = deps.config.SWEEP_INTERVAL_MS;
+  const controller = new AbortController();
+  const { signal } = controller;
+  const loop = (async (): Promise<void> => {
+    while (!signal.aborted) {
+      await deps.clock.sleep(intervalMs, signal);
+      if (signal.aborted) return;
+      try {
+        const result = await sweepOnce(deps, { signal });
+        if (result.expiredRequests > 0 || result.idempotencyKeysDeleted > 0)
+          deps.logger.info(result, "background sweep");
+      } catch (error) {
+        deps.logger.error({ err: error }, "sweep failed; retrying at the next interval");
+      }
+    }
+  })();
+  return {
+    stop: async () => {
+      controller.abort();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Db } from "./database.ts";
+import type { RequestRow } from "./requests.ts";
+
+/**
+ * SQL of the background sweep (requests/sweeper.ts). These are the only store functions that read
+ * across projects: the sweep is maintenance on behalf of every project, like crash recovery
+ * (`allSentRequests`). Each query is bounded instead: it touches only rows past a deadline, in
+ * batches of at most `limit`, through the indexes of migration 0002. Nothing here needs a lock:
+ * request transitions are compare-and-set (store/requests.ts `transitionRequest`) and deleting an
+ * expired row twice deletes it once, so several instances may sweep one database at the same time.
+ */
+
+/**
+ * Requests not yet sent (`queued`, `waiting_for_connection`) whose queue TTL ended at or before
+ * `now`, earliest deadline first, at most `limit`.
+ */
+export async function expiredWaitingRequests(db: Db, now: Date, limit: number): Promise<RequestRow[]> {
+  return db
+    .selectFrom("requests")
+    .selectAll()
+    .where("status", "in", ["queued", "waiting_for_connection"])
+    .where("queue_ttl_expires_at", "is not", null)
+    .where("queue_ttl_expires_at", "<=", now)
+    .orderBy("queue_ttl_expires_at")
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Deletes at most `limit` idempotency keys whose retention ended at or before `now` (the same rule
+ * as `claimIdempotencyKey`, which replaces such a key when it is reused). The outer condition is
+ * repeated so that a key re-claimed meanwhile (a new row, with a new `expires_at`) is never deleted.
+ * Returns the number of rows deleted.
+ */
+export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("idempotency_keys")
+    .where("expires_at", "<=", now)
+    .where((eb) =>
+      eb(
+        eb.refTuple("project_id", "key"),
+        "in",
+        eb
+          .selectFrom("idempotency_keys")
+          .select(["project_id", "key"])
+          .where("expires_at", "<=", now)
+          .limit(limit)
+          .$asTuple("project_id", "key"),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
