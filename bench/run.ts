@@ -11,28 +11,24 @@
  *     flight at a time) with a zero-latency simulated application.
  *  3. The same on PostgreSQL, when DATABASE_URL is set.
  *
+ * The service runs on the main thread; the callers and the simulated end user (Web Connector and
+ * company file) run on a worker thread (bench/end-user-worker.ts), as they would on other machines.
  * All traffic is on 127.0.0.1; the run is bounded by a watchdog.
  */
 import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
 import { systemClock } from "../src/platform/clock.ts";
-import type {
-  ApplicationSession,
-  BeginSessionOptions,
-  BeginSessionResult,
-  ProcessResult,
-  SimulatedApplication,
-} from "../src/simulator/application.ts";
-import { SimulatedWebConnector } from "../src/simulator/web-connector.ts";
 import { findConnectionById } from "../src/store/connections.ts";
 import { loadSetup, qwcForSetup } from "../src/tenancy/auth-sessions.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
+import type { WorkerCommand, WorkerReply, WorkerSetup } from "./end-user-worker.ts";
 
 const WARM_UP_CALLS = 30;
 const HANDOVER_SAMPLES = 300;
-const THROUGHPUT_REQUESTS = 1000;
+const THROUGHPUT_REQUESTS = 1500;
 const THROUGHPUT_CONCURRENCY = 8;
-const SEQUENTIAL_REQUESTS = 200;
+const SEQUENTIAL_REQUESTS = 300;
 const WATCHDOG_MS = 170_000;
 const PASSTHROUGH_BODY = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
 
@@ -80,102 +76,42 @@ function percentiles(values: readonly number[]): Percentiles {
 }
 
 const ms = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : "n/a");
-const delay = (millis: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, millis));
+const now = (): number => performance.timeOrigin + performance.now();
 
-/**
- * Watches the system from the outside: when a request document reaches the application, when the
- * connector's `sendRequestXML` is in flight, and when the service wakes the connection (commit).
- */
-class Probe {
-  /** Arrival times (performance.now) of request documents at the application, oldest first. */
-  arrivals: number[] = [];
-  /** Time of the first connection wake-up since {@link arm}. */
-  firstWake: number | undefined;
-  /** SOAP `sendRequestXML` calls currently in flight. */
-  sendsInFlight = 0;
-  /** Connection waits registered by the service since the last sendRequestXML started. */
-  waitsSinceSend = 0;
-  private armed = false;
+/** The end user's side (connector, company file, callers) in a worker thread; see end-user-worker.ts. */
+class EndUserThread {
+  private readonly worker: Worker;
+  private pending: ((reply: WorkerReply) => void) | null = null;
 
-  arm(): void {
-    this.armed = true;
-    this.firstWake = undefined;
-    this.arrivals.length = 0;
+  constructor(setup: WorkerSetup) {
+    // A worker does not inherit tsx's loader: register it, then load the TypeScript entry.
+    const entry = new URL("./end-user-worker.ts", import.meta.url).href;
+    const bootstrap = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+    this.worker = new Worker(bootstrap, { eval: true, workerData: setup });
+    this.worker.on("message", (reply: WorkerReply) => this.pending?.(reply));
+    this.worker.on("error", (error) => {
+      console.error("bench worker failed:", error);
+      process.exit(1);
+    });
   }
 
-  disarm(): void {
-    this.armed = false;
+  send<K extends WorkerReply["cmd"]>(command: WorkerCommand): Promise<Extract<WorkerReply, { cmd: K }>> {
+    return new Promise((resolve) => {
+      this.pending = (reply) => resolve(reply as Extract<WorkerReply, { cmd: K }>);
+      this.worker.postMessage(command);
+    });
   }
 
-  onWake(): void {
-    if (this.armed && this.firstWake === undefined) this.firstWake = performance.now();
+  async close(): Promise<void> {
+    await this.send<"stopped">({ cmd: "stop" });
+    await this.worker.terminate();
   }
-
-  /** Resolves once the connector's sendRequestXML is held (in flight and waiting on a wake-up). */
-  async untilHeld(timeoutMs = 5000): Promise<boolean> {
-    const until = performance.now() + timeoutMs;
-    while (performance.now() < until) {
-      if (this.sendsInFlight > 0 && this.waitsSinceSend > 0) return true;
-      await delay(1);
-    }
-    return false;
-  }
-
-  /** Wraps the simulated application so that every ProcessRequest records its arrival time. */
-  wrap(inner: SimulatedApplication): SimulatedApplication {
-    return {
-      beginSession: async (options: BeginSessionOptions): Promise<BeginSessionResult> => {
-        const begun = await inner.beginSession(options);
-        if (!begun.ok) return begun;
-        const session = begun.session;
-        const wrapped: ApplicationSession = {
-          companyFilePath: session.companyFilePath,
-          country: session.country,
-          xmlVersion: session.xmlVersion,
-          hostCompanyPreferencesXml: () => session.hostCompanyPreferencesXml(),
-          processRequest: (requestXml: string): Promise<ProcessResult> => {
-            this.arrivals.push(performance.now());
-            return session.processRequest(requestXml);
-          },
-          end: () => session.end(),
-        };
-        return { ok: true, session: wrapped };
-      },
-    };
-  }
-
-  /** A fetch for the connector that counts sendRequestXML calls in flight. */
-  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const action = new Headers(init?.headers).get("soapaction") ?? "";
-    const isSend = action.includes("sendRequestXML");
-    if (isSend) {
-      this.sendsInFlight += 1;
-      this.waitsSinceSend = 0;
-    }
-    try {
-      const response = await fetch(input, init);
-      // The body is read by the caller; count the call as finished once headers arrive.
-      return response;
-    } finally {
-      if (isSend) this.sendsInFlight -= 1;
-    }
-  };
 }
 
-interface BenchEndUser {
-  endUserId: string;
-  connector: SimulatedWebConnector;
-}
-
-/**
- * Same steps as `System.connectEndUser` (src/testing/system.ts), but with the probed application
- * and fetch: end user, auth session, `.qwc` + password from the setup, company file, connector.
- */
-async function connectProbedEndUser(sys: System, probe: Probe): Promise<BenchEndUser> {
+/** Same steps as `System.connectEndUser`: end user, auth session, `.qwc` + password from the setup. */
+async function setUpEndUser(sys: System): Promise<WorkerSetup> {
   const companyName = "Bench Books";
-  const created = await sys.call("POST", "/v1/end-users", {
-    body: { companyName, sourceId: "bench-1" },
-  });
+  const created = await sys.call("POST", "/v1/end-users", { body: { companyName, sourceId: "bench-1" } });
   const endUser = (await created.json()) as { id: string };
   const sessionResponse = await sys.call("POST", "/v1/auth-sessions", {
     body: { publishableKey: sys.project.keys.publishableLive, endUserId: endUser.id },
@@ -185,32 +121,27 @@ async function connectProbedEndUser(sys: System, probe: Probe): Promise<BenchEnd
   if (setup.state !== "waiting") throw new Error(`setup state ${setup.state}`);
   const connection = await findConnectionById(sys.deps.db, setup.connection.id);
   if (!connection) throw new Error("no connection");
-  const companyFilePath = `C:\\Company Files\\${companyName}.qbw`;
-  sys.ledger.createCompanyFile(companyFilePath, { companyName, seed: "sample" });
-  sys.ledger.openCompanyFile(companyFilePath);
-  const connector = new SimulatedWebConnector({
+  return {
+    serviceUrl: sys.url,
+    secretKey: sys.project.keys.secretLive,
+    endUserId: endUser.id,
     qwc: qwcForSetup(sys.deps, connection, companyName),
     password: setup.password,
-    application: probe.wrap(sys.ledger),
-    noOpPauseMs: 20,
-    fetch: probe.fetch,
-  });
-  return { endUserId: endUser.id, connector };
+    companyName,
+    body: PASSTHROUGH_BODY,
+  };
 }
 
-/** Watches the service's notifier: connection wake-ups (commit) and connection waits (hold). */
-function instrumentNotifier(sys: System, probe: Probe): void {
+/** Records when the service wakes a connection (right after committing a Request). */
+function recordWakes(sys: System): number[] {
+  const wakes: number[] = [];
   const notifier = sys.deps.store.notifier;
   const notify = notifier.notify.bind(notifier);
-  const wait = notifier.wait.bind(notifier);
-  notifier.notify = (channel: string): Promise<void> => {
-    if (channel.startsWith("conn:")) probe.onWake();
-    return notify(channel);
+  notifier.notify = (channel: string, payload?: unknown): Promise<void> => {
+    if (channel.startsWith("conn:")) wakes.push(now());
+    return notify(channel, payload);
   };
-  notifier.wait = (channel: string, signal: AbortSignal): Promise<void> => {
-    if (channel.startsWith("conn:")) probe.waitsSinceSend += 1;
-    return wait(channel, signal);
-  };
+  return wakes;
 }
 
 async function untilOnline(sys: System, endUserId: string): Promise<void> {
@@ -220,76 +151,36 @@ async function untilOnline(sys: System, endUserId: string): Promise<void> {
     const body = (await response.json()) as { integrationConnections?: Array<{ status?: string }> };
     if (body.integrationConnections?.[0]?.status === "online") return;
     if (performance.now() - started > 15_000) throw new Error("the connection never came online");
-    await delay(20);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-async function passthrough(sys: System, endUserId: string): Promise<boolean> {
-  const response = await sys.call("POST", `/v1/end-users/${endUserId}/passthrough/ledger_desktop`, {
-    body: PASSTHROUGH_BODY,
-    headers: { "content-type": "application/xml" },
+async function measureHandOver(endUser: EndUserThread, wakes: readonly number[]): Promise<HandOverResult> {
+  const reply = await endUser.send<"handover">({
+    cmd: "handover",
+    warmUp: WARM_UP_CALLS,
+    samples: HANDOVER_SAMPLES,
   });
-  const text = await response.text();
-  return response.status === 200 && text.includes("CustomerQueryRs");
-}
-
-async function measureHandOver(sys: System, probe: Probe, endUserId: string): Promise<HandOverResult> {
-  const fromCallStart: number[] = [];
   const fromCommit: number[] = [];
-  const callTotal: number[] = [];
-  let failures = 0;
-  for (let i = 0; i < WARM_UP_CALLS + HANDOVER_SAMPLES; i += 1) {
-    // One request at a time, each handed to a connector whose sendRequestXML is already held.
-    if (!(await probe.untilHeld())) {
-      failures += 1;
-      continue;
-    }
-    await delay(1);
-    probe.arm();
-    const start = performance.now();
-    const ok = await passthrough(sys, endUserId);
-    const end = performance.now();
-    probe.disarm();
-    const arrival = probe.arrivals[0];
-    if (!ok || arrival === undefined) {
-      failures += 1;
-      continue;
-    }
-    if (i < WARM_UP_CALLS) continue;
-    fromCallStart.push(arrival - start);
-    if (probe.firstWake !== undefined) fromCommit.push(arrival - probe.firstWake);
-    callTotal.push(end - start);
+  for (const sample of reply.samples) {
+    const wake = wakes.find((t) => t >= sample.start && t <= sample.arrival);
+    if (wake !== undefined) fromCommit.push(sample.arrival - wake);
   }
   return {
-    fromCallStart: percentiles(fromCallStart),
+    fromCallStart: percentiles(reply.samples.map((s) => s.arrival - s.start)),
     fromCommit: percentiles(fromCommit),
-    callTotal: percentiles(callTotal),
-    failures,
+    callTotal: percentiles(reply.samples.map((s) => s.end - s.start)),
+    failures: reply.failures,
   };
 }
 
 async function measureThroughput(
-  sys: System,
-  endUserId: string,
+  endUser: EndUserThread,
   total: number,
   concurrency: number,
 ): Promise<ThroughputResult> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let issued = 0;
-  const worker = async (): Promise<void> => {
-    while (issued < total) {
-      issued += 1;
-      const start = performance.now();
-      const ok = await passthrough(sys, endUserId).catch(() => false);
-      latencies.push(performance.now() - start);
-      if (!ok) failures += 1;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, () => worker()));
-  const elapsedS = (performance.now() - started) / 1000;
-  return { perSecond: total / elapsedS, latency: percentiles(latencies), failures };
+  const reply = await endUser.send<"throughput">({ cmd: "throughput", total, concurrency });
+  return { perSecond: reply.perSecond, latency: percentiles(reply.latencies), failures: reply.failures };
 }
 
 /** One full pass on a store: the embedded PGlite (no DATABASE_URL) or PostgreSQL. */
@@ -308,25 +199,19 @@ async function runOnStore(databaseUrl: string | undefined): Promise<StoreRun> {
     if (saved === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = saved;
   }
-  const probe = new Probe();
-  instrumentNotifier(sys, probe);
-  let connector: SimulatedWebConnector | undefined;
+  const wakes = recordWakes(sys);
+  let endUser: EndUserThread | undefined;
   try {
-    const endUser = await connectProbedEndUser(sys, probe);
-    connector = endUser.connector;
-    connector.start();
-    await untilOnline(sys, endUser.endUserId);
-    const handOver = await measureHandOver(sys, probe, endUser.endUserId);
-    const sequential = await measureThroughput(sys, endUser.endUserId, SEQUENTIAL_REQUESTS, 1);
-    const throughput = await measureThroughput(
-      sys,
-      endUser.endUserId,
-      THROUGHPUT_REQUESTS,
-      THROUGHPUT_CONCURRENCY,
-    );
+    const setup = await setUpEndUser(sys);
+    endUser = new EndUserThread(setup);
+    await endUser.send<"started">({ cmd: "start" });
+    await untilOnline(sys, setup.endUserId);
+    const handOver = await measureHandOver(endUser, wakes);
+    const sequential = await measureThroughput(endUser, SEQUENTIAL_REQUESTS, 1);
+    const throughput = await measureThroughput(endUser, THROUGHPUT_REQUESTS, THROUGHPUT_CONCURRENCY);
     return { engine: sys.deps.store.engine, handOver, sequential, throughput };
   } finally {
-    await connector?.stop();
+    await endUser?.close();
     await sys.close();
   }
 }
@@ -410,7 +295,8 @@ async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
     `\nmachine: ${availableParallelism()} cores (${cpu.trim()}), node ${process.version}, ${process.platform}/${process.arch}; ` +
-      `hand-over = HTTP call start (or Request commit) → document at the application; ` +
+      `hand-over = HTTP call start (or Request commit) → document at the application; the service runs ` +
+      `on the main thread, the callers and the simulated end user (connector + company file) on a worker thread; ` +
       `one run, ${((performance.now() - started) / 1000).toFixed(1)} s, all on 127.0.0.1.`,
   );
   clearTimeout(watchdog);

@@ -6,11 +6,11 @@ import { systemClock } from "../platform/clock.ts";
 import { randomToken } from "../platform/random.ts";
 import { hashSecret, secretMatches } from "../platform/secrets.ts";
 import {
-  claimNext,
   completeFromAnswer,
   connectionChannel,
   failWaitingSync,
   interruptSent,
+  nextWork,
   resolveRecovery,
   transition,
 } from "../requests/engine.ts";
@@ -29,7 +29,12 @@ import {
   updateSession,
   type ConnectorSessionRow,
 } from "../store/connector-sessions.ts";
-import { pendingRecoveries, sentRequests, waitingRequests } from "../store/requests.ts";
+import {
+  findSessionWithInFlight,
+  pendingRecoveries,
+  sentRequests,
+  waitingRequests,
+} from "../store/requests.ts";
 import { SERVICE_OWNER_ID } from "../tenancy/auth-sessions.ts";
 import { negotiateVersion, readCompanyFacts } from "./hcp.ts";
 
@@ -133,7 +138,14 @@ const TOUCH_INTERVAL_MS = 1000;
 
 /** A live session for a ticket, touched; null for unknown, closed or expired tickets. */
 async function liveSession(deps: Deps, ticket: string): Promise<ConnectorSessionRow | null> {
-  const session = await findSession(deps.db, hashSecret(ticket));
+  return keepAlive(deps, await findSession(deps.db, hashSecret(ticket)));
+}
+
+/** The session if it is open and its ticket has not expired (touched at most once a second). */
+async function keepAlive(
+  deps: Deps,
+  session: ConnectorSessionRow | null,
+): Promise<ConnectorSessionRow | null> {
   if (!session || session.state !== "open") return null;
   const now = deps.clock.now();
   if (now - session.last_activity_at.getTime() > deps.config.CONNECTOR_TICKET_TTL_MS) {
@@ -189,8 +201,9 @@ export async function sendRequestXML(
         await closeSession(deps, session, "The connector hung up");
         return "";
       }
-      const work = await nextWork(deps, session, version);
-      if (work !== null) return work;
+      const work = await nextWork(deps, session.connection_id, session.ticket_hash, version);
+      if (work?.kind === "recovery") return recoveryQueryDocument(work.messageSetId, version);
+      if (work?.kind === "request") return work.xml;
       const now = deps.clock.now();
       const idleLeft = session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - now;
       if (idleLeft <= 0) {
@@ -222,22 +235,6 @@ export async function sendRequestXML(
       callerGone.removeEventListener("abort", onShutdown);
     }
   }
-}
-
-/** A recovery query comes before any new work (architecture §3); then the next queued request. */
-async function nextWork(deps: Deps, session: ConnectorSessionRow, version: string): Promise<string | null> {
-  const recovery = (await pendingRecoveries(deps.db, session.connection_id))[0];
-  if (recovery?.message_set_id) {
-    await updateSession(deps.db, session.ticket_hash, {
-      recovery_message_set_id: recovery.message_set_id,
-      last_work_at: new Date(deps.clock.now()),
-    });
-    return recoveryQueryDocument(recovery.message_set_id, version);
-  }
-  const claimed = await claimNext(deps, session.connection_id, session.ticket_hash, version);
-  if (!claimed) return null;
-  await updateSession(deps.db, session.ticket_hash, { last_work_at: new Date(deps.clock.now()) });
-  return claimed.xml;
 }
 
 /**
@@ -323,7 +320,8 @@ export async function receiveResponseXML(
   message: string,
 ): Promise<number> {
   const { deps } = ctx;
-  const session = await liveSession(deps, ticket);
+  const found = await findSessionWithInFlight(deps.db, hashSecret(ticket));
+  const session = await keepAlive(deps, found?.session ?? null);
   if (!session) return -1;
   const now = new Date(deps.clock.now());
   if (session.recovery_message_set_id) {
@@ -334,12 +332,17 @@ export async function receiveResponseXML(
     await updateSession(deps.db, session.ticket_hash, { recovery_message_set_id: null, last_work_at: now });
     return 50;
   }
-  const inFlight = (await sentRequests(deps.db, session.connection_id)).filter(
-    (r) => r.ticket_hash === session.ticket_hash,
-  );
-  for (const row of inFlight)
-    await completeFromAnswer(deps, row, { responseXml: response, hresult, message });
-  await updateSession(deps.db, session.ticket_hash, { last_work_at: now });
+  const inFlight = found?.inFlight ?? null;
+  if (inFlight) {
+    await completeFromAnswer(
+      deps,
+      inFlight,
+      { responseXml: response, hresult, message },
+      session.ticket_hash,
+    );
+  } else {
+    await updateSession(deps.db, session.ticket_hash, { last_work_at: now });
+  }
   // Below 100 keeps the session (and the open company file) warm for the next request.
   return 50;
 }

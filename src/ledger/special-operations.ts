@@ -16,15 +16,16 @@ export function registerSpecialOperations(): void {
     decode: ({ responseXml }) => ({ ok: true, result: { xml: responseXml }, warnings: [] }),
   });
   registerOperation(HEALTH_CHECK_OPERATION, {
+    usesConnection: true,
     decode: ({ connection, request, nowMs }) => ({
       ok: true,
       result: {
         status: "ok",
         durationMs: nowMs - request.created_at.getTime(),
         ledger: {
-          product: connection.product,
-          xmlVersion: request.xml_version ?? connection.xml_version,
-          companyName: connection.company_name,
+          product: connection?.product ?? null,
+          xmlVersion: request.xml_version ?? connection?.xml_version ?? null,
+          companyName: connection?.company_name ?? null,
         },
       },
       warnings: [],

@@ -1,21 +1,21 @@
-import { sql } from "kysely";
 import type { Deps } from "../deps.ts";
 import type { ErrorCode } from "../errors/catalogue.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { summarizeResponse, withXmlVersion } from "../ledger/xml/message-set.ts";
 import { randomGuid } from "../platform/random.ts";
-import { findConnectionById, updateConnection } from "../store/connections.ts";
+import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
 import {
-  insertRequest,
+  claimNextRequest,
+  expiredUnsent,
   transitionRequest,
   waitingRequests,
-  type NewRequestRow,
   type RequestChanges,
   type RequestRow,
+  type TransitionStamps,
 } from "../store/requests.ts";
 import { isSettled, sourcesOf, type RequestStatus } from "./lifecycle.ts";
-import { operationHandler } from "./operations.ts";
+import { operationHandler, type OperationHandler } from "./operations.ts";
 import { timelineEntry } from "./timeline.ts";
 
 /**
@@ -36,6 +36,7 @@ export async function transition(
   changes: RequestChanges,
   detail: string | null,
   from: readonly RequestStatus[] = sourcesOf(to),
+  stamps: TransitionStamps = {},
 ): Promise<RequestRow | null> {
   const now = deps.clock.now();
   const updated = await transitionRequest(
@@ -44,10 +45,12 @@ export async function transition(
     from,
     { ...changes, status: to, updated_at: new Date(now) },
     timelineEntry(to, detail, now, row.created_at),
+    stamps,
   );
   if (updated) {
-    // Callers wait for a settled request; held connector calls wait for queued work.
-    if (isSettled(to)) await deps.store.notifier.notify(requestChannel(row.id));
+    // Callers wait for a settled request (in this process they get the row with the wake-up);
+    // held connector calls wait for queued work.
+    if (isSettled(to)) await deps.store.notifier.notify(requestChannel(row.id), updated);
     if (to === "queued" && row.connection_id)
       await deps.store.notifier.notify(connectionChannel(row.connection_id));
   }
@@ -78,64 +81,35 @@ export async function endUnsent(
   );
 }
 
-export async function createRequest(deps: Deps, row: NewRequestRow): Promise<void> {
-  await insertRequest(deps.db, row);
-  if (row.connection_id) await deps.store.notifier.notify(connectionChannel(row.connection_id));
-}
+/** What the connector is handed next: a write-recovery query, a claimed request, or nothing. */
+export type NextWork =
+  | { kind: "recovery"; messageSetId: string }
+  | { kind: "request"; row: Pick<RequestRow, "id" | "is_write" | "created_at">; xml: string }
+  | null;
 
 /**
- * Hands the next request of a connection to the connector: the oldest queued request whose queue
- * TTL has not passed, only when nothing else is in flight. One statement claims it (row lock with
- * SKIP LOCKED, so two instances never claim the same row), commits `sent`, and stamps the session
- * and connection; only then is the XML returned (architecture §3: `sent` before the XML leaves).
+ * The connector's next piece of work (architecture §3): a recovery query comes before anything
+ * else; then the oldest queued request, claimed in one statement that commits `sent` before the
+ * XML is returned. Unsent requests found past their queue TTL are ended (REQUEST_EXPIRED).
  */
-export async function claimNext(
+export async function nextWork(
   deps: Deps,
   connectionId: string,
   ticketHash: string,
   xmlVersion: string,
-): Promise<{ row: Pick<RequestRow, "id" | "is_write" | "created_at">; xml: string } | null> {
+): Promise<NextWork> {
   const now = new Date(deps.clock.now());
-  const messageSetId = randomGuid();
-  const entry = JSON.stringify([timelineEntry("sent", "Handed to the connector", now.getTime(), now)]);
-  const result = await sql<{
-    id: string;
-    is_write: boolean;
-    created_at: Date;
-    request_xml: string | null;
-    message_set_id: string | null;
-  }>`
-    with next as (
-      select id from requests
-      where connection_id = ${connectionId} and status = 'queued'
-        and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${now})
-        and not exists (select 1 from requests where connection_id = ${connectionId} and status = 'sent')
-      order by seq limit 1
-      for update skip locked
-    ), claimed as (
-      update requests r set
-        status = 'sent', sent_at = ${now}, ticket_hash = ${ticketHash}, waiting_reason = null,
-        xml_version = ${xmlVersion}, updated_at = ${now},
-        message_set_id = case when r.is_write then ${messageSetId} else null end,
-        outcome = case when r.is_write then 'pending' else 'not_applicable' end,
-        timeline = r.timeline || jsonb_set(${entry}::jsonb, '{0,elapsedMs}',
-          to_jsonb(greatest(0, floor(extract(epoch from (${now}::timestamptz - r.created_at)) * 1000)::bigint)))
-      from next where r.id = next.id
-      returning r.id, r.is_write, r.created_at, r.request_xml, r.message_set_id
-    ), touch_session as (
-      update connector_sessions set last_work_at = ${now}
-      where ticket_hash = ${ticketHash} and exists (select 1 from claimed)
-    ), touch_connection as (
-      update connections set last_request_at = ${now}
-      where id = ${connectionId} and exists (select 1 from claimed)
-    )
-    select * from claimed
-  `.execute(deps.db);
-  const claimed = result.rows[0];
-  if (!claimed) {
-    await expireQueued(deps, connectionId);
-    return null;
-  }
+  const { claimed, recoveryMessageSetId, hasExpired } = await claimNextRequest(deps.db, {
+    connectionId,
+    ticketHash,
+    xmlVersion,
+    now,
+    messageSetId: randomGuid(),
+    entry: timelineEntry("sent", "Handed to the connector", now.getTime(), now),
+  });
+  if (hasExpired) await expireQueued(deps, connectionId);
+  if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
+  if (!claimed) return null;
   const document = withXmlVersion(claimed.request_xml ?? "", xmlVersion);
   const xml = claimed.message_set_id
     ? document.replace(
@@ -143,20 +117,12 @@ export async function claimNext(
         `<QBXMLMsgsRq$1 newMessageSetID="${claimed.message_set_id}">`,
       )
     : document;
-  return { row: claimed, xml };
+  return { kind: "request", row: claimed, xml };
 }
 
 /** Queued requests whose queue TTL passed are ended (REQUEST_EXPIRED); they are never sent. */
 async function expireQueued(deps: Deps, connectionId: string): Promise<void> {
-  const now = new Date(deps.clock.now());
-  const expired = await deps.db
-    .selectFrom("requests")
-    .selectAll()
-    .where("connection_id", "=", connectionId)
-    .where("status", "in", ["queued", "waiting_for_connection"])
-    .where("queue_ttl_expires_at", "<=", now)
-    .execute();
-  for (const row of expired) {
+  for (const row of await expiredUnsent(deps.db, connectionId, new Date(deps.clock.now()))) {
     await endUnsent(
       deps,
       row,
@@ -172,9 +138,10 @@ export async function completeFromAnswer(
   deps: Deps,
   row: RequestRow,
   answer: { responseXml: string; hresult: string; message: string },
+  ticketHash: string,
 ): Promise<RequestRow | null> {
-  const connection = row.connection_id ? await findConnectionById(deps.db, row.connection_id) : null;
   const now = deps.clock.now();
+  const session = { ticketHash, at: new Date(now) };
   const base = { completed_at: new Date(now) };
   if (answer.responseXml.trim() === "") {
     // The request processor refused the whole message set: nothing was applied.
@@ -196,11 +163,12 @@ export async function completeFromAnswer(
       },
       `Application error ${answer.hresult}`,
       ["sent"],
+      { session },
     );
   }
   const summary = summarizeResponse(answer.responseXml);
   const handler = operationHandler(row.operation_id);
-  if (!summary || !handler || !connection) {
+  if (!summary || !handler) {
     const error = new ServiceError("LEDGER_RESPONSE_UNREADABLE", {
       outcome: row.is_write ? "unknown" : "not_applicable",
     });
@@ -215,6 +183,7 @@ export async function completeFromAnswer(
       },
       "The answer could not be read",
       ["sent"],
+      { session },
     );
   }
   const first = summary.statuses[0];
@@ -223,11 +192,11 @@ export async function completeFromAnswer(
     responseXml: answer.responseXml,
     summary,
     request: row,
-    connection,
+    connection: await connectionFor(deps, handler, row),
     nowMs: now,
   });
   if (decoded.ok) {
-    const done = await transition(
+    return transition(
       deps,
       row,
       "succeeded",
@@ -241,10 +210,13 @@ export async function completeFromAnswer(
       },
       "The application answered",
       ["sent"],
+      {
+        session,
+        ...(row.connection_id
+          ? { connectionSucceeded: { connectionId: row.connection_id, at: new Date(now) } }
+          : {}),
+      },
     );
-    if (done && row.connection_id)
-      await updateConnection(deps.db, row.connection_id, { last_successful_request_at: new Date(now) });
-    return done;
   }
   return transition(
     deps,
@@ -258,7 +230,17 @@ export async function completeFromAnswer(
     },
     `The application answered with status ${first?.statusCode ?? "?"}`,
     ["sent"],
+    { session },
   );
+}
+
+/** The connection row, read only for operations whose decoding uses it (the health check). */
+async function connectionFor(
+  deps: Deps,
+  handler: OperationHandler,
+  row: RequestRow,
+): Promise<ConnectionRow | null> {
+  return handler.usesConnection && row.connection_id ? findConnectionById(deps.db, row.connection_id) : null;
 }
 
 /**
@@ -304,13 +286,17 @@ export async function resolveRecovery(
   const stored = summary !== null && summary.messageSetStatusCode !== 600 && summary.statuses.length > 0;
   if (stored) {
     const sent = { ...row, status: "sent" };
-    const connection = row.connection_id ? await findConnectionById(deps.db, row.connection_id) : null;
     const handler = operationHandler(row.operation_id);
     const first = summary.statuses[0];
-    const decoded =
-      handler && connection
-        ? handler.decode({ responseXml, summary, request: sent, connection, nowMs: now })
-        : null;
+    const decoded = handler
+      ? handler.decode({
+          responseXml,
+          summary,
+          request: sent,
+          connection: await connectionFor(deps, handler, row),
+          nowMs: now,
+        })
+      : null;
     if (decoded?.ok) {
       return transition(
         deps,

@@ -12,13 +12,16 @@ export interface DecodeInput {
   responseXml: string;
   summary: ResponseSummary;
   request: RequestRow;
-  connection: ConnectionRow;
+  /** Present only for handlers that declare `usesConnection`. */
+  connection: ConnectionRow | null;
   nowMs: number;
 }
 
 export type Decoded = { ok: true; result: unknown; warnings: unknown[] } | { ok: false; error: ServiceError };
 
 export interface OperationHandler {
+  /** Decoding reads the connection row (product, version, company name): loaded only then. */
+  usesConnection?: boolean;
   decode(input: DecodeInput): Decoded;
 }
 

@@ -2,16 +2,9 @@ import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { Principal } from "../tenancy/api-keys.ts";
 import { effectiveStatus } from "../tenancy/connections.ts";
-import { findConnectionForEndUser, type ConnectionRow } from "../store/connections.ts";
-import { findEndUser } from "../store/end-users.ts";
+import { findCallTarget, type ConnectionRow } from "../store/connections.ts";
 import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
-import {
-  countWaiting,
-  findRequestById,
-  insertRequest,
-  type NewRequestRow,
-  type RequestRow,
-} from "../store/requests.ts";
+import { findRequestById, insertRequest, type NewRequestRow, type RequestRow } from "../store/requests.ts";
 import type { errorBodyOf } from "./engine.ts";
 import { connectionChannel, endUnsent, requestChannel } from "./engine.ts";
 import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
@@ -45,11 +38,12 @@ export type SubmitOutcome =
   | { kind: "timeout_sent"; row: RequestRow };
 
 export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> {
-  const endUser = await findEndUser(deps.db, s.principal.projectId, s.options.endUserId);
-  if (!endUser) {
+  const capacity = deps.config.CONNECTION_QUEUE_CAPACITY;
+  const target = await findCallTarget(deps.db, s.principal.projectId, s.options.endUserId, capacity + 1);
+  if (!target) {
     throw new ServiceError("RESOURCE_MISSING", { param: "Svc-End-User-Id", message: "No such end user." });
   }
-  const connection = await findConnectionForEndUser(deps.db, s.principal.projectId, endUser.id);
+  const { connection } = target;
   if (connection && connection.is_test !== (s.principal.mode === "test")) {
     throw new ServiceError("PERMISSION_DENIED", {
       param: "Svc-End-User-Id",
@@ -60,7 +54,8 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   }
 
   const row = await createOrAttach(deps, s, connection);
-  const rejected = row.created ? await rejectIfUnreachable(deps, s, row.row, connection) : null;
+  const queueFull = target.waiting >= capacity;
+  const rejected = row.created ? await rejectIfUnreachable(deps, s, row.row, connection, queueFull) : null;
   const current = rejected ?? row.row;
   if (s.options.async) return { kind: "accepted", row: current };
   return waitForCaller(deps, current, s.options.timeoutSeconds * 1000);
@@ -120,9 +115,9 @@ async function createOrAttach(
   });
 
   if (!key || !fingerprint) {
-    const row = newRow(null, s.requestId);
-    await insertRequest(deps.db, row);
-    return { row: await loadCreated(deps, row.id, connection), created: true };
+    const row = await insertRequest(deps.db, newRow(null, s.requestId));
+    await wakeConnection(deps, connection);
+    return { row, created: true };
   }
 
   const result = await deps.db.transaction().execute(async (trx) => {
@@ -159,14 +154,15 @@ async function createOrAttach(
     }
     return { id: claim.existing.request_id, created: false };
   });
-  return { row: await loadCreated(deps, result.id, connection), created: result.created };
+  await wakeConnection(deps, connection);
+  const row = await findRequestById(deps.db, result.id);
+  if (!row) throw new ServiceError("INTERNAL_ERROR", { cause: new Error(`request ${result.id} vanished`) });
+  return { row, created: result.created };
 }
 
-async function loadCreated(deps: Deps, id: string, connection: ConnectionRow | null): Promise<RequestRow> {
+/** Wakes the connection's held connector call (a new request may be waiting for it). */
+async function wakeConnection(deps: Deps, connection: ConnectionRow | null): Promise<void> {
   if (connection) await deps.store.notifier.notify(connectionChannel(connection.id));
-  const row = await findRequestById(deps.db, id);
-  if (!row) throw new ServiceError("INTERNAL_ERROR", { cause: new Error(`request ${id} vanished`) });
-  return row;
 }
 
 function endedBeforeReachingLedger(row: RequestRow): boolean {
@@ -189,6 +185,7 @@ async function rejectIfUnreachable(
   s: Submission,
   row: RequestRow,
   connection: ConnectionRow | null,
+  queueFull: boolean,
 ): Promise<RequestRow | null> {
   let error: ServiceError | null = null;
   if (!connection || connection.status === "pending_setup") {
@@ -201,9 +198,8 @@ async function rejectIfUnreachable(
         ? `The connector was last seen ${Math.round((deps.clock.now() - connection.last_seen_at.getTime()) / 1000)} s ago.`
         : "The connector has not checked in yet.",
     });
-  } else {
-    if ((await countWaiting(deps.db, connection.id)) > deps.config.CONNECTION_QUEUE_CAPACITY)
-      error = new ServiceError("CONNECTION_QUEUE_FULL");
+  } else if (queueFull) {
+    error = new ServiceError("CONNECTION_QUEUE_FULL");
   }
   return error ? endUnsent(deps, row, "failed", error, "Rejected before queueing: " + error.code) : null;
 }
@@ -245,12 +241,19 @@ export async function waitUntilSettled(
     if (remaining <= 0) break;
     const stop = new AbortController();
     const woke = deps.store.notifier.wait(requestChannel(row.id), stop.signal);
-    const slept = deps.clock.sleep(remaining, stop.signal);
-    await Promise.race([woke, slept]);
+    const slept = deps.clock.sleep(remaining, stop.signal).then(() => undefined);
+    const payload = await Promise.race([woke, slept]);
     stop.abort();
-    row = (await findRequestById(deps.db, row.id)) ?? row;
+    // In this process the wake-up carries the settled row; from another instance, read it back.
+    row = isSettledRow(payload, row.id) ? payload : ((await findRequestById(deps.db, row.id)) ?? row);
   }
   return row;
+}
+
+function isSettledRow(payload: unknown, id: string): payload is RequestRow {
+  if (typeof payload !== "object" || payload === null) return false;
+  const candidate = payload as Partial<RequestRow>;
+  return candidate.id === id && typeof candidate.status === "string" && isSettled(candidate.status);
 }
 
 /** Rebuilds a ServiceError from a stored error body (to render it again with this response's ID). */

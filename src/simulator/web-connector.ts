@@ -162,6 +162,12 @@ export class SimulatedWebConnector {
   private controller = new AbortController();
   private wake = new AbortController();
   private current: Promise<SessionReport> | undefined;
+  private inFlight: SoapCall["method"] | null = null;
+
+  /** The SOAP call waiting for the service's answer, if any. */
+  get callInFlight(): SoapCall["method"] | null {
+    return this.inFlight;
+  }
   private loop: Promise<void> | undefined;
   private lastReport: SessionReport | undefined;
   private minimumRunEverySeconds: number | undefined;
@@ -513,6 +519,7 @@ export class SimulatedWebConnector {
   private async call(call: SoapCall, signal: AbortSignal): Promise<SoapResult> {
     if (signal.aborted) throw new SessionAborted("stopped");
     const timeoutMs = this.options.requestTimeoutMs ?? 100_000;
+    this.inFlight = call.method;
     try {
       const response = await this.fetchImpl(this.registration.appUrl, {
         method: "POST",
@@ -532,6 +539,8 @@ export class SimulatedWebConnector {
       const message = err instanceof Error ? err.message : String(err);
       this.record({ type: "call_failed", call, error: message });
       throw err instanceof TransportError ? err : new TransportError(`${call.method} failed: ${message}`);
+    } finally {
+      this.inFlight = null;
     }
   }
 }

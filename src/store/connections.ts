@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Db } from "./database.ts";
 import type { ConnectionsTable } from "./schema.ts";
 
@@ -87,4 +87,39 @@ export async function touchConnection(
   changes: ConnectionChanges,
 ): Promise<void> {
   await db.updateTable("connections").set(changes).where("id", "=", connectionId).execute();
+}
+
+/**
+ * Everything an application call needs about its end user, in one statement: whether the end user
+ * exists in the project, its connection (if set up), and how many requests wait on it (counted up
+ * to `countUpTo`, enough to enforce the queue capacity). Null when the end user does not exist.
+ */
+export async function findCallTarget(
+  db: Db,
+  projectId: string,
+  endUserId: string,
+  countUpTo: number,
+): Promise<{ connection: ConnectionRow | null; waiting: number } | null> {
+  const row = await db
+    .selectFrom("end_users as eu")
+    .leftJoin("connections as c", (join) =>
+      join.onRef("c.end_user_id", "=", "eu.id").onRef("c.project_id", "=", "eu.project_id"),
+    )
+    .selectAll("c")
+    .select(
+      sql<string>`(select count(*) from (
+        select 1 from requests w
+        where w.connection_id = c.id and w.status in ('queued', 'waiting_for_connection')
+        limit ${countUpTo}) as waiting)`.as("waiting_count"),
+    )
+    .where("eu.project_id", "=", projectId)
+    .where("eu.id", "=", endUserId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { waiting_count: waiting, ...connection } = row;
+  // Left-join columns are all null without a connection; otherwise they form a whole row.
+  return {
+    connection: connection.id === null ? null : (connection as ConnectionRow),
+    waiting: Number(waiting),
+  };
 }

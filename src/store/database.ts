@@ -1,6 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
+import { createHash } from "node:crypto";
+import {
+  Kysely,
+  PostgresDialect,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+} from "kysely";
 import pg from "pg";
 import { migrateToLatest } from "./migrate.ts";
 import { LocalNotifier, PostgresNotifier, type Notifier } from "./notifier.ts";
@@ -30,7 +38,7 @@ pg.types.setTypeParser(20, (value) => value);
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     await migrateToLatest(db as Kysely<unknown>);
     const notifier = await PostgresNotifier.connect(pool, options.databaseUrl, pg.Client);
     return {
@@ -59,6 +67,52 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await pglite.close();
     },
   };
+}
+
+/**
+ * Runs queries with parameters as named prepared statements (node-postgres prepares a named
+ * statement once per connection and reuses it), so PostgreSQL parses and plans each distinct
+ * statement once per connection instead of on every call. The name is derived from the SQL text.
+ */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `lb_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  return {
+    connect: async () => new PreparingClient(await pool.connect(), nameOf),
+    end: () => pool.end(),
+  };
+}
+
+class PreparingClient implements PostgresPoolClient {
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly nameOf: (text: string) => string,
+  ) {}
+
+  query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  query<R>(
+    sqlOrCursor: string | PostgresCursor<R>,
+    parameters: readonly unknown[] = [],
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    if (typeof sqlOrCursor !== "string") throw new Error("Cursors are not used by ledger-bridge.");
+    const config =
+      parameters.length === 0
+        ? { text: sqlOrCursor }
+        : { name: this.nameOf(sqlOrCursor), text: sqlOrCursor, values: [...parameters] };
+    return this.client.query(config) as unknown as Promise<PostgresQueryResult<R>>;
+  }
+
+  release(): void {
+    this.client.release();
+  }
 }
 
 /** Serialises a value for a jsonb column. */

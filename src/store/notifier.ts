@@ -1,16 +1,18 @@
 import { EventEmitter } from "node:events";
 import type pg from "pg";
+import { randomToken } from "../platform/random.ts";
 
 /**
  * Wake-ups between the API and the connector endpoint (architecture §2): "something changed for this
- * connection / request". In one process an EventEmitter carries them; on PostgreSQL they also travel
- * through LISTEN/NOTIFY so that an API call on one instance wakes a held connector call on another.
- * A wake-up carries no state: the receiver always re-reads the store.
+ * connection / request". Listeners in this process are woken at once, with an optional payload (the
+ * row that changed, so an in-process waiter need not read it back). On PostgreSQL the wake-up also
+ * travels through LISTEN/NOTIFY, without the payload, so that an API call on one instance wakes a
+ * held connector call on another; a receiver without a payload re-reads the store.
  */
 export interface Notifier {
-  notify(channel: string): Promise<void>;
-  /** Resolves at the next wake-up on `channel`, or when `signal` aborts. */
-  wait(channel: string, signal: AbortSignal): Promise<void>;
+  notify(channel: string, payload?: unknown): Promise<void>;
+  /** Resolves at the next wake-up on `channel` with its payload (if any), or when `signal` aborts. */
+  wait(channel: string, signal: AbortSignal): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -21,19 +23,20 @@ export class LocalNotifier implements Notifier {
   constructor() {
     this.emitter.setMaxListeners(0);
   }
-  async notify(channel: string): Promise<void> {
-    this.emitter.emit(channel);
+  async notify(channel: string, payload?: unknown): Promise<void> {
+    this.emitter.emit(channel, payload);
   }
-  wait(channel: string, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = (): void => {
+  wait(channel: string, signal: AbortSignal): Promise<unknown> {
+    return new Promise<unknown>((resolve) => {
+      if (signal.aborted) return resolve(undefined);
+      const done = (payload?: unknown): void => {
         this.emitter.off(channel, done);
-        signal.removeEventListener("abort", done);
-        resolve();
+        signal.removeEventListener("abort", aborted);
+        resolve(payload);
       };
+      const aborted = (): void => done(undefined);
       this.emitter.on(channel, done);
-      signal.addEventListener("abort", done, { once: true });
+      signal.addEventListener("abort", aborted, { once: true });
     });
   }
   async close(): Promise<void> {
@@ -41,8 +44,13 @@ export class LocalNotifier implements Notifier {
   }
 }
 
-/** LISTEN/NOTIFY on one dedicated client; local listeners are woken from the notifications. */
+/**
+ * LISTEN/NOTIFY on one dedicated client. Each instance tags its notifications with a random ID and
+ * ignores its own echoes (its local listeners were already woken).
+ */
 export class PostgresNotifier extends LocalNotifier {
+  private readonly instance = randomToken(12);
+
   private constructor(
     private readonly client: pg.Client,
     private readonly pool: pg.Pool,
@@ -59,14 +67,18 @@ export class PostgresNotifier extends LocalNotifier {
     await client.connect();
     const notifier = new PostgresNotifier(client, pool);
     client.on("notification", (message) => {
-      if (message.payload) notifier.emitter.emit(message.payload);
+      const payload = message.payload ?? "";
+      const split = payload.indexOf("|");
+      if (split < 0 || payload.slice(0, split) === notifier.instance) return;
+      notifier.emitter.emit(payload.slice(split + 1));
     });
     await client.query(`listen ${PG_CHANNEL}`);
     return notifier;
   }
 
-  override async notify(channel: string): Promise<void> {
-    await this.pool.query("select pg_notify($1, $2)", [PG_CHANNEL, channel]);
+  override async notify(channel: string, payload?: unknown): Promise<void> {
+    await super.notify(channel, payload);
+    await this.pool.query("select pg_notify($1, $2)", [PG_CHANNEL, `${this.instance}|${channel}`]);
   }
 
   override async close(): Promise<void> {

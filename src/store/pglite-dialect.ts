@@ -1,4 +1,4 @@
-import type { PGlite } from "@electric-sql/pglite";
+import { parse, protocol, type PGlite } from "@electric-sql/pglite";
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -67,11 +67,33 @@ class PGliteDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
+/** Prepared statements kept per connection (least recently used are closed first). */
+const STATEMENT_CACHE_SIZE = 256;
+
+interface PreparedStatement {
+  name: string;
+  /** Parameter type OIDs, as the server inferred them (they choose the serializer). */
+  types: number[];
+}
+
+/**
+ * Runs queries with parameters as named prepared statements, like node-postgres does when given a
+ * statement name: PostgreSQL then parses and plans each distinct statement once instead of on every
+ * call, which is most of the cost of the service's multi-step statements on the embedded engine.
+ * Values are serialised and rows parsed exactly as `PGlite.query` does.
+ */
 class PGliteConnection implements DatabaseConnection {
+  private readonly statements = new Map<string, PreparedStatement>();
+  private nextName = 0;
+
   constructor(private readonly pglite: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const parameters = compiled.parameters as unknown[];
+    const result =
+      parameters.length === 0
+        ? await this.pglite.query<R>(compiled.sql)
+        : await this.executePrepared<R>(compiled.sql, parameters);
     const affected = result.affectedRows;
     return {
       rows: result.rows,
@@ -79,8 +101,84 @@ class PGliteConnection implements DatabaseConnection {
     };
   }
 
+  private async executePrepared<R>(text: string, parameters: unknown[]): Promise<Results<R>> {
+    const statement = await this.prepare(text);
+    const values = parameters.map((value, index) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.pglite.serializers[statement.types[index] ?? 0];
+      if (serializer) return serializer(value);
+      return typeof value === "string" ? value : JSON.stringify(value);
+    });
+    const { serialize } = protocol;
+    const messages = await this.pglite.execProtocolStream(
+      concat([
+        serialize.bind({ statement: statement.name, values }),
+        serialize.describe({ type: "P" }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]),
+      { syncToFs: false },
+    );
+    const [result] = parse.parseResults(messages, this.pglite.parsers) as Array<Results<R>>;
+    if (!this.inTransaction(messages)) await this.pglite.syncToFs();
+    return result ?? { rows: [], fields: [] };
+  }
+
+  private async prepare(text: string): Promise<PreparedStatement> {
+    const cached = this.statements.get(text);
+    if (cached) {
+      // Most recently used last (Map keeps insertion order).
+      this.statements.delete(text);
+      this.statements.set(text, cached);
+      return cached;
+    }
+    const name = `lb_${(this.nextName++).toString(36)}`;
+    const { serialize } = protocol;
+    const messages = await this.pglite.execProtocolStream(
+      concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
+      { syncToFs: false },
+    );
+    const statement = { name, types: parse.parseDescribeStatementResults(messages) };
+    this.statements.set(text, statement);
+    if (this.statements.size > STATEMENT_CACHE_SIZE) await this.evictOldest();
+    return statement;
+  }
+
+  private async evictOldest(): Promise<void> {
+    const [text, oldest] = this.statements.entries().next().value ?? [];
+    if (text === undefined || oldest === undefined) return;
+    this.statements.delete(text);
+    const { serialize } = protocol;
+    await this.pglite.execProtocolStream(
+      concat([serialize.close({ type: "S", name: oldest.name }), serialize.sync()]),
+      { syncToFs: false },
+    );
+  }
+
+  /** The ReadyForQuery status of the last message: 'T' or 'E' inside a transaction block. */
+  private inTransaction(messages: ReadonlyArray<{ name: string }>): boolean {
+    const last = messages.at(-1) as { name: string; status?: string } | undefined;
+    return last?.name === "readyForQuery" && last.status !== "I";
+  }
+
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error("Streaming is not supported on PGlite.");
   }
+}
+
+interface Results<R> {
+  rows: R[];
+  affectedRows?: number;
+  fields: unknown[];
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }

@@ -1,5 +1,6 @@
 import { sql, type Selectable, type Transaction } from "kysely";
 import { json, type Db } from "./database.ts";
+import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import type { DatabaseSchema, RequestsTable, TimelineEntryRow } from "./schema.ts";
 
 export type RequestRow = Selectable<RequestsTable>;
@@ -12,8 +13,8 @@ export type NewRequestRow = Omit<RequestRow, "seq" | "timeline" | "warnings" | "
 
 type Executor = Db | Transaction<DatabaseSchema>;
 
-export async function insertRequest(db: Executor, row: NewRequestRow): Promise<void> {
-  await db
+export async function insertRequest(db: Executor, row: NewRequestRow): Promise<RequestRow> {
+  return db
     .insertInto("requests")
     .values({
       ...row,
@@ -22,7 +23,8 @@ export async function insertRequest(db: Executor, row: NewRequestRow): Promise<v
       result: row.result === null ? null : json(row.result),
       error: row.error === null ? null : json(row.error),
     })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function findRequest(
@@ -81,9 +83,18 @@ export type RequestChanges = Partial<
   error?: unknown;
 };
 
+/** Activity stamps written in the same statement as a transition, only if the transition happens. */
+export interface TransitionStamps {
+  /** The connector session that carried the request did work now. */
+  session?: { ticketHash: string; at: Date };
+  /** The connection completed a request successfully now. */
+  connectionSucceeded?: { connectionId: string; at: Date };
+}
+
 /**
  * Moves a request from one of `from` to a new state, appending a timeline entry, only if it is
- * still in one of `from` (the compare-and-set that makes every transition race-free).
+ * still in one of `from` (the compare-and-set that makes every transition race-free). Optional
+ * stamps on the session and connection ride in the same statement.
  */
 export async function transitionRequest(
   db: Executor,
@@ -91,21 +102,43 @@ export async function transitionRequest(
   from: readonly string[],
   changes: RequestChanges,
   entry: TimelineEntryRow,
+  stamps: TransitionStamps = {},
 ): Promise<RequestRow | null> {
   const { warnings, result, error, ...rest } = changes;
-  const r = await db
-    .updateTable("requests")
-    .set({
-      ...rest,
-      ...(warnings === undefined ? {} : { warnings: json(warnings) }),
-      ...(result === undefined ? {} : { result: result === null ? null : json(result) }),
-      ...(error === undefined ? {} : { error: error === null ? null : json(error) }),
-      timeline: sql<string>`timeline || ${json([entry])}::jsonb`,
-    })
-    .where("id", "=", requestId)
-    .where("status", "in", [...from])
-    .returningAll()
-    .executeTakeFirst();
+  const moved = db.with("moved", (q) =>
+    q
+      .updateTable("requests")
+      .set({
+        ...rest,
+        ...(warnings === undefined ? {} : { warnings: json(warnings) }),
+        ...(result === undefined ? {} : { result: result === null ? null : json(result) }),
+        ...(error === undefined ? {} : { error: error === null ? null : json(error) }),
+        timeline: sql<string>`timeline || ${json([entry])}::jsonb`,
+      })
+      .where("id", "=", requestId)
+      .where("status", "in", [...from])
+      .returningAll(),
+  );
+  const { session, connectionSucceeded } = stamps;
+  const withSession = session
+    ? moved.with("stamp_session", (q) =>
+        q
+          .updateTable("connector_sessions")
+          .set({ last_work_at: session.at })
+          .where("ticket_hash", "=", session.ticketHash)
+          .where((eb) => eb.exists(eb.selectFrom("moved").select("moved.id"))),
+      )
+    : moved;
+  const withConnection = connectionSucceeded
+    ? withSession.with("stamp_connection", (q) =>
+        q
+          .updateTable("connections")
+          .set({ last_successful_request_at: connectionSucceeded.at })
+          .where("id", "=", connectionSucceeded.connectionId)
+          .where((eb) => eb.exists(eb.selectFrom("moved").select("moved.id"))),
+      )
+    : withSession;
+  const r = await withConnection.selectFrom("moved").selectAll().executeTakeFirst();
   return r ?? null;
 }
 
@@ -173,4 +206,143 @@ export async function pendingRecoveries(db: Executor, connectionId: string): Pro
 /** Every `sent` request of every connection (restart recovery after a crash). */
 export async function allSentRequests(db: Db): Promise<RequestRow[]> {
   return db.selectFrom("requests").selectAll().where("status", "=", "sent").execute();
+}
+
+export interface ClaimInput {
+  connectionId: string;
+  ticketHash: string;
+  xmlVersion: string;
+  now: Date;
+  /** The message-set ID a claimed write is sent with. */
+  messageSetId: string;
+  /** The `sent` timeline entry (its `elapsedMs` is computed from the row). */
+  entry: TimelineEntryRow;
+}
+
+export interface ClaimResult {
+  claimed: Pick<RequestRow, "id" | "is_write" | "created_at" | "request_xml" | "message_set_id"> | null;
+  /** A write whose outcome is unknown: its recovery query goes first, and nothing is claimed. */
+  recoveryMessageSetId: string | null;
+  /** Unsent requests of the connection whose queue TTL has passed (to be ended). */
+  hasExpired: boolean;
+}
+
+/**
+ * The connector's next piece of work, in one statement: a pending recovery (stamped on the
+ * session), else the oldest queued request whose TTL has not passed, only when nothing else is in
+ * flight. The claim locks the row (SKIP LOCKED, so two instances never claim the same row), commits
+ * `sent` with its message-set ID, and stamps the session and connection.
+ */
+export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
+  const result = await sql<{
+    id: string | null;
+    is_write: boolean | null;
+    created_at: Date | null;
+    request_xml: string | null;
+    message_set_id: string | null;
+    recovery_id: string | null;
+    has_expired: boolean;
+  }>`
+    with recovery as (
+      select message_set_id from requests
+      where connection_id = ${c.connectionId} and status = 'outcome_unknown' and message_set_id is not null
+      order by seq limit 1
+    ), mark_recovery as (
+      update connector_sessions set recovery_message_set_id = (select message_set_id from recovery),
+        last_work_at = ${c.now}
+      where ticket_hash = ${c.ticketHash} and exists (select 1 from recovery)
+    ), next as (
+      select id from requests
+      where connection_id = ${c.connectionId} and status = 'queued'
+        and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
+        and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = 'sent')
+        and not exists (select 1 from recovery)
+      order by seq limit 1
+      for update skip locked
+    ), claimed as (
+      update requests r set
+        status = 'sent', sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
+        xml_version = ${c.xmlVersion}, updated_at = ${c.now},
+        message_set_id = case when r.is_write then ${c.messageSetId} else null end,
+        outcome = case when r.is_write then 'pending' else 'not_applicable' end,
+        timeline = r.timeline || jsonb_set(${json([c.entry])}::jsonb, '{0,elapsedMs}',
+          to_jsonb(greatest(0, floor(extract(epoch from (${c.now}::timestamptz - r.created_at)) * 1000)::bigint)))
+      from next where r.id = next.id
+      returning r.id, r.is_write, r.created_at, r.request_xml, r.message_set_id
+    ), touch_session as (
+      update connector_sessions set last_work_at = ${c.now}
+      where ticket_hash = ${c.ticketHash} and exists (select 1 from claimed)
+    ), touch_connection as (
+      update connections set last_request_at = ${c.now}
+      where id = ${c.connectionId} and exists (select 1 from claimed)
+    )
+    select claimed.*, (select message_set_id from recovery) as recovery_id,
+      exists (
+        select 1 from requests
+        where connection_id = ${c.connectionId} and status in ('queued', 'waiting_for_connection')
+          and queue_ttl_expires_at <= ${c.now}
+      ) as has_expired
+    from (select 1) as one left join claimed on true
+  `.execute(db);
+  const row = result.rows[0];
+  const claimed =
+    row?.id != null && row.is_write !== null && row.created_at !== null
+      ? {
+          id: row.id,
+          is_write: row.is_write,
+          created_at: row.created_at,
+          request_xml: row.request_xml,
+          message_set_id: row.message_set_id,
+        }
+      : null;
+  return { claimed, recoveryMessageSetId: row?.recovery_id ?? null, hasExpired: row?.has_expired ?? false };
+}
+
+/** Unsent requests of a connection whose queue TTL has passed. */
+export async function expiredUnsent(db: Db, connectionId: string, now: Date): Promise<RequestRow[]> {
+  return db
+    .selectFrom("requests")
+    .selectAll()
+    .where("connection_id", "=", connectionId)
+    .where("status", "in", ["queued", "waiting_for_connection"])
+    .where("queue_ttl_expires_at", "<=", now)
+    .execute();
+}
+
+/**
+ * A connector session with the request it has in flight, if any, in one statement (the connector's
+ * answer path). Null for an unknown ticket.
+ */
+export async function findSessionWithInFlight(
+  db: Db,
+  ticketHash: string,
+): Promise<{ session: ConnectorSessionRow; inFlight: RequestRow | null } | null> {
+  const rows = await db
+    .selectFrom("connector_sessions as s")
+    .leftJoin("requests as r", (join) =>
+      join.onRef("r.ticket_hash", "=", "s.ticket_hash").on("r.status", "=", "sent"),
+    )
+    .selectAll("r")
+    .select(sql<ConnectorSessionRow>`to_jsonb(s)`.as("session_json"))
+    .where("s.ticket_hash", "=", ticketHash)
+    .orderBy("r.seq")
+    .execute();
+  const first = rows[0];
+  if (!first) return null;
+  const { session_json: sessionJson, ...request } = first;
+  // Left-join columns are all null when nothing is in flight; otherwise they form a whole row.
+  const inFlight = request.id === null ? null : (request as RequestRow);
+  return { session: sessionFromJson(sessionJson), inFlight };
+}
+
+/** A session row read back from `to_jsonb` (timestamps arrive as ISO strings). */
+function sessionFromJson(value: ConnectorSessionRow): ConnectorSessionRow {
+  const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+  return {
+    ...value,
+    created_at: date(value.created_at),
+    last_activity_at: date(value.last_activity_at),
+    last_work_at: date(value.last_work_at),
+    closed_at: value.closed_at === null ? null : date(value.closed_at),
+  };
 }

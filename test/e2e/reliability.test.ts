@@ -246,7 +246,7 @@ test("every injected fault reaches the caller as its error code", async (t) => {
   });
 
   await t.test("connector offline → INTEGRATION_CONNECTION_NOT_ACTIVE for sync calls", async () => {
-    await eu.connector.stop();
+    await stopConnector(sys, eu);
     eu.connector.setFault({ kind: "offline" });
     await sys.fakeClock?.advance(sys.deps.config.CONNECTION_OFFLINE_AFTER_MS + 1);
     const res = await sys.call("POST", passthroughPath(eu.endUserId), { body: READ });

@@ -259,7 +259,7 @@ test("Requests waiting for a connector that is not in session", async (t) => {
   await t.test(
     "an idempotent retry after a request that never reached the application links previousRequestId",
     async () => {
-      await eu.connector.stop();
+      await stopConnector(sys, eu);
       const headers = { "idempotency-key": "retry-after-cancel", prefer: "respond-async" };
       const first = await json<RequestResource>(
         await sys.call("POST", passthroughPath(eu.endUserId), { body: customerAdd("Retry Co"), headers }),
