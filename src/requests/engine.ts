@@ -123,14 +123,23 @@ export async function nextWork(
 /** Queued requests whose queue TTL passed are ended (REQUEST_EXPIRED); they are never sent. */
 async function expireQueued(deps: Deps, connectionId: string): Promise<void> {
   for (const row of await expiredUnsent(deps.db, connectionId, new Date(deps.clock.now()))) {
-    await endUnsent(
-      deps,
-      row,
-      "canceled",
-      new ServiceError("REQUEST_EXPIRED"),
-      "Queue TTL elapsed before the request could be sent",
-    );
+    await expireUnsent(deps, row);
   }
+}
+
+/**
+ * Ends an unsent request whose queue TTL passed: `canceled` with REQUEST_EXPIRED. Applied when the
+ * request is read, when its connector looks for work, and by the background sweep; null when
+ * something else changed it first.
+ */
+export async function expireUnsent(deps: Deps, row: RequestRow): Promise<RequestRow | null> {
+  return endUnsent(
+    deps,
+    row,
+    "canceled",
+    new ServiceError("REQUEST_EXPIRED"),
+    "Queue TTL elapsed before the request could be sent",
+  );
 }
 
 /** Completes a sent request from the application's answer (or the HRESULT that replaced it). */

@@ -1,7 +1,6 @@
 import type { Deps } from "../deps.ts";
-import { ServiceError } from "../errors/service-error.ts";
 import { deleteExpiredIdempotencyKeys, expiredWaitingRequests } from "../store/sweeps.ts";
-import { endUnsent } from "./engine.ts";
+import { expireUnsent } from "./engine.ts";
 
 /**
  * The background sweep: every `SWEEP_INTERVAL_MS` of the injected clock it
@@ -10,7 +9,7 @@ import { endUnsent } from "./engine.ts";
  *    REQUEST_EXPIRED (spec: States, "Queue TTL elapses"), through the engine's `endUnsent`, so the
  *    timeline entry and the wake-up of waiters are those of every other transition. Reads apply the
  *    same rule lazily (api/routes/requests.ts) and a connector claim skips and ends such requests
- *    (engine `claimNext`); the sweep makes the request end on time when nobody reads it and its
+ *    (engine `nextWork`); the sweep makes the request end on time when nobody reads it and its
  *    connector never checks in again;
  * 2. deletes idempotency keys past their 7-day retention (spec: Limits; `IDEMPOTENCY_RETENTION_MS`).
  *
@@ -49,13 +48,7 @@ export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise
     const rows = await expiredWaitingRequests(deps.db, new Date(deps.clock.now()), batchSize);
     for (const row of rows) {
       if (signal?.aborted) break;
-      const ended = await endUnsent(
-        deps,
-        row,
-        "canceled",
-        new ServiceError("REQUEST_EXPIRED"),
-        "Queue TTL elapsed before the request could be sent",
-      );
+      const ended = await expireUnsent(deps, row);
       if (ended) expiredRequests += 1;
     }
     if (rows.length < batchSize) break;

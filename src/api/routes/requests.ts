@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error.ts";
-import { endUnsent } from "../../requests/engine.ts";
+import { endUnsent, expireUnsent } from "../../requests/engine.ts";
 import { REQUEST_STATUSES } from "../../requests/lifecycle.ts";
 import { serializeRequest } from "../../requests/resource.ts";
 import { waitUntilSettled } from "../../requests/submit.ts";
@@ -41,13 +41,7 @@ async function withExpiry(deps: Deps, row: RequestRow): Promise<RequestRow> {
     row.queue_ttl_expires_at &&
     row.queue_ttl_expires_at.getTime() <= deps.clock.now()
   ) {
-    const expired = await endUnsent(
-      deps,
-      row,
-      "canceled",
-      new ServiceError("REQUEST_EXPIRED"),
-      "Queue TTL elapsed before the request could be sent",
-    );
+    const expired = await expireUnsent(deps, row);
     return expired ?? (await findRequest(deps.db, row.project_id, row.id)) ?? row;
   }
   return row;
