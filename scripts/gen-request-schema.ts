@@ -32,6 +32,9 @@ export function requestSchemaDir(): string {
   );
 }
 
+/** Product brand tokens that may appear inside enumeration values of the SDK schema. */
+const BRANDED_VALUE = /QBDT|QBO|QuickBooks|Intuit/i;
+
 const NEWER = "qbxmlops160.xsd";
 const OLDER = "qbxmlops130.xsd";
 
@@ -231,7 +234,9 @@ class Derivation {
           throw new Error(`simple type of ${owner}: unexpected facet <${tagOf(facet)}>`);
       }
     }
-    if (values.length > 0) entry.e = values;
+    // An enumeration naming product brands is left to the application to check: the derived table
+    // keeps the project's neutral naming (identifiers and data say "ledger", never a brand).
+    if (values.length > 0 && !values.some((v) => BRANDED_VALUE.test(v))) entry.e = values;
     return this.internSimple(entry, owner);
   }
 
