@@ -10,7 +10,7 @@ import { connectionChannel, endUnsent, requestChannel } from "./engine.ts";
 import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
 import { isSettled } from "./lifecycle.ts";
 import type { CallOptions } from "./call-options.ts";
-import { timelineEntry } from "./timeline.ts";
+import { newRequestRow } from "./new-request.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -81,38 +81,26 @@ async function createOrAttach(
     s.options.async && connection !== null && !online && connection.status !== "pending_setup"
       ? "waiting_for_connection"
       : "queued";
-  const newRow = (previousRequestId: string | null, id: string): NewRequestRow => ({
-    id,
-    project_id: s.principal.projectId,
-    end_user_id: s.options.endUserId,
-    connection_id: connection?.id ?? null,
-    operation_id: s.operationId,
-    method: s.method,
-    path: s.path,
-    mode: s.options.async ? "async" : "sync",
-    status,
-    outcome: "not_applied",
-    is_write: s.isWrite,
-    request_xml: s.requestXml,
-    message_set_id: null,
-    ticket_hash: null,
-    sent_at: null,
-    completed_at: null,
-    queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
-    idempotency_key_present: key !== null,
-    previous_request_id: previousRequestId,
-    waiting_reason: null,
-    recovered: false,
-    xml_version: null,
-    status_code: null,
-    status_severity: null,
-    timeline: [timelineEntry(status, "Request accepted", now, new Date(now))],
-    warnings: [],
-    result: null,
-    error: null,
-    created_at: new Date(now),
-    updated_at: new Date(now),
-  });
+  const newRow = (previousRequestId: string | null, id: string): NewRequestRow =>
+    newRequestRow(
+      {
+        id,
+        project_id: s.principal.projectId,
+        end_user_id: s.options.endUserId,
+        connection_id: connection?.id ?? null,
+        operation_id: s.operationId,
+        method: s.method,
+        path: s.path,
+        mode: s.options.async ? "async" : "sync",
+        status,
+        is_write: s.isWrite,
+        request_xml: s.requestXml,
+        queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
+        idempotency_key_present: key !== null,
+        previous_request_id: previousRequestId,
+      },
+      now,
+    );
 
   if (!key || !fingerprint) {
     const row = await insertRequest(deps.db, newRow(null, s.requestId));

@@ -8,6 +8,7 @@ import { findRequest, insertRequest, type RequestRow } from "../store/requests.t
 import { createEndUser } from "../tenancy/end-users.ts";
 import { buildTestApp } from "../testing/harness.ts";
 import { IDEMPOTENCY_RETENTION_MS } from "./idempotency-key.ts";
+import { newRequestRow } from "./new-request.ts";
 import { startSweeper, sweepOnce } from "./sweeper.ts";
 import { timelineEntry } from "./timeline.ts";
 
@@ -71,38 +72,28 @@ async function unsentRequest(
 ): Promise<string> {
   const now = deps.clock.now();
   const id = newId("request");
-  await insertRequest(deps.db, {
-    id,
-    project_id: projectId,
-    end_user_id: endUserId,
-    connection_id: null,
-    operation_id: "endUsers.passthrough",
-    method: "POST",
-    path: `/v1/end-users/${endUserId}/passthrough/ledger_desktop`,
-    mode: queueTtlMs === null ? "sync" : "async",
-    status,
-    outcome: "not_applied",
-    is_write: false,
-    request_xml: "<QBXML/>",
-    message_set_id: null,
-    ticket_hash: null,
-    sent_at: null,
-    completed_at: null,
-    queue_ttl_expires_at: queueTtlMs === null ? null : new Date(now + queueTtlMs),
-    idempotency_key_present: false,
-    previous_request_id: null,
-    waiting_reason: null,
-    recovered: false,
-    xml_version: null,
-    status_code: null,
-    status_severity: null,
-    timeline: [timelineEntry(status, "Request accepted", now, new Date(now))],
-    warnings: [],
-    result: null,
-    error: null,
-    created_at: new Date(now),
-    updated_at: new Date(now),
-  });
+  await insertRequest(
+    deps.db,
+    newRequestRow(
+      {
+        id,
+        project_id: projectId,
+        end_user_id: endUserId,
+        connection_id: null,
+        operation_id: "endUsers.passthrough",
+        method: "POST",
+        path: `/v1/end-users/${endUserId}/passthrough/ledger_desktop`,
+        mode: queueTtlMs === null ? "sync" : "async",
+        status,
+        is_write: false,
+        request_xml: "<QBXML/>",
+        queue_ttl_expires_at: queueTtlMs === null ? null : new Date(now + queueTtlMs),
+        idempotency_key_present: false,
+        previous_request_id: null,
+      },
+      now,
+    ),
+  );
   return id;
 }
 

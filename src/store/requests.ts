@@ -170,16 +170,6 @@ export async function queuePositionOf(db: Db, row: RequestRow): Promise<number |
   return Number(r.n) + 1;
 }
 
-export async function countWaiting(db: Executor, connectionId: string): Promise<number> {
-  const r = await db
-    .selectFrom("requests")
-    .select((eb) => eb.fn.countAll<string>().as("n"))
-    .where("connection_id", "=", connectionId)
-    .where("status", "in", ["queued", "waiting_for_connection"])
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
-
 /** Requests in flight in a session, or any `sent` request of a connection. */
 export async function sentRequests(db: Executor, connectionId: string): Promise<RequestRow[]> {
   return db

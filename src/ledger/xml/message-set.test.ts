@@ -1,21 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ServiceError } from "../../errors/service-error.ts";
 import { parsePassthroughXml } from "./message-set.ts";
-
-function rejects(xml: string, message: string | RegExp): void {
-  assert.throws(
-    () => parsePassthroughXml(xml),
-    (error: unknown) => {
-      assert.ok(error instanceof ServiceError, String(error));
-      assert.equal(error.code, "PASSTHROUGH_INVALID_XML");
-      assert.equal(error.param, "body");
-      if (typeof message === "string") assert.equal(error.message, message);
-      else assert.match(error.message, message);
-      return true;
-    },
-  );
-}
+import { rejectsPassthrough } from "./passthrough-assertions.ts";
 
 describe("parsePassthroughXml", () => {
   test("takes bare request messages and defaults to stopOnError", () => {
@@ -74,10 +60,10 @@ describe("parsePassthroughXml", () => {
       "`CustomerQueryRs` is not a request message (request element names end in `Rq`).",
     ],
   ];
-  for (const [title, xml, message] of cases) test(`rejects ${title}`, () => rejects(xml, message));
+  for (const [title, xml, message] of cases) test(`rejects ${title}`, () => rejectsPassthrough(xml, message));
 
   test("rejects a schema-invalid message after the envelope checks pass", () => {
-    rejects(
+    rejectsPassthrough(
       '<QBXML><QBXMLMsgsRq onError="stopOnError"><CustomerAddRq><CustomerAdd/></CustomerAddRq></QBXMLMsgsRq></QBXML>',
       "`CustomerAddRq/CustomerAdd/Name` is required.",
     );
