@@ -17,6 +17,9 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
     provider,
     migrationTableName: "schema_migrations",
     migrationLockTableName: "schema_migrations_lock",
+    // Features land in parallel with their own numbered migrations; an existing data directory may
+    // already hold a later number when an earlier one arrives. Each migration is independent.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
