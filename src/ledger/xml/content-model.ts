@@ -52,7 +52,7 @@ function composite(kind: "sequence" | "choice", items: Particle[], min: number, 
 }
 
 /**
- * Parses a model string of the derived table (grammar in `request-schema-table.ts`). `group` returns
+ * Parses a model string of the derived table (grammar in `schema-table.ts`). `group` returns
  * the compiled particle of a named group; groups stay shared objects.
  */
 export function parseContentModel(text: string, group: (name: string) => Particle): Particle {

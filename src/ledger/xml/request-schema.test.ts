@@ -4,25 +4,25 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import {
-  REQUEST_SCHEMA_PATH,
-  deriveRequestSchema,
-  renderRequestSchema,
-  requestSchemaDir,
-} from "../../../scripts/gen-request-schema.ts";
+  LEDGER_SCHEMA_PATH,
+  deriveLedgerSchema,
+  renderLedgerSchema,
+  ledgerSchemaDir,
+} from "../../../scripts/gen-ledger-schema.ts";
 import { HEALTH_CHECK_MESSAGES } from "../special-operations.ts";
 import { findAmbiguity, parseContentModel, type Particle } from "./content-model.ts";
-import type { SimpleTypeEntry } from "./request-schema-table.ts";
+import type { SimpleTypeEntry } from "./schema-table.ts";
 import { requestSchemaTable } from "./request-schema.ts";
 import { acceptsPassthrough, rejectsPassthrough } from "./passthrough-assertions.ts";
 
 describe("the derived table", () => {
-  test("the committed table equals a fresh derivation from the XSDs (run `npm run gen:request-schema`)", (t) => {
-    const dir = requestSchemaDir();
+  test("the committed table equals a fresh derivation from the XSDs (run `npm run gen:ledger-schema`)", (t) => {
+    const dir = ledgerSchemaDir();
     if (!existsSync(join(dir, "qbxmlops160.xsd"))) {
       t.skip(`the SDK's XSDs are not in ${dir}; set LEDGER_SCHEMA_DIR to check the table for drift`);
       return;
     }
-    assert.equal(readFileSync(REQUEST_SCHEMA_PATH, "utf8"), renderRequestSchema(deriveRequestSchema(dir)));
+    assert.equal(readFileSync(LEDGER_SCHEMA_PATH, "utf8"), renderLedgerSchema(deriveLedgerSchema(dir)));
   });
 
   test("it covers every request element of 16.0 and lists those 13.0 lacks", () => {
@@ -333,7 +333,27 @@ describe("element order", () => {
 });
 
 test("the committed table names no product brand (enumerations naming one are left to the application)", () => {
-  const text = readFileSync(REQUEST_SCHEMA_PATH, "utf8");
+  const text = readFileSync(LEDGER_SCHEMA_PATH, "utf8");
   assert.doesNotMatch(text, /QBDT|QBO|QuickBooks|Intuit/i);
   acceptsPassthrough(`<QBCommandExecRq><QBCommand>Backup</QBCommand></QBCommandExecRq>`);
+});
+
+describe("the derived table's responses and versions", () => {
+  test("every request has its response, and both sides' types are in the table", () => {
+    const table = requestSchemaTable();
+    assert.equal(table.responses.length, table.requests.length);
+    for (const request of table.requests) {
+      const response = request.replace(/Rq$/, "Rs");
+      assert.ok(table.responses.includes(response), `${response} answers ${request}`);
+      assert.ok(table.complex[response], `the type of ${response} is in the table`);
+    }
+  });
+
+  test("record types list what the older message version lacks", () => {
+    const table = requestSchemaTable();
+    assert.equal(table.olderXmlVersion, "13.0");
+    // 16.0 added the class to bills; 13.0 had it on invoices already.
+    assert.deepEqual(table.newerElements.BillAdd, ["ClassRef"]);
+    assert.equal(table.newerElements.InvoiceAdd, undefined);
+  });
 });

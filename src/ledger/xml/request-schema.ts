@@ -7,7 +7,7 @@ import {
   type Explanation,
   type Particle,
 } from "./content-model.ts";
-import type { RequestSchemaTable, SimpleTypeEntry } from "./request-schema-table.ts";
+import type { LedgerSchemaTable, SimpleTypeEntry } from "./schema-table.ts";
 
 /**
  * Schema validation of passthrough request messages (architecture §5: "schema-invalid XML → 400
@@ -15,8 +15,8 @@ import type { RequestSchemaTable, SimpleTypeEntry } from "./request-schema-table
  * missing required ones and elements out of order, so catching them here saves a round trip to the
  * end user's machine and gives the developer a message that names the exact path.
  *
- * The rules come from `generated/request-schema.json`, derived from the SDK's XSDs by
- * `scripts/gen-request-schema.ts`. The table is read on first use, and each type's model is compiled
+ * The rules come from `generated/ledger-schema.json`, derived from the SDK's XSDs by
+ * `scripts/gen-ledger-schema.ts`. The table is read on first use, and each type's model is compiled
  * the first time an element of that type is seen.
  */
 
@@ -40,7 +40,7 @@ class RequestSchema {
   private readonly types = new Map<string, CompiledType>();
   private readonly groups = new Map<string, Particle>();
 
-  constructor(readonly table: RequestSchemaTable) {
+  constructor(readonly table: LedgerSchemaTable) {
     this.requests = new Set(table.requests);
   }
 
@@ -86,14 +86,14 @@ let loaded: RequestSchema | null = null;
 function requestSchema(): RequestSchema {
   loaded ??= new RequestSchema(
     JSON.parse(
-      readFileSync(new URL("./generated/request-schema.json", import.meta.url), "utf8"),
-    ) as RequestSchemaTable,
+      readFileSync(new URL("./generated/ledger-schema.json", import.meta.url), "utf8"),
+    ) as LedgerSchemaTable,
   );
   return loaded;
 }
 
 /** The derived table (read once); tests and tools use it to reason about the schema. */
-export function requestSchemaTable(): RequestSchemaTable {
+export function requestSchemaTable(): LedgerSchemaTable {
   return requestSchema().table;
 }
 

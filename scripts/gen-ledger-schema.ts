@@ -1,30 +1,26 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { XMLParser } from "fast-xml-parser";
-import type {
-  ComplexTypeEntry,
-  RequestSchemaTable,
-  SimpleTypeEntry,
-} from "../src/ledger/xml/request-schema-table.ts";
+import type { ComplexTypeEntry, LedgerSchemaTable, SimpleTypeEntry } from "../src/ledger/xml/schema-table.ts";
 
 /**
- * Derives the request-schema table (`src/ledger/xml/generated/request-schema.json`) from the
+ * Derives the request-schema table (`src/ledger/xml/generated/ledger-schema.json`) from the
  * application SDK's XSDs. The XSDs are licensed and stay outside the repository: only the facts the
  * validator needs (element order, occurrences, choices, enumerations, lengths) are written, and named
  * groups and global elements stay shared by name instead of being expanded.
  *
- * `npm run gen:request-schema` reads `../shared/reference/qbxml-schema` (override with
+ * `npm run gen:ledger-schema` reads `../shared/reference/qbxml-schema` (override with
  * `LEDGER_SCHEMA_DIR`); `src/ledger/xml/request-schema.test.ts` fails when the committed table drifts
  * from a fresh derivation.
  */
-export const REQUEST_SCHEMA_PATH = resolve(
+export const LEDGER_SCHEMA_PATH = resolve(
   import.meta.dirname,
   "..",
-  "src/ledger/xml/generated/request-schema.json",
+  "src/ledger/xml/generated/ledger-schema.json",
 );
 
 /** The directory holding `qbxmlops160.xsd` and friends. */
-export function requestSchemaDir(): string {
+export function ledgerSchemaDir(): string {
   return resolve(
     import.meta.dirname,
     "..",
@@ -63,6 +59,17 @@ function attr(node: XsdNode, name: string): string {
   return value;
 }
 
+/**
+ * The file an include names. The 13.0 operations schema names a locally edited copy of its elements
+ * file (`qbxml130_modified.xsd`) that is not distributed; the original (`qbxml130.xsd`) is used instead.
+ */
+function includedFile(dir: string, location: string): string {
+  if (existsSync(resolve(dir, location))) return location;
+  const original = location.replace(/_modified(\.xsd)$/, "$1");
+  if (original !== location && existsSync(resolve(dir, original))) return original;
+  return location;
+}
+
 /** The top-level declarations of a schema and everything it includes. */
 interface Declarations {
   elements: Map<string, XsdNode>;
@@ -90,7 +97,7 @@ function readDeclarations(dir: string, entry: string, followIncludes: boolean): 
     for (const node of childrenOf(schema)) {
       const kind = localName(tagOf(node));
       if (kind === "include") {
-        if (followIncludes) pending.push(attr(node, "schemaLocation"));
+        if (followIncludes) pending.push(includedFile(dir, attr(node, "schemaLocation")));
       } else if (kind === "element") found.elements.set(attr(node, "name"), node);
       else if (kind === "complexType") found.complexTypes.set(attr(node, "name"), node);
       else if (kind === "simpleType") found.simpleTypes.set(attr(node, "name"), node);
@@ -101,12 +108,15 @@ function readDeclarations(dir: string, entry: string, followIncludes: boolean): 
   return found;
 }
 
-/** The request elements `QBXMLMsgsRq` allows, in schema order, with their type names. */
-function requestElements(declarations: Declarations): [string, string][] {
-  const msgs = declarations.elements.get("QBXMLMsgsRq");
+/**
+ * The message elements a message set allows (`QBXMLMsgsRq` for requests, `QBXMLMsgsRs` for
+ * responses), in schema order, with their type names.
+ */
+function messageElements(declarations: Declarations, set: "QBXMLMsgsRq" | "QBXMLMsgsRs"): [string, string][] {
+  const msgs = declarations.elements.get(set);
   const complex = msgs && childrenOf(msgs).find((n) => localName(tagOf(n)) === "complexType");
   const choice = complex && childrenOf(complex).find((n) => localName(tagOf(n)) === "choice");
-  if (!choice) throw new Error("QBXMLMsgsRq is not a choice of request elements");
+  if (!choice) throw new Error(`${set} is not a choice of message elements`);
   return childrenOf(choice).map((n) => [attr(n, "name"), attr(n, "type")]);
 }
 
@@ -146,8 +156,8 @@ class Derivation {
     }
   }
 
-  /** A request element: its named type is written under the element's name. */
-  request(name: string, typeName: string): void {
+  /** A message element (request or response): its named type is written under the element's name. */
+  message(name: string, typeName: string): void {
     const node = this.declarations.complexTypes.get(typeName);
     if (!node) throw new Error(`unknown complex type ${typeName}`);
     if (this.complexType(node, name) !== name) throw new Error(`${typeName} is not element-only`);
@@ -341,28 +351,68 @@ function sortedRecord<T>(map: Map<string, T>): Record<string, T> {
   return Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Derives the table from the XSDs in `dir`. */
-export function deriveRequestSchema(dir: string): RequestSchemaTable {
-  const newer = readDeclarations(dir, NEWER, true);
-  // Only the list of request elements is read from the older schema; its includes are not needed.
-  const older = new Set(requestElements(readDeclarations(dir, OLDER, false)).map(([name]) => name));
-  const derivation = new Derivation(newer);
-  const requests = requestElements(newer).map(([name, type]) => {
-    derivation.request(name, type);
+/** Element names written directly in a model string (not those inside named groups). */
+function namesInModel(model: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of model.matchAll(/(?<![&:\w])([A-Za-z]\w*)/g)) if (match[1]) names.add(match[1]);
+  return names;
+}
+
+/**
+ * Elements of each type or group that the older schema's same type or group lacks: these need the
+ * newer message-format version. Types and groups that are new as a whole are not listed (the element
+ * that holds them is listed in its parent instead).
+ */
+function newerElements(newer: Derivation, older: Derivation): Record<string, string[]> {
+  const found = new Map<string, string[]>();
+  const compare = (key: string, model: string, olderModel: string | undefined): void => {
+    if (olderModel === undefined) return;
+    const before = namesInModel(olderModel);
+    const added = [...namesInModel(model)].filter((name) => !before.has(name));
+    if (added.length > 0) found.set(key, added.sort());
+  };
+  for (const [key, entry] of newer.complex) compare(key, entry.m, older.complex.get(key)?.m);
+  for (const [key, model] of newer.groups) compare(`&${key}`, model, older.groups.get(key));
+  return sortedRecord(found);
+}
+
+/** Derives the whole schema table (requests and responses) of one schema set. */
+function derive(declarations: Declarations): {
+  derivation: Derivation;
+  requests: string[];
+  responses: string[];
+} {
+  const derivation = new Derivation(declarations);
+  const requests = messageElements(declarations, "QBXMLMsgsRq").map(([name, type]) => {
+    derivation.message(name, type);
     return name;
   });
+  const responses = messageElements(declarations, "QBXMLMsgsRs").map(([name, type]) => {
+    derivation.message(name, type);
+    return name;
+  });
+  return { derivation, requests, responses };
+}
+
+/** Derives the table from the XSDs in `dir`. */
+export function deriveLedgerSchema(dir: string): LedgerSchemaTable {
+  const { derivation, requests, responses } = derive(readDeclarations(dir, NEWER, true));
+  const older = derive(readDeclarations(dir, OLDER, true));
   // A global element whose type is written under its own name needs no entry.
   const elements = new Map([...derivation.elements].filter(([name, type]) => name !== type));
   for (const key of derivation.complex.keys()) {
     if (derivation.simple.has(key)) throw new Error(`${key} is both a simple and a complex type key`);
   }
   return {
-    format: 1,
-    source: `Derived from ${NEWER} (and ${OLDER} for the version lists) by scripts/gen-request-schema.ts; do not edit, run \`npm run gen:request-schema\`.`,
+    format: 2,
+    source: `Derived from ${NEWER} (and ${OLDER} for what the older version lacks) by scripts/gen-ledger-schema.ts; do not edit, run \`npm run gen:ledger-schema\`.`,
     xmlVersion: "16.0",
+    olderXmlVersion: "13.0",
     requests: [...requests].sort(),
-    newerRequests: requests.filter((name) => !older.has(name)).sort(),
-    droppedRequests: [...older].filter((name) => !requests.includes(name)).sort(),
+    responses: [...responses].sort(),
+    newerRequests: requests.filter((name) => !older.requests.includes(name)).sort(),
+    droppedRequests: older.requests.filter((name) => !requests.includes(name)).sort(),
+    newerElements: newerElements(derivation, older.derivation),
     elements: sortedRecord(elements),
     groups: sortedRecord(derivation.groups),
     complex: sortedRecord(derivation.complex),
@@ -372,7 +422,7 @@ export function deriveRequestSchema(dir: string): RequestSchemaTable {
 }
 
 /** One entry per line, so a schema change shows as a readable diff. */
-export function renderRequestSchema(table: RequestSchemaTable): string {
+export function renderLedgerSchema(table: LedgerSchemaTable): string {
   const sections = Object.entries(table).map(([section, value]) => {
     const name = JSON.stringify(section);
     if (Array.isArray(value)) {
@@ -389,14 +439,16 @@ export function renderRequestSchema(table: RequestSchemaTable): string {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  const dir = requestSchemaDir();
+  const dir = ledgerSchemaDir();
   if (!existsSync(resolve(dir, NEWER))) {
     console.error(`${NEWER} not found in ${dir}; set LEDGER_SCHEMA_DIR to the directory holding the XSDs.`);
     process.exit(1);
   }
-  mkdirSync(dirname(REQUEST_SCHEMA_PATH), { recursive: true });
-  const table = deriveRequestSchema(dir);
-  const text = renderRequestSchema(table);
-  writeFileSync(REQUEST_SCHEMA_PATH, text);
-  console.log(`wrote ${REQUEST_SCHEMA_PATH} (${text.length} bytes, ${table.requests.length} requests)`);
+  mkdirSync(dirname(LEDGER_SCHEMA_PATH), { recursive: true });
+  const table = deriveLedgerSchema(dir);
+  const text = renderLedgerSchema(table);
+  writeFileSync(LEDGER_SCHEMA_PATH, text);
+  console.log(
+    `wrote ${LEDGER_SCHEMA_PATH} (${text.length} bytes, ${table.requests.length} requests, ${table.responses.length} responses)`,
+  );
 }

@@ -1,6 +1,6 @@
 /**
- * The shape of the derived request-schema table (`generated/request-schema.json`), written by
- * `scripts/gen-request-schema.ts` from the application SDK's XSDs and read by `request-schema.ts`.
+ * The shape of the derived schema table (request and response messages) (`generated/ledger-schema.json`), written by
+ * `scripts/gen-ledger-schema.ts` from the application SDK's XSDs and read by `request-schema.ts`.
  *
  * Content models are strings in a small grammar, so the table stays compact and diffs stay readable:
  *
@@ -17,19 +17,29 @@
  * A type key names an entry of `simple` (leaf text, optionally with attributes) or of `complex`
  * (child elements); the two namespaces never share a key.
  */
-export interface RequestSchemaTable {
+export interface LedgerSchemaTable {
   /** Bumped when the layout of this table changes. */
-  format: 1;
+  format: 2;
   /** Where the table came from and how to rebuild it. */
   source: string;
   /** The schema version the models describe. */
   xmlVersion: string;
+  /** The older schema version compared against (`newerRequests`, `newerElements`). */
+  olderXmlVersion: string;
   /** Every request element allowed in `QBXMLMsgsRq`; each one's type is `complex[name]`. */
   requests: string[];
+  /** Every response element allowed in `QBXMLMsgsRs`; each one's type is `complex[name]`. */
+  responses: string[];
   /** Request elements of `xmlVersion` that the older schema (13.0) does not have. */
   newerRequests: string[];
   /** Request elements of the older schema (13.0) that `xmlVersion` dropped. */
   droppedRequests: string[];
+  /**
+   * Per complex type key (or `&group`): the elements written directly in its model that the older
+   * schema's same type lacks, so they need `xmlVersion` (spec: Versioning,
+   * LEDGER_FIELD_UNSUPPORTED_BY_VERSION).
+   */
+  newerElements: Record<string, string[]>;
   /**
    * Global elements (referenced by name in models) → type key. A global element that is missing here
    * has the type `complex[name]`.
