@@ -7,7 +7,6 @@ import { registerRoutes } from "./api/register.ts";
 import { apiRoutes } from "./api/routes/index.ts";
 import { registerPublicPages } from "./api/routes/public-pages.ts";
 import { registerConnectorEndpoint } from "./connector/endpoint.ts";
-import { registerSpecialOperations } from "./ledger/special-operations.ts";
 import type { Deps } from "./deps.ts";
 import { ServiceError } from "./errors/service-error.ts";
 import { newId } from "./platform/ids.ts";
@@ -54,7 +53,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ),
   );
 
-  registerSpecialOperations();
   registerRoutes(app, deps, apiRoutes);
   registerConnectorEndpoint(app, deps);
   await registerPublicPages(app, deps);

@@ -15,7 +15,7 @@ import {
   type TransitionStamps,
 } from "../store/requests.ts";
 import { isSettled, sourcesOf, type RequestStatus } from "./lifecycle.ts";
-import { operationHandler, type OperationHandler } from "./operations.ts";
+import { operationHandler, type OperationHandler } from "../ledger/operations.ts";
 import { timelineEntry } from "./timeline.ts";
 
 /**

@@ -10,7 +10,7 @@ import {
   HEALTH_CHECK_MESSAGES,
   HEALTH_CHECK_OPERATION,
   PASSTHROUGH_OPERATION,
-} from "../../ledger/special-operations.ts";
+} from "../../ledger/operations.ts";
 import {
   DEFAULT_TIMEOUT_SECONDS,
   HEALTH_CHECK_TIMEOUT_SECONDS,

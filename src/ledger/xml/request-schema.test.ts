@@ -9,7 +9,7 @@ import {
   renderLedgerSchema,
   ledgerSchemaDir,
 } from "../../../scripts/gen-ledger-schema.ts";
-import { HEALTH_CHECK_MESSAGES } from "../special-operations.ts";
+import { HEALTH_CHECK_MESSAGES } from "../operations.ts";
 import { findAmbiguity, parseContentModel, type Particle } from "./content-model.ts";
 import type { SimpleTypeEntry } from "./schema-table.ts";
 import { requestSchemaTable } from "./request-schema.ts";

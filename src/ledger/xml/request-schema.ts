@@ -1,12 +1,6 @@
-import { readFileSync } from "node:fs";
 import { ServiceError } from "../../errors/service-error.ts";
-import {
-  explainMismatch,
-  matchContent,
-  parseContentModel,
-  type Explanation,
-  type Particle,
-} from "./content-model.ts";
+import { explainMismatch, matchContent, type Explanation } from "./content-model.ts";
+import { ledgerSchema, type CompiledType, type LedgerSchema } from "./schema.ts";
 import type { LedgerSchemaTable, SimpleTypeEntry } from "./schema-table.ts";
 
 /**
@@ -23,74 +17,10 @@ import type { LedgerSchemaTable, SimpleTypeEntry } from "./schema-table.ts";
 /** One node of fast-xml-parser's `preserveOrder` output (attributes under `:@`, prefixed with `@`). */
 export type OrderedNode = Record<string, unknown> & { ":@"?: Record<string, string> };
 
-interface ComplexType {
-  kind: "complex";
-  model: Particle;
-  attributes: Record<string, string>;
-}
-interface SimpleType {
-  kind: "simple";
-  entry: SimpleTypeEntry;
-  attributes: Record<string, string>;
-}
-type CompiledType = ComplexType | SimpleType;
-
-class RequestSchema {
-  readonly requests: ReadonlySet<string>;
-  private readonly types = new Map<string, CompiledType>();
-  private readonly groups = new Map<string, Particle>();
-
-  constructor(readonly table: LedgerSchemaTable) {
-    this.requests = new Set(table.requests);
-  }
-
-  /** The type of an element: a local type key, or the global element's entry. */
-  typeOf(name: string, typeKey: string | null): CompiledType {
-    const key = typeKey ?? this.table.elements[name] ?? name;
-    let type = this.types.get(key);
-    if (type === undefined) {
-      type = this.compile(key);
-      this.types.set(key, type);
-    }
-    return type;
-  }
-
-  private compile(key: string): CompiledType {
-    const simple = this.table.simple[key];
-    if (simple) return { kind: "simple", entry: simple, attributes: this.attributeSet(simple.a) };
-    const complex = this.table.complex[key];
-    if (!complex) throw new Error(`request schema: no type ${key}`);
-    const model = parseContentModel(complex.m, (name) => this.group(name));
-    return { kind: "complex", model, attributes: this.attributeSet(complex.a) };
-  }
-
-  private group(name: string): Particle {
-    let particle = this.groups.get(name);
-    if (particle === undefined) {
-      const model = this.table.groups[name];
-      if (model === undefined) throw new Error(`request schema: no group ${name}`);
-      particle = parseContentModel(model, (inner) => this.group(inner));
-      this.groups.set(name, particle);
-    }
-    return particle;
-  }
-
-  private attributeSet(key: string | undefined): Record<string, string> {
-    return key === undefined ? {} : (this.table.attributes[key] ?? {});
-  }
-}
-
-let loaded: RequestSchema | null = null;
+type RequestSchema = LedgerSchema;
 
 /** The schema, read once on first use. */
-function requestSchema(): RequestSchema {
-  loaded ??= new RequestSchema(
-    JSON.parse(
-      readFileSync(new URL("./generated/ledger-schema.json", import.meta.url), "utf8"),
-    ) as LedgerSchemaTable,
-  );
-  return loaded;
-}
+const requestSchema = ledgerSchema;
 
 /** The derived table (read once); tests and tools use it to reason about the schema. */
 export function requestSchemaTable(): LedgerSchemaTable {
@@ -281,7 +211,7 @@ const KIND_CHECKS: Record<string, readonly [RegExp, string]> = {
 };
 
 /** What is wrong with a leaf value, or null. */
-function valueProblem(entry: SimpleTypeEntry, value: string): string | null {
+export function valueProblem(entry: SimpleTypeEntry, value: string): string | null {
   if (entry.e !== undefined && !entry.e.includes(value)) {
     return `must be one of ${listOf(entry.e, 20)} (got ${code(value)})`;
   }

@@ -1,0 +1,158 @@
+import { ledgerSchema } from "../xml/schema.ts";
+import { slotsOf } from "../xml/slots.ts";
+import { CATALOGUE, type CatalogueEntry, type ResourceAction } from "./catalogue.ts";
+import { nameTable } from "./names.ts";
+import { shapeOf, type Shape } from "./shape.ts";
+
+/**
+ * The registry of typed resources (house style §2.3, "The registry is the only list"): each catalogue
+ * entry joined with what the schema table says about its object — the record element(s) a query
+ * answers with, the Add and Mod shapes, the delete, void, merge and custom-field request families
+ * that exist for it. Routes, the operation table, OpenAPI, batch and the simulator all iterate this.
+ */
+export interface ResourceDefinition {
+  readonly entry: CatalogueEntry;
+  readonly operationPrefix: string;
+  /** `TxnID` for transactions, `ListID` for list objects. */
+  readonly idElement: "TxnID" | "ListID";
+  readonly queryRequest: string;
+  /** Element names the query request offers (filters, `IncludeLineItems`…). */
+  readonly queryElements: ReadonlySet<string>;
+  /** Record elements a query answers with, each with its objectType and output shape. */
+  readonly records: ReadonlyMap<string, { objectType: string; shape: Shape }>;
+  /** The main record element (`InvoiceRet`). */
+  readonly ret: string;
+  readonly output: Shape;
+  readonly create: Shape | null;
+  readonly update: Shape | null;
+  /** `TxnDelType`/`ListDelType` value, when the object can be deleted. */
+  readonly delType: string | null;
+  readonly voidType: string | null;
+  readonly mergeType: string | null;
+  /** `ListDataExtType`/`TxnDataExtType` value, when custom fields can be set. */
+  readonly dataExtType: string | null;
+  readonly actions: readonly ResourceAction[];
+}
+
+function enumValues(key: string): readonly string[] {
+  return ledgerSchema().table.simple[key]?.e ?? [];
+}
+
+/** The record element names a query response may hold. */
+function recordElements(queryResponse: string): string[] {
+  const schema = ledgerSchema();
+  if (!schema.isComplex(queryResponse)) return [];
+  return slotsOf(schema, queryResponse)
+    .map((slot) => slot.name)
+    .filter((name) => name.endsWith("Ret"));
+}
+
+/** Items answer to the `Item` custom-field owner type; everything else to its own object name. */
+function dataExtOwner(entry: CatalogueEntry): string {
+  return entry.kind === "list" && entry.object.startsWith("Item") ? "Item" : entry.object;
+}
+
+function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>): ResourceDefinition {
+  const schema = ledgerSchema();
+  const queryRequest = entry.query?.request ?? `${entry.object}QueryRq`;
+  const ret = entry.query?.ret ?? `${entry.object}Ret`;
+  const records = new Map<string, { objectType: string; shape: Shape }>();
+  const names = recordElements(queryRequest.replace(/Rq$/, "Rs"));
+  for (const name of names.length > 0 ? names : [ret]) {
+    const objectType =
+      name === ret
+        ? entry.objectType
+        : (objectTypes.get(name) ?? nameTable().objectTypes[name] ?? entry.objectType);
+    records.set(name, { objectType, shape: shapeOf(name, "output") });
+  }
+  const main = records.get(ret) ?? [...records.values()][0];
+  if (!main) throw new Error(`${entry.resource}: no record element for ${queryRequest}`);
+  const has = (name: string): boolean => schema.isComplex(name);
+  const isQueryOnly = entry.query !== undefined;
+  const delType =
+    !isQueryOnly &&
+    enumValues(entry.kind === "transaction" ? "enum.TxnDelType" : "enum.ListDelType").includes(entry.object)
+      ? entry.object
+      : null;
+  const voidType =
+    !isQueryOnly && enumValues("enum.TxnVoidType").includes(entry.object) ? entry.object : null;
+  const mergeType =
+    !isQueryOnly && enumValues("enum.ListMergeType").includes(entry.object) ? entry.object : null;
+  const owner = dataExtOwner(entry);
+  const dataExtType =
+    !isQueryOnly &&
+    enumValues(entry.kind === "transaction" ? "enum.TxnDataExtType" : "enum.ListDisplayAddType").includes(
+      owner,
+    )
+      ? owner
+      : null;
+  const create =
+    entry.actions.includes("create") && has(`${entry.object}Add`)
+      ? shapeOf(`${entry.object}Add`, "input")
+      : null;
+  const update =
+    entry.actions.includes("update") && has(`${entry.object}Mod`)
+      ? shapeOf(`${entry.object}Mod`, "input")
+      : null;
+  // Our spec adds list-object delete (with `confirm=true`), merge and setCustomField where the
+  // application has the request family for the object.
+  const actions = new Set<ResourceAction>(entry.actions);
+  if (delType) actions.add("delete");
+  if (mergeType) actions.add("merge");
+  if (dataExtType) actions.add("setCustomField");
+  if (!create) actions.delete("create");
+  if (!update) actions.delete("update");
+  if (!voidType) actions.delete("void");
+  if (!delType) actions.delete("delete");
+  return {
+    entry,
+    operationPrefix: `ledger.${entry.resource}`,
+    idElement: entry.kind === "transaction" ? "TxnID" : "ListID",
+    queryRequest,
+    queryElements: new Set(
+      schema.isComplex(queryRequest) ? slotsOf(schema, queryRequest).map((s) => s.name) : [],
+    ),
+    records,
+    ret,
+    output: main.shape,
+    create,
+    update,
+    delType,
+    voidType,
+    mergeType,
+    dataExtType,
+    actions: ORDER.filter((action) => actions.has(action)),
+  };
+}
+
+const ORDER: readonly ResourceAction[] = [
+  "list",
+  "retrieve",
+  "create",
+  "update",
+  "delete",
+  "void",
+  "merge",
+  "setCustomField",
+];
+
+let registry: readonly ResourceDefinition[] | null = null;
+
+/** Every typed resource, in catalogue order. */
+export function allResources(): readonly ResourceDefinition[] {
+  if (registry) return registry;
+  const objectTypes = new Map<string, string>();
+  for (const entry of CATALOGUE) objectTypes.set(entry.query?.ret ?? `${entry.object}Ret`, entry.objectType);
+  registry = CATALOGUE.map((entry) => define(entry, objectTypes));
+  return registry;
+}
+
+/** The resource serving a path segment (`invoices`). */
+export function resourceByPath(path: string): ResourceDefinition | undefined {
+  return allResources().find((r) => r.entry.path === path);
+}
+
+/** The resource whose main record element is `ret` (`InvoiceRet`). */
+export function resourceByRet(ret: string): ResourceDefinition | undefined {
+  return allResources().find((r) => r.ret === ret);
+}

@@ -1,0 +1,177 @@
+import { readFileSync } from "node:fs";
+import type { Slot } from "../xml/slots.ts";
+
+/**
+ * How XML element names become JSON names (house style §2.3, "Names follow one documented rule").
+ *
+ * 1. The spec's shared fields have fixed names: `TxnID`/`ListID`/`TxnLineID` → `id`, `TimeCreated` →
+ *    `createdAt`, `TimeModified` → `updatedAt`, `EditSequence` → `revisionNumber`, `TxnNumber` →
+ *    `transactionNumber`, `ExternalGUID` → `externalId`, `DataExtRet` → `customFields`.
+ * 2. Otherwise the element name is split into words (`ARAccountRef` → AR, Account, Ref), a trailing
+ *    `Ref`/`Ret`/`Add`/`Mod` is dropped, abbreviations are spelled out (`Txn` → transaction, `Addr` →
+ *    address, `Msg` → message, `Rep` → representative) and the words are joined in camelCase; an
+ *    element that repeats gets a plural name.
+ * 3. A reference is `{id, fullName}` on output under that name and `<name>Id` (`<singular>Ids` when it
+ *    repeats) on input.
+ * 4. Where the market already publishes another name for the same element, that name wins: the
+ *    generated table (`generated/names.json`, from `scripts/import-market-names.ts`) holds those names
+ *    globally per element, with per-type exceptions, plus the object types of nested records and the
+ *    enumeration values that differ from rule 5. `OVERRIDES` below holds our own reviewed choices.
+ * 5. Enumeration values are snake_case words (`AccountsPayable` → `accounts_payable`).
+ */
+
+export interface NameTable {
+  /** Element → output name, wherever the element appears (unless `byType` says otherwise). */
+  global: Record<string, string>;
+  /** Type key → element → the output name in that type (inputs add `Id` to references). */
+  byType: Record<string, Record<string, string>>;
+  /** Type key of a nested record → its `objectType`. */
+  objectTypes: Record<string, string>;
+  /** Element → XML value → JSON value, where rule 5 gives another value. */
+  enumValues: Record<string, Record<string, string>>;
+}
+
+const FIXED: Readonly<Record<string, string>> = {
+  TxnID: "id",
+  ListID: "id",
+  TxnLineID: "id",
+  TimeCreated: "createdAt",
+  TimeModified: "updatedAt",
+  EditSequence: "revisionNumber",
+  TxnNumber: "transactionNumber",
+  ExternalGUID: "externalId",
+  DataExtRet: "customFields",
+};
+
+const EXPANSIONS: Readonly<Record<string, string>> = {
+  txn: "transaction",
+  addr: "address",
+  msg: "message",
+  rep: "representative",
+  qty: "quantity",
+  num: "number",
+};
+
+/** Splits an element name into words: `ARAccountRef` → [AR, Account, Ref]; `Addr1` → [Addr, 1]. */
+export function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z])([A-Z0-9])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .replace(/([0-9])([A-Za-z])/g, "$1 $2")
+    .split(/[\s_]+/)
+    .filter(Boolean);
+}
+
+function camel(words: readonly string[]): string {
+  return words
+    .map((word, index) => {
+      const lower = word.toLowerCase();
+      const expanded = EXPANSIONS[lower] ?? lower;
+      return index === 0 ? expanded : expanded.charAt(0).toUpperCase() + expanded.slice(1);
+    })
+    .join("");
+}
+
+/** English plural of a camelCase name's last word. */
+export function plural(name: string): string {
+  if (/s$/.test(name)) return name;
+  if (/[^aeiou]y$/.test(name)) return name.replace(/y$/, "ies");
+  if (/(x|ch|sh)$/.test(name)) return `${name}es`;
+  return `${name}s`;
+}
+
+/** English singular of a camelCase name's last word. */
+export function singular(name: string): string {
+  if (/ies$/.test(name)) return name.replace(/ies$/, "y");
+  if (/(x|ch|sh|ss)es$/.test(name)) return name.replace(/es$/, "");
+  if (/[^s]s$/.test(name)) return name.replace(/s$/, "");
+  return name;
+}
+
+export interface NameOptions {
+  repeated: boolean;
+  ref: boolean;
+  direction: "input" | "output";
+  /** The output name given by the name table, when there is one. */
+  base?: string | undefined;
+}
+
+/** Rules 1–3: the JSON name of an element. */
+export function defaultJsonName(element: string, options: NameOptions): string {
+  let name = options.base ?? FIXED[element];
+  if (name === undefined) {
+    const words = wordsOf(element);
+    if (words.length > 1 && /^(Ref|Ret|Add|Mod)$/.test(words[words.length - 1] ?? "")) words.pop();
+    name = camel(words);
+    if (options.repeated) name = plural(name);
+  }
+  if (options.ref && options.direction === "input") {
+    return options.repeated ? `${singular(name)}Ids` : `${name}Id`;
+  }
+  return name;
+}
+
+/** Rule 5: `AccountsPayable` → `accounts_payable`. */
+export function defaultEnumValue(value: string): string {
+  return wordsOf(value)
+    .map((word) => word.toLowerCase())
+    .join("_");
+}
+
+/**
+ * Our own reviewed name choices, applied over the generated table (rule 4): values the market spells
+ * in words where the schema uses type codes (spec: custom field `type`, linked transaction `linkType`).
+ */
+const OVERRIDES: Partial<NameTable> = {
+  enumValues: {
+    DataExtType: {
+      AMTTYPE: "amount_type",
+      DATETIMETYPE: "date_time_type",
+      INTTYPE: "integer_type",
+      PERCENTTYPE: "percent_type",
+      PRICETYPE: "price_type",
+      QUANTYPE: "quantity_type",
+      STR1024TYPE: "string_1024_type",
+      STR255TYPE: "string_255_type",
+    },
+    LinkType: { AMTTYPE: "amount", QUANTYPE: "quantity" },
+  },
+};
+
+let loaded: NameTable | null = null;
+
+/** The name table: generated market names with our overrides applied. */
+export function nameTable(): NameTable {
+  if (loaded) return loaded;
+  const generated = JSON.parse(
+    readFileSync(new URL("./generated/names.json", import.meta.url), "utf8"),
+  ) as NameTable;
+  loaded = {
+    global: { ...generated.global, ...OVERRIDES.global },
+    byType: { ...generated.byType, ...OVERRIDES.byType },
+    objectTypes: { ...generated.objectTypes, ...OVERRIDES.objectTypes },
+    enumValues: { ...generated.enumValues, ...OVERRIDES.enumValues },
+  };
+  return loaded;
+}
+
+/** The JSON name of a slot of type `typeKey`. */
+export function jsonNameOf(
+  table: NameTable,
+  typeKey: string,
+  slot: Slot,
+  ref: boolean,
+  direction: "input" | "output",
+): string {
+  return defaultJsonName(slot.name, {
+    repeated: slot.max > 1,
+    ref,
+    direction,
+    base: table.byType[typeKey]?.[slot.name] ?? table.global[slot.name],
+  });
+}
+
+/** The JSON value of an enumeration value of element `element`. */
+export function jsonEnumValue(table: NameTable, element: string, value: string): string {
+  return table.enumValues[element]?.[value] ?? defaultEnumValue(value);
+}

@@ -1,0 +1,329 @@
+import { ServiceError } from "../../errors/service-error.ts";
+import type { ResourceDefinition } from "../resources/definitions.ts";
+import { jsonEnumValue, nameTable } from "../resources/names.ts";
+import type { Field, Shape } from "../resources/shape.ts";
+import { errorCodeForStatus } from "../xml/status-codes.ts";
+import { attr, leaf, node, type XmlElement } from "../xml/tree.ts";
+import { readRecord, type ReadWarning } from "./reader.ts";
+import { writeElements } from "./writer.ts";
+
+/**
+ * The request messages of each typed action and the reading of their answers. Generic over the
+ * registry: no resource name appears here.
+ */
+
+/** A warning on a Request (spec: Request `warnings`). */
+export interface RequestWarning {
+  code: string;
+  statusCode: number | null;
+  message: string;
+  path: string | null;
+}
+
+/** One `*Rs` of an answer, with its status. */
+export interface ResponseMessage {
+  readonly element: XmlElement;
+  readonly statusCode: number;
+  readonly statusSeverity: string;
+  readonly statusMessage: string;
+}
+
+export function responseMessage(element: XmlElement): ResponseMessage {
+  return {
+    element,
+    statusCode: Number(attr(element, "statusCode") ?? "0"),
+    statusSeverity: attr(element, "statusSeverity") ?? "Info",
+    statusMessage: attr(element, "statusMessage") ?? "",
+  };
+}
+
+/** The application's error status as a catalogue error (spec: Errors, "integrationCode"). */
+export function statusError(message: ResponseMessage, param: string | null = null): ServiceError {
+  return new ServiceError(errorCodeForStatus(message.statusCode), {
+    integrationCode: String(message.statusCode),
+    message: message.statusMessage
+      ? `The application answered: ${message.statusMessage}`
+      : `The application answered with status ${message.statusCode}.`,
+    param,
+  });
+}
+
+/** A Warn-severity status becomes a LEDGER_WARNING on the Request (data is still returned). */
+export function statusWarnings(message: ResponseMessage): RequestWarning[] {
+  if (message.statusSeverity !== "Warn") return [];
+  return [
+    { code: "LEDGER_WARNING", statusCode: message.statusCode, message: message.statusMessage, path: null },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// request messages
+
+const rq = (name: string, children: XmlElement[], attrs: Array<readonly [string, string]> = []): XmlElement =>
+  node(name, children, attrs);
+
+export function createMessage(
+  resource: ResourceDefinition,
+  body: Readonly<Record<string, unknown>>,
+): XmlElement {
+  const object = resource.entry.object;
+  if (!resource.create) throw new Error(`${resource.entry.resource} has no create`);
+  return rq(`${object}AddRq`, [node(`${object}Add`, writeElements(resource.create, body))]);
+}
+
+/** Query elements that exist on the group's query: line items and linked transactions included. */
+function includeFlags(resource: ResourceDefinition, linked: boolean): XmlElement[] {
+  const names = queryElementNames(resource);
+  const out: XmlElement[] = [];
+  if (names.has("IncludeLineItems")) out.push(leaf("IncludeLineItems", "true"));
+  if (linked && names.has("IncludeLinkedTxns")) out.push(leaf("IncludeLinkedTxns", "true"));
+  return out;
+}
+
+function queryElementNames(resource: ResourceDefinition): ReadonlySet<string> {
+  return resource.queryElements;
+}
+
+export function retrieveMessage(resource: ResourceDefinition, id: string): XmlElement {
+  if (resource.entry.singleton) return rq(resource.queryRequest, []);
+  return rq(resource.queryRequest, [leaf(resource.idElement, id), ...includeFlags(resource, true)]);
+}
+
+/** The line arrays of an update shape, grouped by schema family (arrays written as one run). */
+export function lineFamilies(shape: Shape): Field[][] {
+  const families = new Map<number, Field[]>();
+  const single: Field[][] = [];
+  for (const field of shape.fields) {
+    if (
+      field.form !== "object" ||
+      !field.array ||
+      !field.shape?.fields.some((f) => f.slot.name === "TxnLineID")
+    )
+      continue;
+    if (field.slot.family === null) single.push([field]);
+    else families.set(field.slot.family, [...(families.get(field.slot.family) ?? []), field]);
+  }
+  return [...families.values(), ...single];
+}
+
+/**
+ * The Mod message. `kept` holds, per line array the caller left out of a family it partly sent,
+ * the IDs of the lines to keep (read first: spec "Update", rule 5).
+ */
+export function updateMessage(
+  resource: ResourceDefinition,
+  id: string,
+  body: Readonly<Record<string, unknown>>,
+  kept: Readonly<Record<string, readonly string[]>> = {},
+): XmlElement {
+  const object = resource.entry.object;
+  if (!resource.update) throw new Error(`${resource.entry.resource} has no update`);
+  const value: Record<string, unknown> = { ...body, id };
+  for (const [json, ids] of Object.entries(kept)) value[json] = ids.map((lineId) => ({ id: lineId }));
+  // An empty array clears that kind of line through its `Clear…` element where the schema has one.
+  for (const field of resource.update.fields) {
+    const given = value[field.json];
+    if (!field.array || !Array.isArray(given) || given.length > 0) continue;
+    const clear = resource.update.fields.find(
+      (f) => f.slot.name === `Clear${field.slot.name.replace(/Mod$/, "s")}`,
+    );
+    if (clear) value[clear.json] = true;
+    delete value[field.json];
+  }
+  return rq(`${object}ModRq`, [node(`${object}Mod`, writeElements(resource.update, value))]);
+}
+
+export function deleteMessage(resource: ResourceDefinition, id: string): XmlElement {
+  if (resource.entry.kind === "transaction") {
+    return rq("TxnDelRq", [leaf("TxnDelType", resource.delType ?? ""), leaf("TxnID", id)]);
+  }
+  return rq("ListDelRq", [leaf("ListDelType", resource.delType ?? ""), leaf("ListID", id)]);
+}
+
+export function voidMessage(resource: ResourceDefinition, id: string): XmlElement {
+  return rq("TxnVoidRq", [leaf("TxnVoidType", resource.voidType ?? ""), leaf("TxnID", id)]);
+}
+
+export interface MergeBody {
+  revisionNumber: string;
+  mergeIntoId: string;
+  mergeIntoRevisionNumber: string;
+  allowDifferentShippingAddresses?: boolean | undefined;
+}
+
+export function mergeMessage(resource: ResourceDefinition, id: string, body: MergeBody): XmlElement {
+  return rq("ListMergeRq", [
+    leaf("ListMergeType", resource.mergeType ?? ""),
+    node("MergeFrom", [leaf("ListID", id), leaf("EditSequence", body.revisionNumber)]),
+    node("MergeTo", [leaf("ListID", body.mergeIntoId), leaf("EditSequence", body.mergeIntoRevisionNumber)]),
+    ...(body.allowDifferentShippingAddresses === undefined
+      ? []
+      : [leaf("SameShipAddrOk", body.allowDifferentShippingAddresses ? "true" : "false")]),
+  ]);
+}
+
+export interface CustomFieldBody {
+  operation: "add" | "update" | "delete";
+  ownerId: string;
+  name: string;
+  value?: string | undefined;
+}
+
+export function customFieldMessage(
+  resource: ResourceDefinition,
+  id: string,
+  body: CustomFieldBody,
+): XmlElement {
+  const owner =
+    resource.entry.kind === "transaction"
+      ? [leaf("TxnDataExtType", resource.dataExtType ?? ""), leaf("TxnID", id)]
+      : [leaf("ListDataExtType", resource.dataExtType ?? ""), node("ListObjRef", [leaf("ListID", id)])];
+  const head = [leaf("OwnerID", body.ownerId), leaf("DataExtName", body.name)];
+  if (body.operation === "delete") return rq("DataExtDelRq", [node("DataExtDel", [...head, ...owner])]);
+  const name = body.operation === "add" ? "DataExtAdd" : "DataExtMod";
+  return rq(`${name}Rq`, [node(name, [...head, ...owner, leaf("DataExtValue", body.value ?? "")])]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// answers
+
+export interface Decoded {
+  result: unknown;
+  warnings: RequestWarning[];
+}
+
+/** The first `*Rs` of a response document's message set. */
+export function firstResponse(root: XmlElement): ResponseMessage | null {
+  const msgs = root.children.find((c) => c.name === "QBXMLMsgsRs");
+  const first = msgs?.children[0];
+  return first ? responseMessage(first) : null;
+}
+
+/** Reads one record from a create, update or retrieve answer. */
+export function decodeRecord(
+  resource: ResourceDefinition,
+  message: ResponseMessage,
+  notFound: boolean,
+): Decoded {
+  if (message.statusSeverity === "Error") throw statusError(message);
+  const ret = message.element.children.find((c) => resource.records.has(c.name));
+  if (!ret) {
+    if (notFound) {
+      throw new ServiceError("LEDGER_OBJECT_NOT_FOUND", {
+        integrationCode: String(message.statusCode),
+        message: "No record with this ID exists in the company file.",
+      });
+    }
+    throw new ServiceError("LEDGER_RESPONSE_UNREADABLE", { message: "The answer holds no record." });
+  }
+  const warnings: ReadWarning[] = [];
+  const record = resource.records.get(ret.name);
+  const result = readRecord(
+    record?.shape ?? resource.output,
+    ret,
+    "",
+    warnings,
+    record?.objectType ?? resource.entry.objectType,
+  );
+  return { result, warnings: [...statusWarnings(message), ...warnings] };
+}
+
+/** Reads every record of a query answer (one page). */
+export function decodeRecords(
+  resource: ResourceDefinition,
+  message: ResponseMessage,
+): {
+  data: Record<string, unknown>[];
+  warnings: RequestWarning[];
+  iteratorId: string | null;
+  remaining: number | null;
+} {
+  if (message.statusSeverity === "Error") throw statusError(message);
+  const warnings: ReadWarning[] = [];
+  const data: Record<string, unknown>[] = [];
+  for (const child of message.element.children) {
+    const record = resource.records.get(child.name);
+    if (!record) continue;
+    data.push(readRecord(record.shape, child, `data[${data.length}]`, warnings, record.objectType));
+  }
+  const remaining = attr(message.element, "iteratorRemainingCount");
+  return {
+    data,
+    warnings: [...statusWarnings(message), ...warnings],
+    iteratorId: attr(message.element, "iteratorID") ?? null,
+    remaining: remaining === undefined ? null : Number(remaining),
+  };
+}
+
+function text(element: XmlElement, name: string): string | null {
+  return element.children.find((c) => c.name === name)?.text ?? null;
+}
+
+/** Spec "Delete response": `{id, objectType, fullName or refNumber, deletedAt (list objects only), deleted}`. */
+export function decodeDelete(resource: ResourceDefinition, message: ResponseMessage): Decoded {
+  if (message.statusSeverity === "Error") throw statusError(message);
+  const el = message.element;
+  const id = text(el, resource.idElement);
+  const result =
+    resource.entry.kind === "transaction"
+      ? { id, objectType: resource.entry.objectType, refNumber: text(el, "RefNumber"), deleted: true }
+      : {
+          id,
+          objectType: resource.entry.objectType,
+          fullName: text(el, "FullName"),
+          deletedAt: text(el, "TimeDeleted"),
+          deleted: true,
+        };
+  return { result, warnings: statusWarnings(message) };
+}
+
+export function decodeVoid(resource: ResourceDefinition, message: ResponseMessage): Decoded {
+  if (message.statusSeverity === "Error") throw statusError(message);
+  const el = message.element;
+  return {
+    result: {
+      id: text(el, "TxnID"),
+      objectType: resource.entry.objectType,
+      createdAt: text(el, "TimeCreated"),
+      updatedAt: text(el, "TimeModified"),
+      refNumber: text(el, "RefNumber"),
+      voided: true,
+    },
+    warnings: statusWarnings(message),
+  };
+}
+
+export function decodeMerge(resource: ResourceDefinition, message: ResponseMessage): Decoded {
+  if (message.statusSeverity === "Error") throw statusError(message);
+  const from = message.element.children.find((c) => c.name === "MergedFrom");
+  const to = message.element.children.find((c) => c.name === "MergedTo");
+  return {
+    result: {
+      id: to ? text(to, "ListID") : null,
+      objectType: resource.entry.objectType,
+      fullName: to ? text(to, "FullName") : null,
+      mergedFrom: from
+        ? { id: text(from, "ListID"), fullName: text(from, "FullName"), deletedAt: text(from, "TimeDeleted") }
+        : null,
+    },
+    warnings: statusWarnings(message),
+  };
+}
+
+/** Spec "Custom field value": after a delete, `type` and `value` are null. */
+export function decodeCustomField(message: ResponseMessage, body: CustomFieldBody): Decoded {
+  if (message.statusSeverity === "Error") throw statusError(message);
+  const ret = message.element.children.find((c) => c.name === "DataExtRet");
+  const deleted = body.operation === "delete";
+  const type = ret ? text(ret, "DataExtType") : null;
+  return {
+    result: {
+      objectType: "ledger_custom_field_value",
+      ownerId: (ret ? text(ret, "OwnerID") : null) ?? body.ownerId,
+      name: (ret ? text(ret, "DataExtName") : null) ?? body.name,
+      type: deleted || type === null ? null : jsonEnumValue(nameTable(), "DataExtType", type),
+      value: deleted ? null : ((ret ? text(ret, "DataExtValue") : null) ?? body.value ?? null),
+    },
+    warnings: statusWarnings(message),
+  };
+}

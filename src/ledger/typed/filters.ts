@@ -1,0 +1,639 @@
+import { ServiceError } from "../../errors/service-error.ts";
+import { parseDecimal } from "../../platform/decimal.ts";
+import { normalizeText } from "../../platform/text.ts";
+import type { ResourceDefinition } from "../resources/definitions.ts";
+import { jsonEnumValue, nameTable } from "../resources/names.ts";
+import { ledgerSchema } from "../xml/schema.ts";
+import { excludes, slotsOf, type Slot } from "../xml/slots.ts";
+import { leaf, node, type XmlElement } from "../xml/tree.ts";
+
+/**
+ * List filters (spec: "List parameters (query)"), derived from each group's query request: every
+ * filter the application's query offers becomes query parameters by one rule per filter element
+ * (ID lists, name and reference-number matches and ranges, modified and transaction dates, entity,
+ * account, class, item and currency filters, paid and active status…). Filters that sit in different
+ * alternatives of the query's schema choice cannot be combined (400 INVALID_PARAMETER naming both),
+ * so `ids` excludes every other filter exactly as the application does.
+ */
+
+/** The value kinds a query parameter can have (query strings carry text only). */
+export type ParamKind =
+  | { type: "text"; max: number }
+  | { type: "id" }
+  | { type: "dateOrDateTime" }
+  | { type: "date" }
+  | { type: "boolean" }
+  | { type: "integer"; min: number; max: number }
+  | { type: "amount" }
+  | { type: "enum"; values: readonly string[] };
+
+export interface FilterParam {
+  readonly name: string;
+  readonly kind: ParamKind;
+  /** An array (repeated query key), 1 to 100 items. */
+  readonly array: boolean;
+  /** The query element the parameter fills (used for the combination rules). */
+  readonly slot: Slot;
+  readonly description: string;
+}
+
+/** A parsed parameter value. */
+export type ParamValue = string | number | boolean | string[];
+
+interface FilterRule {
+  /** The top-level element of the query request this rule fills. */
+  readonly element: string;
+  params(context: RuleContext): Omit<FilterParam, "slot">[];
+  /** Builds the element from the parameters present (null when none of them is). */
+  build(values: ReadonlyMap<string, ParamValue>, context: RuleContext): XmlElement | XmlElement[] | null;
+}
+
+interface RuleContext {
+  readonly resource: ResourceDefinition;
+  readonly slot: Slot;
+}
+
+const MAX_ITEMS = 100;
+const MATCH = [
+  ["Contains", "Contains"],
+  ["StartsWith", "StartsWith"],
+  ["EndsWith", "EndsWith"],
+] as const;
+
+const text = (max = 4095): ParamKind => ({ type: "text", max });
+const idKind: ParamKind = { type: "id" };
+
+/** `ListID`/`FullName` style filter aggregates: `{prefix}Ids` → `<Element><ListID>…`. */
+function idsFilter(element: string, param: string, description: string): FilterRule {
+  return {
+    element,
+    params: () => [{ name: param, kind: idKind, array: true, description }],
+    build: (values) => {
+      const ids = values.get(param);
+      if (!Array.isArray(ids)) return null;
+      return node(
+        element,
+        ids.map((id) => leaf("ListID", id)),
+      );
+    },
+  };
+}
+
+function simpleList(element: string, param: string, kind: ParamKind, description: string): FilterRule {
+  return {
+    element,
+    params: () => [{ name: param, kind, array: true, description }],
+    build: (values) => {
+      const items = values.get(param);
+      return Array.isArray(items) ? items.map((item) => leaf(element, item)) : null;
+    },
+  };
+}
+
+function enumFilter(element: string, param: string, description: string): FilterRule {
+  const values = (context: RuleContext): string[] =>
+    (context.slot.type.kind === "simple" ? (context.slot.type.entry.e ?? []) : []).map((v) =>
+      jsonEnumValue(nameTable(), element, v),
+    );
+  return {
+    element,
+    params: (context) => [
+      { name: param, kind: { type: "enum", values: values(context) }, array: false, description },
+    ],
+    build: (given, context) => {
+      const value = given.get(param);
+      if (typeof value !== "string") return null;
+      const xml = context.slot.type.kind === "simple" ? (context.slot.type.entry.e ?? []) : [];
+      const index = values(context).indexOf(value);
+      return leaf(element, xml[index] ?? value);
+    },
+  };
+}
+
+function dateRange(
+  element: string,
+  from: [string, string],
+  to: [string, string],
+  kind: ParamKind,
+  wrap: string | null,
+): FilterRule {
+  return {
+    element,
+    params: () => [
+      {
+        name: from[1],
+        kind,
+        array: false,
+        description: `On or after this ${kind.type === "date" ? "date" : "date or date-time"}.`,
+      },
+      {
+        name: to[1],
+        kind,
+        array: false,
+        description: `On or before this ${kind.type === "date" ? "date" : "date or date-time"}.`,
+      },
+    ],
+    build: (values) => {
+      const children: XmlElement[] = [];
+      const start = values.get(from[1]);
+      const end = values.get(to[1]);
+      if (typeof start === "string") children.push(leaf(from[0], start));
+      if (typeof end === "string") children.push(leaf(to[0], end));
+      if (children.length === 0) return null;
+      return wrap === null ? children : node(wrap, children);
+    },
+  };
+}
+
+function matchFilter(element: string, valueElement: string, prefix: string): FilterRule {
+  return {
+    element,
+    params: () =>
+      MATCH.map(([suffix]) => ({
+        name: `${prefix}${suffix}`,
+        kind: text(),
+        array: false,
+        description: `Case-insensitive: ${prefix === "name" ? "names" : "reference numbers"} that ${suffix === "Contains" ? "contain" : suffix === "StartsWith" ? "start with" : "end with"} this text.`,
+      })),
+    build: (values) => {
+      const present = MATCH.filter(([suffix]) => values.has(`${prefix}${suffix}`));
+      const [first, second] = present;
+      if (!first) return null;
+      if (second) {
+        throw new ServiceError("INVALID_PARAMETER", {
+          param: `${prefix}${second[0]}`,
+          message: `\`${prefix}${first[0]}\` and \`${prefix}${second[0]}\` cannot be combined: send only one of them.`,
+        });
+      }
+      return node(element, [
+        leaf("MatchCriterion", first[1]),
+        leaf(valueElement, String(values.get(`${prefix}${first[0]}`))),
+      ]);
+    },
+  };
+}
+
+function rangeFilter(element: string, from: string, to: string, prefix: string): FilterRule {
+  return {
+    element,
+    params: () => [
+      {
+        name: `${prefix}From`,
+        kind: text(),
+        array: false,
+        description: "Range start (inclusive), in the application's sort order.",
+      },
+      {
+        name: `${prefix}To`,
+        kind: text(),
+        array: false,
+        description: "Range end (inclusive), in the application's sort order.",
+      },
+    ],
+    build: (values) => {
+      const children: XmlElement[] = [];
+      const start = values.get(`${prefix}From`);
+      const end = values.get(`${prefix}To`);
+      if (typeof start === "string") children.push(leaf(from, start));
+      if (typeof end === "string") children.push(leaf(to, end));
+      return children.length === 0 ? null : node(element, children);
+    },
+  };
+}
+
+function booleanFlag(element: string, param: string, description: string): FilterRule {
+  return {
+    element,
+    params: () => [{ name: param, kind: { type: "boolean" }, array: false, description }],
+    build: (values) => {
+      const value = values.get(param);
+      return typeof value === "boolean" ? leaf(element, value ? "true" : "false") : null;
+    },
+  };
+}
+
+const BALANCE_OPERATORS = [
+  ["totalBalance", "Equal"],
+  ["totalBalanceGreaterThan", "GreaterThan"],
+  ["totalBalanceGreaterThanOrEqualTo", "GreaterThanEqual"],
+  ["totalBalanceLessThan", "LessThan"],
+  ["totalBalanceLessThanOrEqualTo", "LessThanEqual"],
+] as const;
+
+/** The entity filter's parameter name per group (the market's names). */
+const ENTITY_PARAM: Readonly<Record<string, string>> = {
+  "bill-check-payments": "vendorIds",
+  "bill-credit-card-payments": "vendorIds",
+  bills: "vendorIds",
+  "item-receipts": "vendorIds",
+  "vendor-credits": "vendorIds",
+  "purchase-orders": "vendorIds",
+  "sales-tax-payment-checks": "vendorIds",
+  checks: "payeeIds",
+  "credit-card-charges": "payeeIds",
+  "credit-card-credits": "payeeIds",
+  deposits: "entityIds",
+  "journal-entries": "entityIds",
+  "time-tracking-activities": "entityIds",
+  transactions: "entityIds",
+};
+
+const RULES: readonly FilterRule[] = [
+  // ID, name and number lists: each excludes every other filter (schema choice).
+  simpleList(
+    "ListID",
+    "ids",
+    idKind,
+    "Return only these records (1 to 100 IDs); every other filter is excluded and `limit` is ignored.",
+  ),
+  simpleList(
+    "TxnID",
+    "ids",
+    idKind,
+    "Return only these records (1 to 100 IDs); every other filter is excluded and `limit` is ignored.",
+  ),
+  {
+    element: "FullName",
+    params: (context) => [
+      {
+        name: context.resource.output.fields.some((f) => f.json === "fullName") ? "fullNames" : "names",
+        kind: text(),
+        array: true,
+        description:
+          "Return only records with these names (case-insensitive, 1 to 100); every other filter is excluded.",
+      },
+    ],
+    build: (values) => {
+      const names = values.get("fullNames") ?? values.get("names");
+      return Array.isArray(names) ? names.map((name) => leaf("FullName", name)) : null;
+    },
+  },
+  simpleList(
+    "RefNumber",
+    "refNumbers",
+    text(),
+    "Return only records with these reference numbers (case-insensitive, 1 to 100); every other filter is excluded.",
+  ),
+  {
+    element: "ActiveStatus",
+    params: () => [
+      {
+        name: "status",
+        kind: { type: "enum", values: ["active", "inactive", "all"] },
+        array: false,
+        description: "Active state; default `active`.",
+      },
+    ],
+    build: (values) => {
+      const status = values.get("status") ?? "active";
+      return leaf(
+        "ActiveStatus",
+        status === "all" ? "All" : status === "inactive" ? "InactiveOnly" : "ActiveOnly",
+      );
+    },
+  },
+  dateRange(
+    "FromModifiedDate",
+    ["FromModifiedDate", "updatedAfter"],
+    ["ToModifiedDate", "updatedBefore"],
+    { type: "dateOrDateTime" },
+    null,
+  ),
+  dateRange(
+    "ModifiedDateRangeFilter",
+    ["FromModifiedDate", "updatedAfter"],
+    ["ToModifiedDate", "updatedBefore"],
+    { type: "dateOrDateTime" },
+    "ModifiedDateRangeFilter",
+  ),
+  dateRange(
+    "TransactionModifiedDateRangeFilter",
+    ["FromModifiedDate", "updatedAfter"],
+    ["ToModifiedDate", "updatedBefore"],
+    { type: "dateOrDateTime" },
+    "TransactionModifiedDateRangeFilter",
+  ),
+  dateRange(
+    "TxnDateRangeFilter",
+    ["FromTxnDate", "transactionDateFrom"],
+    ["ToTxnDate", "transactionDateTo"],
+    { type: "date" },
+    "TxnDateRangeFilter",
+  ),
+  dateRange(
+    "TransactionDateRangeFilter",
+    ["FromTxnDate", "transactionDateFrom"],
+    ["ToTxnDate", "transactionDateTo"],
+    { type: "date" },
+    "TransactionDateRangeFilter",
+  ),
+  dateRange(
+    "DeletedDateRangeFilter",
+    ["FromDeletedDate", "deletedAfter"],
+    ["ToDeletedDate", "deletedBefore"],
+    { type: "dateOrDateTime" },
+    "DeletedDateRangeFilter",
+  ),
+  matchFilter("NameFilter", "Name", "name"),
+  rangeFilter("NameRangeFilter", "FromName", "ToName", "name"),
+  matchFilter("RefNumberFilter", "RefNumber", "refNumber"),
+  rangeFilter("RefNumberRangeFilter", "FromRefNumber", "ToRefNumber", "refNumber"),
+  {
+    element: "EntityFilter",
+    params: (context) => [
+      {
+        name: ENTITY_PARAM[context.resource.entry.path] ?? "customerIds",
+        kind: idKind,
+        array: true,
+        description: "Only transactions of these entities (1 to 100 IDs).",
+      },
+    ],
+    build: (values, context) => {
+      const ids = values.get(ENTITY_PARAM[context.resource.entry.path] ?? "customerIds");
+      return Array.isArray(ids)
+        ? node(
+            "EntityFilter",
+            ids.map((id) => leaf("ListID", id)),
+          )
+        : null;
+    },
+  },
+  idsFilter("TransactionEntityFilter", "entityIds", "Only transactions of these entities (1 to 100 IDs)."),
+  idsFilter("TimeTrackingEntityFilter", "entityIds", "Only activities of these entities (1 to 100 IDs)."),
+  idsFilter("AccountFilter", "accountIds", "Only records of these accounts (1 to 100 IDs)."),
+  idsFilter("TransactionAccountFilter", "accountIds", "Only transactions of these accounts (1 to 100 IDs)."),
+  idsFilter("CurrencyFilter", "currencyIds", "Only records in these currencies (1 to 100 IDs)."),
+  idsFilter("ClassFilter", "classIds", "Only records of these classes (1 to 100 IDs)."),
+  idsFilter("TransactionClassFilter", "classIds", "Only transactions of these classes (1 to 100 IDs)."),
+  idsFilter("ItemFilter", "itemIds", "Only records of these items (1 to 100 IDs)."),
+  idsFilter("TransactionItemFilter", "itemIds", "Only transactions of these items (1 to 100 IDs)."),
+  idsFilter("SiteFilter", "siteIds", "Only records of these inventory sites (1 to 100 IDs)."),
+  {
+    element: "ItemRef",
+    params: () => [
+      { name: "itemIds", kind: idKind, array: false, description: "Only records for this item (one ID)." },
+    ],
+    build: (values) => {
+      const id = values.get("itemIds");
+      return typeof id === "string" ? node("ItemRef", [leaf("ListID", id)]) : null;
+    },
+  },
+  {
+    element: "PaidStatus",
+    params: () => [
+      {
+        name: "paymentStatus",
+        kind: { type: "enum", values: ["all", "paid", "not_paid"] },
+        array: false,
+        description: "Paid state; default all.",
+      },
+    ],
+    build: (values) => {
+      const status = values.get("paymentStatus");
+      if (typeof status !== "string") return null;
+      return leaf(
+        "PaidStatus",
+        status === "paid" ? "PaidOnly" : status === "not_paid" ? "NotPaidOnly" : "All",
+      );
+    },
+  },
+  {
+    element: "TotalBalanceFilter",
+    params: () =>
+      BALANCE_OPERATORS.map(([name]) => ({
+        name,
+        kind: { type: "amount" },
+        array: false,
+        description: "Compare the total balance (decimal string).",
+      })),
+    build: (values) => {
+      const present = BALANCE_OPERATORS.filter(([name]) => values.has(name));
+      const [first, second] = present;
+      if (!first) return null;
+      if (second) {
+        throw new ServiceError("INVALID_PARAMETER", {
+          param: second[0],
+          message: `\`${first[0]}\` and \`${second[0]}\` cannot be combined: send only one of them.`,
+        });
+      }
+      return node("TotalBalanceFilter", [
+        leaf("Operator", first[1]),
+        leaf("Amount", String(values.get(first[0]))),
+      ]);
+    },
+  },
+  enumFilter("AccountType", "accountType", "Only accounts of this type."),
+  enumFilter("PaymentMethodType", "paymentMethodType", "Only payment methods of this type."),
+  enumFilter("PendingStatus", "pendingStatus", "Pending state."),
+  enumFilter("ItemTypeFilter", "itemType", "Only items of this type."),
+  enumFilter("TransactionDetailLevelFilter", "detailLevel", "Detail level of the transactions returned."),
+  enumFilter("TransactionPostingStatusFilter", "postingStatus", "Posting state."),
+  enumFilter("TransactionPaidStatusFilter", "paymentStatus", "Paid state."),
+  {
+    element: "ListDelType",
+    params: (context) => [
+      {
+        name: "objectTypes",
+        kind: { type: "enum", values: deletedTypes(context) },
+        array: true,
+        description: "The kinds of deleted records to return (required, 1 or more).",
+      },
+    ],
+    build: (values, context) => deletedTypesElements("ListDelType", values.get("objectTypes"), context),
+  },
+  {
+    element: "TxnDelType",
+    params: (context) => [
+      {
+        name: "transactionTypes",
+        kind: { type: "enum", values: deletedTypes(context) },
+        array: true,
+        description: "The kinds of deleted transactions to return (required, 1 or more).",
+      },
+    ],
+    build: (values, context) => deletedTypesElements("TxnDelType", values.get("transactionTypes"), context),
+  },
+  booleanFlag("IncludeLineItems", "includeLineItems", "Include line items (default true)."),
+  booleanFlag(
+    "IncludeLinkedTxns",
+    "includeLinkedTransactions",
+    "Include linked transactions (default false).",
+  ),
+  booleanFlag(
+    "IncludeComponentLineItems",
+    "includeComponentLineItems",
+    "Include component lines (default true).",
+  ),
+];
+
+function deletedTypes(context: RuleContext): string[] {
+  const values = context.slot.type.kind === "simple" ? (context.slot.type.entry.e ?? []) : [];
+  return values.map((v) => jsonEnumValue(nameTable(), context.slot.name, v));
+}
+
+function deletedTypesElements(
+  element: string,
+  given: ParamValue | undefined,
+  context: RuleContext,
+): XmlElement[] {
+  const xml = context.slot.type.kind === "simple" ? (context.slot.type.entry.e ?? []) : [];
+  const json = deletedTypes(context);
+  const chosen = Array.isArray(given) ? given : json;
+  return chosen.map((value) => leaf(element, xml[json.indexOf(value)] ?? value));
+}
+
+/** Query elements that are not filters: the engines set them themselves. */
+const ENGINE_ELEMENTS = new Set(["MaxReturned", "IncludeRetElement", "OwnerID", "RefNumberCaseSensitive"]);
+
+/** The filters of one group's list operation. */
+export interface ListFilters {
+  readonly params: readonly FilterParam[];
+  /** Element names of the query the filters cannot reach (reported by the coverage script). */
+  readonly unexposed: readonly string[];
+  /** Builds the query's filter elements, in schema order, from parsed parameter values. */
+  build(values: ReadonlyMap<string, ParamValue>): XmlElement[];
+}
+
+const cache = new Map<string, ListFilters>();
+
+export function listFilters(resource: ResourceDefinition): ListFilters {
+  const cached = cache.get(resource.entry.path);
+  if (cached) return cached;
+  const slots = slotsOf(ledgerSchema(), resource.queryRequest);
+  const params: FilterParam[] = [];
+  const owners: { slot: Slot; rule: FilterRule; context: RuleContext; names: string[] }[] = [];
+  const unexposed: string[] = [];
+  for (const slot of slots) {
+    if (ENGINE_ELEMENTS.has(slot.name)) continue;
+    const rule = RULES.find((r) => r.element === slot.name);
+    if (!rule) {
+      unexposed.push(slot.name);
+      continue;
+    }
+    const context = { resource, slot };
+    const declared = rule.params(context).filter((p) => !params.some((known) => known.name === p.name));
+    params.push(...declared.map((p) => ({ ...p, slot })));
+    owners.push({ slot, rule, context, names: rule.params(context).map((p) => p.name) });
+  }
+  const filters: ListFilters = {
+    params,
+    unexposed,
+    build(values) {
+      checkCombinations(params, values);
+      const out: XmlElement[] = [];
+      const usesIdList = ["ids", "fullNames", "names", "refNumbers"].some((n) => values.has(n));
+      for (const owner of owners) {
+        if (usesIdList && owner.slot.choices.length > 0 && !owner.names.some((n) => values.has(n))) continue;
+        const built = owner.rule.build(values, owner.context);
+        if (built === null) continue;
+        out.push(...(Array.isArray(built) ? built : [built]));
+      }
+      return out;
+    },
+  };
+  cache.set(resource.entry.path, filters);
+  return filters;
+}
+
+/** Two parameters whose query elements are alternatives of one choice cannot be combined. */
+function checkCombinations(params: readonly FilterParam[], values: ReadonlyMap<string, ParamValue>): void {
+  const present = params.filter((p) => values.has(p.name));
+  for (let i = 0; i < present.length; i++) {
+    for (let j = i + 1; j < present.length; j++) {
+      const a = present[i];
+      const b = present[j];
+      if (a && b && excludes(a.slot, b.slot)) {
+        throw new ServiceError("INVALID_PARAMETER", {
+          param: b.name,
+          message: `\`${a.name}\` and \`${b.name}\` cannot be combined: send only one of them.`,
+        });
+      }
+    }
+  }
+}
+
+/**
+ * Parses query-string values (a string, or an array for a repeated key) per parameter kind. Unknown
+ * parameters are left to the caller (the list route knows its own extras: `limit`, `cursor`).
+ */
+export function parseParam(param: Pick<FilterParam, "name" | "kind" | "array">, raw: unknown): ParamValue {
+  const items = Array.isArray(raw) ? (raw as unknown[]) : [raw];
+  if (!param.array && items.length > 1) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: param.name,
+      message: `\`${param.name}\` may be given only once.`,
+    });
+  }
+  if (param.array && (items.length < 1 || items.length > MAX_ITEMS)) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: param.name,
+      message: `\`${param.name}\` takes 1 to ${MAX_ITEMS} values (repeat the query key for each).`,
+    });
+  }
+  const values = items.map((item) => parseScalar(param, typeof item === "string" ? item : String(item)));
+  return param.array ? (values as string[]) : (values[0] as ParamValue);
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+function parseScalar(param: Pick<FilterParam, "name" | "kind">, value: string): string | number | boolean {
+  const fail = (expected: string): never => {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: param.name,
+      message: `\`${param.name}\` must be ${expected}.`,
+    });
+  };
+  const kind = param.kind;
+  switch (kind.type) {
+    case "text": {
+      const checked = normalizeText(value.normalize("NFC"));
+      if (!checked.ok) {
+        throw new ServiceError("UNSUPPORTED_CHARACTER", {
+          param: param.name,
+          details: {
+            codePoint: checked.codePoint,
+            character: checked.character,
+            index: checked.index,
+            suggestion: checked.suggestion,
+          },
+        });
+      }
+      if (value.length === 0) fail("a non-empty text");
+      if (value.length > kind.max) throw new ServiceError("STRING_TOO_LONG", { param: param.name });
+      return value.normalize("NFC");
+    }
+    case "id":
+      if (value.length < 1 || value.length > 36) fail("an ID of 1 to 36 characters");
+      return value;
+    case "date":
+      if (!DATE.test(value) || Number.isNaN(Date.parse(value))) fail("a date written YYYY-MM-DD");
+      return value;
+    case "dateOrDateTime":
+      if (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value.slice(0, 10)))) {
+        fail("a date (YYYY-MM-DD) or date-time (YYYY-MM-DDThh:mm:ss, optionally with an offset)");
+      }
+      return value;
+    case "boolean":
+      if (value !== "true" && value !== "false") fail("`true` or `false`");
+      return value === "true";
+    case "integer": {
+      if (!/^\d+$/.test(value)) fail(`an integer from ${kind.min} to ${kind.max}`);
+      const number = Number(value);
+      if (number < kind.min || number > kind.max) fail(`an integer from ${kind.min} to ${kind.max}`);
+      return number;
+    }
+    case "amount": {
+      const parsed = parseDecimal(value, { places: 2 });
+      if (!parsed.ok) {
+        if (parsed.reason === "too_many_places")
+          throw new ServiceError("DECIMAL_PRECISION_EXCEEDED", { param: param.name });
+        fail("a decimal string such as 120.50");
+      }
+      return value;
+    }
+    case "enum":
+      if (!kind.values.includes(value)) fail(`one of ${kind.values.map((v) => `\`${v}\``).join(", ")}`);
+      return value;
+  }
+}

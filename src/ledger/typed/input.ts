@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { serviceIssue } from "../../errors/from-zod.ts";
+import { strictObject } from "../fields.ts";
+import type { Field, Shape } from "../resources/shape.ts";
+import { excludes } from "../xml/slots.ts";
+
+/**
+ * Strict input schemas built from input shapes (house style §2.3: field kinds build the Zod
+ * schemas). Unknown fields give UNKNOWN_PARAMETER, null on a field that cannot be cleared gives
+ * FIELD_NOT_CLEARABLE, each kind raises its own codes (DECIMAL_PRECISION_EXCEEDED, STRING_TOO_LONG,
+ * UNSUPPORTED_CHARACTER…), alternatives of one schema choice exclude each other and a required
+ * choice needs one of its alternatives — all with `param` as the JSON path (`lines[2].itemId`).
+ */
+export interface InputOptions {
+  /** Fields of the shape the body must not carry (for example the record ID, taken from the path). */
+  omit?: ReadonlySet<string>;
+  /** Extra fields (for example `clear<Lines>` flags that the schema spells differently). */
+  extra?: Readonly<Record<string, z.ZodType>>;
+  /** Make every field optional (filters, partial bodies). */
+  allOptional?: boolean;
+}
+
+const cache = new WeakMap<Shape, z.ZodType>();
+
+/** The strict schema of an input shape. */
+export function inputSchema(shape: Shape, options: InputOptions = {}): z.ZodType<Record<string, unknown>> {
+  const plain = !options.omit && !options.extra && !options.allOptional;
+  if (plain) {
+    const cached = cache.get(shape);
+    if (cached) return cached as z.ZodType<Record<string, unknown>>;
+  }
+  const fields = shape.fields.filter((field) => !options.omit?.has(field.json));
+  const entries: Record<string, z.ZodType> = {};
+  const required: string[] = [];
+  for (const field of fields) {
+    entries[field.json] = fieldSchema(field);
+    if (field.slot.min > 0 && !options.allOptional) required.push(field.json);
+  }
+  for (const [name, schema] of Object.entries(options.extra ?? {})) entries[name] = schema;
+  const object = strictObject(entries, { required }).superRefine((value, ctx) => {
+    checkChoices(fields, value, ctx, options.allOptional ?? false);
+  });
+  if (plain) cache.set(shape, object);
+  return object;
+}
+
+function fieldSchema(field: Field): z.ZodType {
+  const single: z.ZodType =
+    field.form === "object" && field.shape ? inputSchema(field.shape) : (field.kind?.schema ?? z.never());
+  if (!field.array) return single;
+  const max = field.slot.max;
+  let array = z.array(single, { error: `Expected an array.` });
+  if (Number.isFinite(max)) array = array.max(max, { error: `At most ${max} items are allowed.` });
+  return array;
+}
+
+/** Alternatives of a choice exclude each other; a required choice needs one alternative. */
+function checkChoices(
+  fields: readonly Field[],
+  value: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+  allOptional: boolean,
+): void {
+  const present = fields.filter((field) => value[field.json] !== undefined);
+  for (let i = 0; i < present.length; i++) {
+    for (let j = i + 1; j < present.length; j++) {
+      const a = present[i];
+      const b = present[j];
+      if (a && b && excludes(a.slot, b.slot)) {
+        ctx.addIssue({
+          ...serviceIssue(
+            "INVALID_PARAMETER",
+            `\`${a.json}\` and \`${b.json}\` cannot be combined: send only one of them.`,
+          ),
+          path: [b.json],
+        });
+        return;
+      }
+    }
+  }
+  if (allOptional) return;
+  const requiredChoices = new Map<number, Field[]>();
+  for (const field of fields) {
+    const step = field.slot.choices.find((c) => c.required);
+    if (!step || field.slot.choices[0]?.id !== step.id) continue;
+    const group = requiredChoices.get(step.id) ?? [];
+    group.push(field);
+    requiredChoices.set(step.id, group);
+  }
+  for (const group of requiredChoices.values()) {
+    if (group.some((field) => value[field.json] !== undefined)) continue;
+    const names = group.map((field) => `\`${field.json}\``).join(", ");
+    ctx.addIssue({
+      ...serviceIssue("INVALID_PARAMETER", `One of ${names} is required.`),
+      path: [group[0]?.json ?? ""],
+    });
+    return;
+  }
+}
