@@ -1,14 +1,15 @@
 import { ServiceError } from "../errors/service-error.ts";
 import type { ConnectionRow } from "../store/connections.ts";
+import type { Db } from "../store/database.ts";
 import type { RequestRow } from "../store/requests.ts";
 import type { ResourceAction } from "./resources/catalogue.ts";
 import { allResources, type ResourceDefinition } from "./resources/definitions.ts";
+import { finishListPage, decodeListPage } from "./typed/lists.ts";
 import {
   decodeCustomField,
   decodeDelete,
   decodeMerge,
   decodeRecord,
-  decodeRecords,
   decodeVoid,
   firstResponse,
   statusError,
@@ -43,11 +44,23 @@ export interface DecodeInput {
 export type Decoded =
   { ok: true; result: unknown; warnings: RequestWarning[] } | { ok: false; error: ServiceError };
 
+/** What a finishing step may use: the store, the time, and the session that carried the answer. */
+export interface FinishContext {
+  db: Db;
+  nowMs: number;
+  ticketHash: string;
+}
+
 export interface OperationHandler {
   readonly operationId: string;
   /** Decoding reads the connection row (product, version, company name): loaded only then. */
   readonly usesConnection?: boolean;
   decode(input: DecodeInput): Decoded;
+  /**
+   * Books what the answer changes outside the Request before it settles (list pages: the cursor),
+   * and shapes the final result. Runs on the instance that received the answer.
+   */
+  finish?(context: FinishContext, request: RequestRow, result: unknown): Promise<Decoded>;
 }
 
 /** A typed operation: one action of one resource. */
@@ -93,6 +106,9 @@ function typedOperation(resource: ResourceDefinition, action: ResourceAction): T
     operationId,
     resource,
     action,
+    ...(action === "list"
+      ? { finish: (context, request, result) => finishListPage(resource, context, request, result) }
+      : {}),
     decode: (input) =>
       withFirstResponse(input, (message) => {
         switch (action) {
@@ -101,10 +117,8 @@ function typedOperation(resource: ResourceDefinition, action: ResourceAction): T
             return decodeRecord(resource, message, action === "update");
           case "retrieve":
             return decodeRecord(resource, message, true);
-          case "list": {
-            const page = decodeRecords(resource, message);
-            return { result: page, warnings: page.warnings };
-          }
+          case "list":
+            return decodeListPage(resource, message);
           case "delete":
             return decodeDelete(resource, message);
           case "void":

@@ -15,7 +15,7 @@ import {
   type TransitionStamps,
 } from "../store/requests.ts";
 import { isSettled, sourcesOf, type RequestStatus } from "./lifecycle.ts";
-import { operationHandler, type OperationHandler } from "../ledger/operations.ts";
+import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
 import { timelineEntry } from "./timeline.ts";
 
 /**
@@ -197,13 +197,14 @@ export async function completeFromAnswer(
   }
   const first = summary.statuses[0];
   const ledger = { status_code: first?.statusCode ?? null, status_severity: first?.statusSeverity ?? null };
-  const decoded = handler.decode({
+  const read = handler.decode({
     responseXml: answer.responseXml,
     summary,
     request: row,
     connection: await connectionFor(deps, handler, row),
     nowMs: now,
   });
+  const decoded = await finishDecoded(deps, handler, row, read, ticketHash, now);
   if (decoded.ok) {
     return transition(
       deps,
@@ -241,6 +242,20 @@ export async function completeFromAnswer(
     ["sent"],
     { session },
   );
+}
+
+/** Runs the operation's finishing step (list pages book their cursor), keeping the read's warnings. */
+async function finishDecoded(
+  deps: Deps,
+  handler: OperationHandler,
+  row: RequestRow,
+  read: Decoded,
+  ticketHash: string,
+  nowMs: number,
+): Promise<Decoded> {
+  if (!read.ok || !handler.finish) return read;
+  const finished = await handler.finish({ db: deps.db, nowMs, ticketHash }, row, read.result);
+  return finished.ok ? { ...finished, warnings: [...read.warnings, ...finished.warnings] } : finished;
 }
 
 /** The connection row, read only for operations whose decoding uses it (the health check). */

@@ -30,6 +30,12 @@ export interface Submission {
   /** The body used for the idempotency fingerprint. */
   fingerprintBody: unknown;
   options: CallOptions;
+  /**
+   * Checks that need the end user's connection (its message version, for example) and bookkeeping
+   * that must exist before the request is queued (a list's cursor). Throwing rejects the call with
+   * nothing queued.
+   */
+  beforeQueue?: (connection: ConnectionRow | null) => Promise<void>;
 }
 
 export type SubmitOutcome =
@@ -53,6 +59,7 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
     });
   }
 
+  if (s.beforeQueue) await s.beforeQueue(connection);
   const row = await createOrAttach(deps, s, connection);
   const queueFull = target.waiting >= capacity;
   const rejected = row.created ? await rejectIfUnreachable(deps, s, row.row, connection, queueFull) : null;

@@ -151,6 +151,28 @@ export interface ConnectorSessionsTable {
   closed_at: NullableTimestamp;
 }
 
+export interface LedgerCursorsTable {
+  id: string;
+  project_id: string;
+  end_user_id: string;
+  connection_id: string;
+  operation_id: string;
+  filters: Json<Record<string, unknown>>;
+  page_size: number;
+  /** `pending` until the first page arrives, then `open`, `finished` or `ended` (with a reason). */
+  state: "pending" | "open" | "finished" | "ended";
+  ended_reason: string | null;
+  iterator_id: string | null;
+  ticket_hash: string | null;
+  pages_served: number;
+  records_served: number;
+  remaining: number | null;
+  last_request_id: string | null;
+  repeats: number;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -160,4 +182,5 @@ export interface DatabaseSchema {
   requests: RequestsTable;
   idempotency_keys: IdempotencyKeysTable;
   connector_sessions: ConnectorSessionsTable;
+  ledger_cursors: LedgerCursorsTable;
 }

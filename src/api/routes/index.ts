@@ -1,6 +1,7 @@
 import type { RouteDefinition } from "../route.ts";
 import { authSessionRoutes } from "./auth-sessions.ts";
 import { endUserRoutes } from "./end-users.ts";
+import { ledgerResourceRoutes } from "./ledger-resources.ts";
 import { ledgerSpecialRoutes } from "./ledger-special.ts";
 import { requestRoutes } from "./requests.ts";
 
@@ -10,4 +11,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...authSessionRoutes,
   ...requestRoutes,
   ...ledgerSpecialRoutes,
+  ...ledgerResourceRoutes(),
 ];

@@ -63,10 +63,15 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
       name === ret
         ? entry.objectType
         : (objectTypes.get(name) ?? nameTable().objectTypes[name] ?? entry.objectType);
-    records.set(name, { objectType, shape: shapeOf(name, "output") });
+    // Shapes are derived on first use: building all of them costs about a second at start-up.
+    records.set(name, {
+      objectType,
+      get shape() {
+        return shapeOf(name, "output");
+      },
+    });
   }
-  const main = records.get(ret) ?? [...records.values()][0];
-  if (!main) throw new Error(`${entry.resource}: no record element for ${queryRequest}`);
+  const mainName = records.has(ret) ? ret : ([...records.keys()][0] ?? ret);
   const has = (name: string): boolean => schema.isComplex(name);
   const isQueryOnly = entry.query !== undefined;
   const delType =
@@ -86,22 +91,16 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
     )
       ? owner
       : null;
-  const create =
-    entry.actions.includes("create") && has(`${entry.object}Add`)
-      ? shapeOf(`${entry.object}Add`, "input")
-      : null;
-  const update =
-    entry.actions.includes("update") && has(`${entry.object}Mod`)
-      ? shapeOf(`${entry.object}Mod`, "input")
-      : null;
+  const canCreate = entry.actions.includes("create") && has(`${entry.object}Add`);
+  const canUpdate = entry.actions.includes("update") && has(`${entry.object}Mod`);
   // Our spec adds list-object delete (with `confirm=true`), merge and setCustomField where the
   // application has the request family for the object.
   const actions = new Set<ResourceAction>(entry.actions);
   if (delType) actions.add("delete");
   if (mergeType) actions.add("merge");
   if (dataExtType) actions.add("setCustomField");
-  if (!create) actions.delete("create");
-  if (!update) actions.delete("update");
+  if (!canCreate) actions.delete("create");
+  if (!canUpdate) actions.delete("update");
   if (!voidType) actions.delete("void");
   if (!delType) actions.delete("delete");
   return {
@@ -113,10 +112,16 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
       schema.isComplex(queryRequest) ? slotsOf(schema, queryRequest).map((s) => s.name) : [],
     ),
     records,
-    ret,
-    output: main.shape,
-    create,
-    update,
+    ret: mainName,
+    get output() {
+      return shapeOf(mainName, "output");
+    },
+    get create() {
+      return canCreate ? shapeOf(`${entry.object}Add`, "input") : null;
+    },
+    get update() {
+      return canUpdate ? shapeOf(`${entry.object}Mod`, "input") : null;
+    },
     delType,
     voidType,
     mergeType,

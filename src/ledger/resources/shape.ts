@@ -68,8 +68,25 @@ export function isReferenceType(schema: LedgerSchema, typeKey: string): boolean 
   );
 }
 
-/** The field kind of a leaf element. */
+const kinds = new Map<string, AnyFieldKind>();
+
+/**
+ * The field kind of a leaf element. Kinds are immutable, so elements of one type share one kind
+ * (enumerations per element name, since their JSON values may be named per element).
+ */
 export function leafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFieldKind {
+  if (slot.type.kind !== "simple") throw new Error(`${slot.name} is not a leaf`);
+  const base = slot.type.entry.b;
+  const key = `${slot.typeKey}|${clearable ? 1 : 0}|${base === "enum" || base === "guid" || base === "uuid" ? slot.name : ""}`;
+  let kind = kinds.get(key);
+  if (!kind) {
+    kind = makeLeafKind(slot, table, clearable);
+    kinds.set(key, kind);
+  }
+  return kind;
+}
+
+function makeLeafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFieldKind {
   if (slot.type.kind !== "simple") throw new Error(`${slot.name} is not a leaf`);
   const entry = slot.type.entry;
   const options = { clearable };
@@ -116,6 +133,7 @@ export function leafKind(slot: Slot, table: NameTable, clearable: boolean): AnyF
 }
 
 const cache = new Map<string, Shape>();
+const ID_KIND = id() as AnyFieldKind;
 
 /** The shape of a complex type for one direction. */
 export function shapeOf(typeKey: string, direction: "input" | "output"): Shape {
@@ -141,7 +159,7 @@ export function shapeOf(typeKey: string, direction: "input" | "output"): Shape {
         slot,
         form: "ref",
         array,
-        kind: direction === "input" ? (id()) : null,
+        kind: direction === "input" ? ID_KIND : null,
         shape: null,
         clearable: false,
       });

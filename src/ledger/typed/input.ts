@@ -20,13 +20,13 @@ export interface InputOptions {
   allOptional?: boolean;
 }
 
-const cache = new WeakMap<Shape, z.ZodType>();
+const cache = new WeakMap<Shape, Map<string, z.ZodType>>();
 
 /** The strict schema of an input shape. */
 export function inputSchema(shape: Shape, options: InputOptions = {}): z.ZodType<Record<string, unknown>> {
-  const plain = !options.omit && !options.extra && !options.allOptional;
-  if (plain) {
-    const cached = cache.get(shape);
+  const cacheKey = !options.extra && !options.allOptional ? [...(options.omit ?? [])].join(",") : null;
+  if (cacheKey !== null) {
+    const cached = cache.get(shape)?.get(cacheKey);
     if (cached) return cached as z.ZodType<Record<string, unknown>>;
   }
   const fields = shape.fields.filter((field) => !options.omit?.has(field.json));
@@ -40,7 +40,11 @@ export function inputSchema(shape: Shape, options: InputOptions = {}): z.ZodType
   const object = strictObject(entries, { required }).superRefine((value, ctx) => {
     checkChoices(fields, value, ctx, options.allOptional ?? false);
   });
-  if (plain) cache.set(shape, object);
+  if (cacheKey !== null) {
+    const perShape = cache.get(shape) ?? new Map<string, z.ZodType>();
+    perShape.set(cacheKey, object);
+    cache.set(shape, perShape);
+  }
   return object;
 }
 

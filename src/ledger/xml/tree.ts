@@ -72,6 +72,13 @@ function renderElement(element: XmlElement, out: string[]): void {
   }
 }
 
+/** One element as compact XML text (request messages inside a message set). */
+export function renderElementText(element: XmlElement): string {
+  const out: string[] = [];
+  renderElement(element, out);
+  return out.join("");
+}
+
 /**
  * Renders a response document the way the application does: `<?xml version="1.0" ?>`, one element
  * per line, no indentation, trailing newline (verbatim captures, samples 04/09/12).
