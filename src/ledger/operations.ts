@@ -2,6 +2,7 @@ import { ServiceError } from "../errors/service-error.ts";
 import type { ConnectionRow } from "../store/connections.ts";
 import type { Db } from "../store/database.ts";
 import type { RequestRow } from "../store/requests.ts";
+import { decodeReport, REPORT_KINDS, type ReportKind } from "./reports.ts";
 import type { ResourceAction } from "./resources/catalogue.ts";
 import { allResources, type ResourceDefinition } from "./resources/definitions.ts";
 import { finishListPage, decodeListPage } from "./typed/lists.ts";
@@ -164,6 +165,19 @@ const healthCheck: OperationHandler = {
     }),
 };
 
+/** A report query (`ledger.reports.<kind>`). */
+export interface ReportOperation extends OperationHandler {
+  readonly report: ReportKind;
+}
+
+export function reportOperations(): ReportOperation[] {
+  return REPORT_KINDS.map((report) => ({
+    operationId: `ledger.reports.${report.name}`,
+    report,
+    decode: (input: DecodeInput) => withFirstResponse(input, (message) => decodeReport(report, message)),
+  }));
+}
+
 let table: ReadonlyMap<string, OperationHandler> | null = null;
 
 /** Every typed operation, in registry order. */
@@ -176,7 +190,7 @@ export function typedOperations(): TypedOperation[] {
 /** The whole operation table: typed operations, passthrough and the health check. */
 export function operationTable(): ReadonlyMap<string, OperationHandler> {
   if (table) return table;
-  const entries: OperationHandler[] = [passthrough, healthCheck, ...typedOperations()];
+  const entries: OperationHandler[] = [passthrough, healthCheck, ...typedOperations(), ...reportOperations()];
   table = new Map(entries.map((handler) => [handler.operationId, handler]));
   return table;
 }

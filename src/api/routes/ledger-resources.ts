@@ -7,7 +7,13 @@ import {
   CURSOR_PAGE_SIZE_MAX,
   pageRequestId,
 } from "../../ledger/cursors.ts";
-import { typedOperations, type TypedOperation } from "../../ledger/operations.ts";
+import {
+  reportOperations,
+  typedOperations,
+  type ReportOperation,
+  type TypedOperation,
+} from "../../ledger/operations.ts";
+import { reportFilters, reportMessage } from "../../ledger/reports.ts";
 import type { ResourceDefinition } from "../../ledger/resources/definitions.ts";
 import type { Shape } from "../../ledger/resources/shape.ts";
 import {
@@ -22,7 +28,7 @@ import {
   type CustomFieldBody,
   type MergeBody,
 } from "../../ledger/typed/actions.ts";
-import { listFilters, parseParam, type ParamValue } from "../../ledger/typed/filters.ts";
+import { listFilters, parseParam, type FilterParam, type ParamValue } from "../../ledger/typed/filters.ts";
 import { inputSchema } from "../../ledger/typed/input.ts";
 import { newerFieldPath } from "../../ledger/typed/versions.ts";
 import { buildRequestDocument, HIGHEST_XML_VERSION } from "../../ledger/xml/message-set.ts";
@@ -68,7 +74,7 @@ const WRITE_HEADERS = [
 type Ctx = RouteContext<unknown, unknown>;
 
 interface TypedCall {
-  operation: TypedOperation;
+  operation: TypedOperation | ReportOperation;
   message: XmlElement;
   isWrite: boolean;
   fingerprintBody: unknown;
@@ -206,10 +212,7 @@ async function list(ctx: Ctx, operation: TypedOperation): Promise<RouteResult> {
   const resource = operation.resource;
   const query = (ctx.query ?? {}) as Record<string, unknown>;
   const filters = listFilters(resource);
-  const values = new Map<string, ParamValue>();
-  for (const param of filters.params) {
-    if (query[param.name] !== undefined) values.set(param.name, parseParam(param, query[param.name]));
-  }
+  const values = parseQueryValues(filters.params, query);
   const limit =
     query.limit === undefined
       ? null
@@ -549,7 +552,52 @@ function routeFor(operation: TypedOperation): RouteDefinition {
   }
 }
 
-/** Every typed operation's route. */
+/** The query schema of a parameter set: raw strings or repeated keys, checked per kind in the handler. */
+function rawQuery(params: readonly { name: string; description: string }[]): z.ZodType {
+  const raw = z.union([z.string(), z.array(z.string())]).optional();
+  return z.strictObject(Object.fromEntries(params.map((p) => [p.name, raw.describe(p.description)])));
+}
+
+function parseQueryValues(
+  params: readonly FilterParam[],
+  query: Record<string, unknown>,
+): Map<string, ParamValue> {
+  const values = new Map<string, ParamValue>();
+  for (const param of params) {
+    if (query[param.name] !== undefined) values.set(param.name, parseParam(param, query[param.name]));
+  }
+  return values;
+}
+
+function reportRoute(operation: ReportOperation): RouteDefinition {
+  const kind = operation.report;
+  return defineRoute<undefined, unknown>({
+    operationId: operation.operationId,
+    tag: "reports",
+    method: "GET",
+    url: `${BASE}/reports/${kind.path}`,
+    summary: `Run a ${kind.path.replace(/-/g, " ")} report`,
+    get query() {
+      return rawQuery(reportFilters(kind).params);
+    },
+    headers: APP_HEADERS,
+    response: { status: 200, description: "A report" },
+    handler: (ctx) => {
+      const values = parseQueryValues(
+        reportFilters(kind).params,
+        (ctx.query ?? {}) as Record<string, unknown>,
+      );
+      return run(ctx, {
+        operation,
+        message: reportMessage(kind, values),
+        isWrite: false,
+        fingerprintBody: null,
+      });
+    },
+  });
+}
+
+/** Every typed operation's route, and the reports. */
 export function ledgerResourceRoutes(): RouteDefinition[] {
-  return typedOperations().map(routeFor);
+  return [...typedOperations().map(routeFor), ...reportOperations().map(reportRoute)];
 }

@@ -40,7 +40,7 @@ export interface FilterParam {
 /** A parsed parameter value. */
 export type ParamValue = string | number | boolean | string[];
 
-interface FilterRule {
+export interface FilterRule {
   /** The top-level element of the query request this rule fills. */
   readonly element: string;
   params(context: RuleContext): Omit<FilterParam, "slot">[];
@@ -48,8 +48,9 @@ interface FilterRule {
   build(values: ReadonlyMap<string, ParamValue>, context: RuleContext): XmlElement | XmlElement[] | null;
 }
 
-interface RuleContext {
-  readonly resource: ResourceDefinition;
+export interface RuleContext {
+  /** The group whose list this is (reports: null). */
+  readonly resource: ResourceDefinition | null;
   readonly slot: Slot;
 }
 
@@ -64,7 +65,7 @@ const text = (max = 4095): ParamKind => ({ type: "text", max });
 const idKind: ParamKind = { type: "id" };
 
 /** `ListID`/`FullName` style filter aggregates: `{prefix}Ids` → `<Element><ListID>…`. */
-function idsFilter(element: string, param: string, description: string): FilterRule {
+export function idsFilter(element: string, param: string, description: string): FilterRule {
   return {
     element,
     params: () => [{ name: param, kind: idKind, array: true, description }],
@@ -79,7 +80,7 @@ function idsFilter(element: string, param: string, description: string): FilterR
   };
 }
 
-function simpleList(element: string, param: string, kind: ParamKind, description: string): FilterRule {
+export function simpleList(element: string, param: string, kind: ParamKind, description: string): FilterRule {
   return {
     element,
     params: () => [{ name: param, kind, array: true, description }],
@@ -90,7 +91,7 @@ function simpleList(element: string, param: string, kind: ParamKind, description
   };
 }
 
-function enumFilter(element: string, param: string, description: string): FilterRule {
+export function enumFilter(element: string, param: string, description: string): FilterRule {
   const values = (context: RuleContext): string[] =>
     (context.slot.type.kind === "simple" ? (context.slot.type.entry.e ?? []) : []).map((v) =>
       jsonEnumValue(nameTable(), element, v),
@@ -110,7 +111,7 @@ function enumFilter(element: string, param: string, description: string): Filter
   };
 }
 
-function dateRange(
+export function dateRange(
   element: string,
   from: [string, string],
   to: [string, string],
@@ -201,7 +202,7 @@ function rangeFilter(element: string, from: string, to: string, prefix: string):
   };
 }
 
-function booleanFlag(element: string, param: string, description: string): FilterRule {
+export function booleanFlag(element: string, param: string, description: string): FilterRule {
   return {
     element,
     params: () => [{ name: param, kind: { type: "boolean" }, array: false, description }],
@@ -238,6 +239,10 @@ const ENTITY_PARAM: Readonly<Record<string, string>> = {
   transactions: "entityIds",
 };
 
+function entityParam(context: RuleContext): string {
+  return ENTITY_PARAM[context.resource?.entry.path ?? ""] ?? "customerIds";
+}
+
 const RULES: readonly FilterRule[] = [
   // ID, name and number lists: each excludes every other filter (schema choice).
   simpleList(
@@ -256,7 +261,7 @@ const RULES: readonly FilterRule[] = [
     element: "FullName",
     params: (context) => [
       {
-        name: context.resource.output.fields.some((f) => f.json === "fullName") ? "fullNames" : "names",
+        name: context.resource?.output.fields.some((f) => f.json === "fullName") ? "fullNames" : "names",
         kind: text(),
         array: true,
         description:
@@ -342,14 +347,14 @@ const RULES: readonly FilterRule[] = [
     element: "EntityFilter",
     params: (context) => [
       {
-        name: ENTITY_PARAM[context.resource.entry.path] ?? "customerIds",
+        name: entityParam(context),
         kind: idKind,
         array: true,
         description: "Only transactions of these entities (1 to 100 IDs).",
       },
     ],
     build: (values, context) => {
-      const ids = values.get(ENTITY_PARAM[context.resource.entry.path] ?? "customerIds");
+      const ids = values.get(entityParam(context));
       return Array.isArray(ids)
         ? node(
             "EntityFilter",
@@ -496,16 +501,31 @@ export interface ListFilters {
 
 const cache = new Map<string, ListFilters>();
 
+/** The filters of one group's list operation. */
 export function listFilters(resource: ResourceDefinition): ListFilters {
   const cached = cache.get(resource.entry.path);
   if (cached) return cached;
-  const slots = slotsOf(ledgerSchema(), resource.queryRequest);
+  const filters = deriveFilters(resource.queryRequest, RULES, resource);
+  cache.set(resource.entry.path, filters);
+  return filters;
+}
+
+/**
+ * Derives the filters of a query request from a rule table: each top-level element of the query
+ * that a rule owns becomes that rule's parameters (elements no rule owns are reported unexposed).
+ */
+export function deriveFilters(
+  requestName: string,
+  rules: readonly FilterRule[],
+  resource: ResourceDefinition | null,
+): ListFilters {
+  const slots = slotsOf(ledgerSchema(), requestName);
   const params: FilterParam[] = [];
   const owners: { slot: Slot; rule: FilterRule; context: RuleContext; names: string[] }[] = [];
   const unexposed: string[] = [];
   for (const slot of slots) {
     if (ENGINE_ELEMENTS.has(slot.name)) continue;
-    const rule = RULES.find((r) => r.element === slot.name);
+    const rule = rules.find((r) => r.element === slot.name);
     if (!rule) {
       unexposed.push(slot.name);
       continue;
@@ -515,7 +535,7 @@ export function listFilters(resource: ResourceDefinition): ListFilters {
     params.push(...declared.map((p) => ({ ...p, slot })));
     owners.push({ slot, rule, context, names: rule.params(context).map((p) => p.name) });
   }
-  const filters: ListFilters = {
+  return {
     params,
     unexposed,
     build(values) {
@@ -531,8 +551,6 @@ export function listFilters(resource: ResourceDefinition): ListFilters {
       return out;
     },
   };
-  cache.set(resource.entry.path, filters);
-  return filters;
 }
 
 /** Two parameters whose query elements are alternatives of one choice cannot be combined. */

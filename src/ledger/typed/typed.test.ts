@@ -1,0 +1,304 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ServiceError } from "../../errors/service-error.ts";
+import { parseFields } from "../fields.ts";
+import { resourceByPath, type ResourceDefinition } from "../resources/definitions.ts";
+import { ledgerSchema } from "../xml/schema.ts";
+import { leaf, node } from "../xml/tree.ts";
+import { messageProblem } from "../xml/validate-tree.ts";
+import { createMessage, responseMessage, updateMessage } from "./actions.ts";
+import { listFilters, parseParam, type ParamValue } from "./filters.ts";
+import { inputSchema } from "./input.ts";
+import { readRecord, type ReadWarning } from "./reader.ts";
+import { newerFieldPath } from "./versions.ts";
+
+function resource(path: string): ResourceDefinition {
+  const found = resourceByPath(path);
+  assert.ok(found, `resource ${path}`);
+  return found;
+}
+
+function createBody(path: string, body: unknown): Record<string, unknown> {
+  const shape = resource(path).create;
+  assert.ok(shape);
+  return parseFields(inputSchema(shape), body);
+}
+
+function rejects(path: string, body: unknown, code: string, param: string | null): ServiceError {
+  try {
+    createBody(path, body);
+  } catch (error) {
+    assert.ok(error instanceof ServiceError, String(error));
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.param, param, error.message);
+    return error;
+  }
+  assert.fail(`expected ${code} for ${JSON.stringify(body)}`);
+}
+
+const line = (extra: Record<string, unknown> = {}) => ({ itemId: "80000001-1", amount: "10.00", ...extra });
+
+describe("typed input (spec: Conventions; issue 7 item 2)", () => {
+  test("a required field that is missing is named", () => {
+    rejects("invoices", { lines: [line()] }, "INVALID_PARAMETER", "customerId");
+  });
+
+  test("an unknown field is UNKNOWN_PARAMETER with its JSON path, also inside lines", () => {
+    rejects("invoices", { customerId: "1", bogus: 1 }, "UNKNOWN_PARAMETER", "bogus");
+    rejects(
+      "invoices",
+      { customerId: "1", lines: [line(), line({ nope: true })] },
+      "UNKNOWN_PARAMETER",
+      "lines[1].nope",
+    );
+  });
+
+  test("null is FIELD_NOT_CLEARABLE on create and clears optional text on update", () => {
+    rejects("invoices", { customerId: "1", memo: null }, "FIELD_NOT_CLEARABLE", "memo");
+    const update = resource("invoices").update;
+    assert.ok(update);
+    const body = parseFields(inputSchema(update, { omit: new Set(["id"]) }), {
+      revisionNumber: "1",
+      memo: null,
+    });
+    const message = updateMessage(resource("invoices"), "7-1", body);
+    const memo = message.children[0]?.children.find((c) => c.name === "Memo");
+    assert.deepEqual(memo && { text: memo.text, children: memo.children.length }, { text: "", children: 0 });
+    assert.equal(messageProblem(ledgerSchema(), message), null);
+  });
+
+  test("amounts allow 2 places and prices 5; more are rejected, never rounded", () => {
+    rejects(
+      "invoices",
+      { customerId: "1", lines: [line(), line({ amount: "1.234" })] },
+      "DECIMAL_PRECISION_EXCEEDED",
+      "lines[1].amount",
+    );
+    rejects(
+      "invoices",
+      { customerId: "1", lines: [line({ rate: "1.123456" })] },
+      "DECIMAL_PRECISION_EXCEEDED",
+      "lines[0].rate",
+    );
+    const body = createBody("invoices", {
+      customerId: "1",
+      lines: [line({ rate: "1.12345", amount: undefined })],
+    });
+    const xml = createMessage(resource("invoices"), body);
+    const rate = xml.children[0]?.children
+      .find((c) => c.name === "InvoiceLineAdd")
+      ?.children.find((c) => c.name === "Rate");
+    assert.equal(rate?.text, "1.12345");
+  });
+
+  test("text is composed first, then checked against the code page and its maximum length", () => {
+    const body = createBody("customers", { name: "Cafe\u0301" });
+    assert.equal(body.name, "Café");
+    const error = rejects("customers", { name: "Snow \u2603 \u{1F600}" }, "UNSUPPORTED_CHARACTER", "name");
+    assert.equal((error.details as { codePoint: number }).codePoint, 0x2603);
+    rejects("invoices", { customerId: "1", refNumber: "123456789012" }, "STRING_TOO_LONG", "refNumber");
+  });
+
+  test("alternatives of one schema choice exclude each other, and a required choice needs one", () => {
+    const base = { accountId: "1" };
+    rejects(
+      "inventory-adjustments",
+      {
+        ...base,
+        lines: [
+          {
+            itemId: "1",
+            adjustQuantity: { quantityDifference: 1 },
+            adjustValue: { quantityDifference: 1, newValue: "1.00" },
+          },
+        ],
+      },
+      "INVALID_PARAMETER",
+      "lines[0].adjustValue",
+    );
+    rejects(
+      "inventory-adjustments",
+      { ...base, lines: [{ itemId: "1", adjustQuantity: { newQuantity: 1, quantityDifference: 2 } }] },
+      "INVALID_PARAMETER",
+      "lines[0].adjustQuantity.quantityDifference",
+    );
+    rejects(
+      "inventory-adjustments",
+      { ...base, lines: [{ itemId: "1" }] },
+      "INVALID_PARAMETER",
+      "lines[0].adjustQuantity",
+    );
+  });
+
+  test("the writer puts elements in schema order whatever the body's key order, and the schema accepts it", () => {
+    const body = createBody("invoices", {
+      memo: "m",
+      lines: [line({ description: "d", quantity: 2 })],
+      refNumber: "A-1",
+      transactionDate: "2024-02-29",
+      customerId: "80000001-1",
+    });
+    const message = createMessage(resource("invoices"), body);
+    const names = message.children[0]?.children.map((c) => c.name);
+    assert.deepEqual(names, ["CustomerRef", "TxnDate", "RefNumber", "Memo", "InvoiceLineAdd"]);
+    assert.equal(messageProblem(ledgerSchema(), message), null);
+  });
+
+  test("a field the older message version lacks is found by its JSON path", () => {
+    const bills = resource("bills").create;
+    assert.ok(bills);
+    assert.equal(newerFieldPath(bills, { vendorId: "1", classId: "2" }), "classId");
+    assert.equal(newerFieldPath(bills, { vendorId: "1", memo: "x" }), null);
+    assert.equal(
+      newerFieldPath(bills, {
+        vendorId: "1",
+        expenseLines: [{ accountId: "1" }, { accountId: "1", vendorId: "9" }],
+      }),
+      "expenseLines[1].vendorId",
+    );
+  });
+});
+
+describe("typed output (spec: Response fields are all present)", () => {
+  test("absent values are null, absent arrays empty, unreadable values null with a warning and its path", () => {
+    const invoices = resource("invoices");
+    const element = node("InvoiceRet", [
+      leaf("TxnID", "7-1"),
+      node("CustomerRef", [leaf("ListID", "8-1"), leaf("FullName", "Acme")]),
+      leaf("Subtotal", "ten"),
+      node("InvoiceLineRet", [leaf("TxnLineID", "9-1"), leaf("Amount", "10")]),
+    ]);
+    const warnings: ReadWarning[] = [];
+    const record = readRecord(invoices.output, element, "data[3]", warnings, "ledger_invoice");
+    assert.equal(record.id, "7-1");
+    assert.equal(record.objectType, "ledger_invoice");
+    assert.deepEqual(record.customer, { id: "8-1", fullName: "Acme" });
+    assert.equal(record.memo, null);
+    assert.deepEqual(record.linkedTransactions, []);
+    assert.equal(record.subtotal, null);
+    assert.equal((record.lines as { amount: string }[])[0]?.amount, "10.00");
+    assert.deepEqual(
+      warnings.map((w) => [w.code, w.path]),
+      [["LEDGER_VALUE_UNREADABLE", "data[3].subtotal"]],
+    );
+  });
+
+  test("the application's error status becomes its catalogue code with the native code kept", async () => {
+    const { statusError } = await import("./actions.ts");
+    const message = responseMessage(
+      node(
+        "CustomerModRs",
+        [],
+        [
+          ["statusCode", "3200"],
+          ["statusSeverity", "Error"],
+          ["statusMessage", "The provided edit sequence is out-of-date."],
+        ],
+      ),
+    );
+    const error = statusError(message);
+    assert.equal(error.code, "LEDGER_REVISION_NUMBER_STALE");
+    assert.equal(error.integrationCode, "3200");
+  });
+});
+
+function build(path: string, query: Record<string, string | string[]>) {
+  const filters = listFilters(resource(path));
+  const values = new Map<string, ParamValue>();
+  for (const [name, raw] of Object.entries(query)) {
+    const param = filters.params.find((p) => p.name === name);
+    assert.ok(param, `${path} has filter ${name}`);
+    values.set(name, parseParam(param, raw));
+  }
+  return filters.build(values);
+}
+
+function buildRejects(path: string, query: Record<string, string | string[]>, param: string): void {
+  assert.throws(
+    () => build(path, query),
+    (error: unknown) =>
+      error instanceof ServiceError && error.code === "INVALID_PARAMETER" && error.param === param,
+  );
+}
+
+describe("list filters (spec: List parameters)", () => {
+  test("groups get the market's filter names", () => {
+    const names = (path: string) => listFilters(resource(path)).params.map((p) => p.name);
+    for (const name of [
+      "ids",
+      "refNumbers",
+      "updatedAfter",
+      "transactionDateFrom",
+      "customerIds",
+      "accountIds",
+      "refNumberContains",
+      "refNumberFrom",
+      "currencyIds",
+      "paymentStatus",
+      "includeLineItems",
+      "includeLinkedTransactions",
+    ]) {
+      assert.ok(names("invoices").includes(name), `invoices: ${name}`);
+    }
+    for (const name of [
+      "ids",
+      "fullNames",
+      "status",
+      "nameContains",
+      "nameFrom",
+      "totalBalanceGreaterThan",
+      "classIds",
+    ]) {
+      assert.ok(names("customers").includes(name), `customers: ${name}`);
+    }
+    assert.ok(names("vendors").includes("names") || names("vendors").includes("fullNames"));
+    assert.ok(names("checks").includes("payeeIds"));
+    assert.ok(names("bills").includes("vendorIds"));
+  });
+
+  test("an ID list excludes every other filter, naming both", () => {
+    buildRejects("invoices", { ids: ["1"], customerIds: ["2"] }, "customerIds");
+    buildRejects("customers", { fullNames: ["a"], status: "all" }, "status");
+  });
+
+  test("filters in different alternatives of the query cannot be combined", () => {
+    buildRejects(
+      "invoices",
+      { updatedAfter: "2024-01-01", transactionDateFrom: "2024-01-01" },
+      "transactionDateFrom",
+    );
+    buildRejects("customers", { nameContains: "a", nameFrom: "b" }, "nameFrom");
+    buildRejects("customers", { nameContains: "a", nameStartsWith: "b" }, "nameStartsWith");
+  });
+
+  test("active status defaults to active but is left out next to an ID list", () => {
+    assert.deepEqual(
+      build("customers", {}).map((e) => [e.name, e.text]),
+      [["ActiveStatus", "ActiveOnly"]],
+    );
+    assert.deepEqual(
+      build("customers", { ids: ["1", "2"] }).map((e) => [e.name, e.text]),
+      [
+        ["ListID", "1"],
+        ["ListID", "2"],
+      ],
+    );
+  });
+
+  test("repeated keys are arrays of 1 to 100 and scalars are given once", () => {
+    const ids = listFilters(resource("customers")).params.find((p) => p.name === "ids");
+    assert.ok(ids);
+    assert.throws(
+      () =>
+        parseParam(
+          ids,
+          Array.from({ length: 101 }, (_, i) => String(i)),
+        ),
+      /1 to 100/,
+    );
+    const after = listFilters(resource("customers")).params.find((p) => p.name === "updatedAfter");
+    assert.ok(after);
+    assert.throws(() => parseParam(after, ["2024-01-01", "2024-01-02"]), /only once/);
+    assert.throws(() => parseParam(after, "yesterday"), /date/);
+  });
+});
