@@ -65,11 +65,12 @@ function familyFilter(
     params: () =>
       members.map(([name, xml]) => ({
         name,
-        kind: (xml === "ListID"
-          ? { type: "id" }
-          : xml === "FullName"
-            ? { type: "text", max: 4095 }
-            : { type: "enum", values: typeValues().json }),
+        kind:
+          xml === "ListID"
+            ? { type: "id" }
+            : xml === "FullName"
+              ? { type: "text", max: 4095 }
+              : { type: "enum", values: typeValues().json },
         array: xml !== typeElement,
         description: `${label}: exactly one of ${members.map(([n]) => `\`${n}\``).join(", ")} (1 to 100 values for lists).`,
       })),

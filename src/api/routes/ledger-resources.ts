@@ -14,7 +14,7 @@ import {
   type TypedOperation,
 } from "../../ledger/operations.ts";
 import { reportFilters, reportMessage } from "../../ledger/reports.ts";
-import type { ResourceDefinition } from "../../ledger/resources/definitions.ts";
+import { allResources, type ResourceDefinition } from "../../ledger/resources/definitions.ts";
 import type { Shape } from "../../ledger/resources/shape.ts";
 import {
   createMessage,
@@ -597,7 +597,46 @@ function reportRoute(operation: ReportOperation): RouteDefinition {
   });
 }
 
+const ACTION_ROUTES: Readonly<Record<string, { method: "GET" | "POST" | "DELETE"; suffix: string }>> = {
+  void: { method: "POST", suffix: "/:id/void" },
+  update: { method: "POST", suffix: "/:id" },
+  delete: { method: "DELETE", suffix: "/:id" },
+  create: { method: "POST", suffix: "" },
+};
+
+/**
+ * An action the market offers but the application cannot do (no request family in its schema):
+ * 422 LEDGER_OPERATION_UNSUPPORTED naming what the group can do instead; nothing is queued.
+ */
+function unsupportedRoute(resource: ResourceDefinition, action: string): RouteDefinition | null {
+  const route = ACTION_ROUTES[action];
+  if (!route) return null;
+  const alternatives = resource.actions
+    .filter((a) => a !== "list" && a !== "retrieve")
+    .map((a) => `${resource.operationPrefix}.${a}`);
+  return defineRoute({
+    operationId: `${resource.operationPrefix}.${action}`,
+    tag: resource.entry.resource,
+    method: route.method,
+    url: `${BASE}/${resource.entry.path}${route.suffix}`,
+    pathParams: route.suffix.includes(":id") ? ["id"] : [],
+    summary: `Not supported by the application (answers LEDGER_OPERATION_UNSUPPORTED)`,
+    write: true,
+    headers: WRITE_HEADERS,
+    response: { status: 422, description: "LEDGER_OPERATION_UNSUPPORTED with `details.alternatives`" },
+    handler: () => {
+      throw new ServiceError("LEDGER_OPERATION_UNSUPPORTED", {
+        details: { alternatives },
+        message: `The application has no ${action} for ${resource.entry.path}; see \`details.alternatives\`.`,
+      });
+    },
+  });
+}
+
 /** Every typed operation's route, and the reports. */
 export function ledgerResourceRoutes(): RouteDefinition[] {
-  return [...typedOperations().map(routeFor), ...reportOperations().map(reportRoute)];
+  const unsupported = allResources().flatMap((resource) =>
+    resource.unsupported.map((action) => unsupportedRoute(resource, action)).filter((r) => r !== null),
+  );
+  return [...typedOperations().map(routeFor), ...reportOperations().map(reportRoute), ...unsupported];
 }

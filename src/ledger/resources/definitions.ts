@@ -32,6 +32,11 @@ export interface ResourceDefinition {
   /** `ListDataExtType`/`TxnDataExtType` value, when custom fields can be set. */
   readonly dataExtType: string | null;
   readonly actions: readonly ResourceAction[];
+  /**
+   * Actions the market offers for this group that the application's schema has no request for
+   * (sales-tax payment checks cannot be voided): their routes answer LEDGER_OPERATION_UNSUPPORTED.
+   */
+  readonly unsupported: readonly ResourceAction[];
 }
 
 function enumValues(key: string): readonly string[] {
@@ -127,6 +132,7 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
     mergeType,
     dataExtType,
     actions: ORDER.filter((action) => actions.has(action)),
+    unsupported: entry.actions.filter((action) => !actions.has(action)),
   };
 }
 

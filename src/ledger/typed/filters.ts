@@ -273,6 +273,22 @@ const RULES: readonly FilterRule[] = [
       return Array.isArray(names) ? names.map((name) => leaf("FullName", name)) : null;
     },
   },
+  {
+    element: "Name",
+    params: () => [
+      {
+        name: "names",
+        kind: text(),
+        array: true,
+        description:
+          "Return only records with these names (case-insensitive, 1 to 100); every other filter is excluded.",
+      },
+    ],
+    build: (values) => {
+      const names = values.get("names");
+      return Array.isArray(names) ? names.map((name) => leaf("Name", name)) : null;
+    },
+  },
   simpleList(
     "RefNumber",
     "refNumbers",
@@ -304,6 +320,8 @@ const RULES: readonly FilterRule[] = [
     { type: "dateOrDateTime" },
     null,
   ),
+  // Written by the rule above (both ends of the range are adjacent in every query).
+  { element: "ToModifiedDate", params: () => [], build: () => null },
   dateRange(
     "ModifiedDateRangeFilter",
     ["FromModifiedDate", "updatedAfter"],
@@ -373,6 +391,103 @@ const RULES: readonly FilterRule[] = [
   idsFilter("ItemFilter", "itemIds", "Only records of these items (1 to 100 IDs)."),
   idsFilter("TransactionItemFilter", "itemIds", "Only transactions of these items (1 to 100 IDs)."),
   idsFilter("SiteFilter", "siteIds", "Only records of these inventory sites (1 to 100 IDs)."),
+  {
+    element: "ItemSiteFilter",
+    params: () => [
+      { name: "itemIds", kind: idKind, array: true, description: "Only these items (1 to 100 IDs)." },
+      {
+        name: "siteIds",
+        kind: idKind,
+        array: true,
+        description: "Only these inventory sites (1 to 100 IDs).",
+      },
+    ],
+    build: (values) => {
+      const items = values.get("itemIds");
+      const sites = values.get("siteIds");
+      const children: XmlElement[] = [];
+      if (Array.isArray(items))
+        children.push(
+          node(
+            "ItemFilter",
+            items.map((id) => leaf("ListID", id)),
+          ),
+        );
+      if (Array.isArray(sites))
+        children.push(
+          node(
+            "SiteFilter",
+            sites.map((id) => leaf("ListID", id)),
+          ),
+        );
+      return children.length === 0 ? null : node("ItemSiteFilter", children);
+    },
+  },
+  {
+    element: "TransactionTypeFilter",
+    params: (context) => [
+      {
+        name: "transactionTypes",
+        kind: { type: "enum", values: txnTypeValues(context).json },
+        array: true,
+        description: "Only these transaction types.",
+      },
+    ],
+    build: (values, context) => {
+      const chosen = values.get("transactionTypes");
+      if (!Array.isArray(chosen)) return null;
+      const { xml, json } = txnTypeValues(context);
+      return node(
+        "TransactionTypeFilter",
+        chosen.map((v) => leaf("TxnTypeFilter", xml[json.indexOf(v)] ?? v)),
+      );
+    },
+  },
+  {
+    element: "PayeeEntityRef",
+    params: () => [
+      {
+        name: "vendorId",
+        kind: idKind,
+        array: false,
+        description: "The vendor whose bills to pay (required).",
+      },
+    ],
+    build: (values) => {
+      const id = values.get("vendorId");
+      return typeof id === "string" ? node("PayeeEntityRef", [leaf("ListID", id)]) : null;
+    },
+  },
+  {
+    element: "APAccountRef",
+    params: () => [
+      {
+        name: "payablesAccountId",
+        kind: idKind,
+        array: false,
+        description: "Only bills of this payables account.",
+      },
+    ],
+    build: (values) => {
+      const id = values.get("payablesAccountId");
+      return typeof id === "string" ? node("APAccountRef", [leaf("ListID", id)]) : null;
+    },
+  },
+  {
+    element: "DueDate",
+    params: () => [
+      {
+        name: "dueDate",
+        kind: { type: "date" },
+        array: false,
+        description: "Only bills due on or before this date.",
+      },
+    ],
+    build: (values) => {
+      const date = values.get("dueDate");
+      return typeof date === "string" ? leaf("DueDate", date) : null;
+    },
+  },
   {
     element: "ItemRef",
     params: () => [
@@ -470,6 +585,13 @@ const RULES: readonly FilterRule[] = [
     "Include component lines (default true).",
   ),
 ];
+
+function txnTypeValues(context: RuleContext): { xml: string[]; json: string[] } {
+  const inner =
+    context.slot.type.kind === "complex" ? slotsOf(ledgerSchema(), context.slot.typeKey)[0] : undefined;
+  const xml = inner?.type.kind === "simple" ? (inner.type.entry.e ?? []) : [];
+  return { xml, json: xml.map((v) => jsonEnumValue(nameTable(), "TxnTypeFilter", v)) };
+}
 
 function deletedTypes(context: RuleContext): string[] {
   const values = context.slot.type.kind === "simple" ? (context.slot.type.entry.e ?? []) : [];
