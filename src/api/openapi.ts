@@ -75,12 +75,16 @@ const errorSchema: JsonSchema = {
 
 export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
+  const shared: Record<string, JsonSchema> = {};
   for (const route of routes) {
     const path = route.url.replace(/:(\w+)/g, "{$1}");
     const parameters: unknown[] = [];
     for (const name of route.pathParams ?? [])
       parameters.push({ name, in: "path", required: true, schema: { type: "string" } });
-    if (route.query) {
+    const queryParameters = route.openapi?.queryParameters;
+    if (queryParameters) {
+      for (const q of queryParameters) parameters.push({ ...q, in: "query" });
+    } else if (route.query) {
       const query = toSchema(route.query);
       const props = (query.properties ?? {}) as Record<string, JsonSchema>;
       const required = new Set((query.required as string[] | undefined) ?? []);
@@ -102,6 +106,9 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
         schema: { type: "string" },
       });
     }
+    Object.assign(shared, route.openapi?.components);
+    const responseSchema =
+      route.openapi?.responseBody ?? (route.response.schema ? toSchema(route.response.schema) : null);
     const operation: Record<string, unknown> = {
       operationId: route.operationId,
       summary: route.summary,
@@ -111,9 +118,7 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
       responses: {
         [String(route.response.status)]: {
           description: route.response.description,
-          ...(route.response.schema
-            ? { content: { "application/json": { schema: toSchema(route.response.schema) } } }
-            : {}),
+          ...(responseSchema ? { content: { "application/json": { schema: responseSchema } } } : {}),
         },
         default: {
           description: "Error",
@@ -121,10 +126,11 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
         },
       },
     };
-    if (route.body) {
+    const requestSchema = route.openapi?.requestBody ?? (route.body ? toSchema(route.body) : null);
+    if (requestSchema) {
       operation.requestBody = {
         required: true,
-        content: { "application/json": { schema: toSchema(route.body) } },
+        content: { "application/json": { schema: requestSchema } },
       };
     }
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
@@ -145,7 +151,10 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
           description: "A secret key: `sk_live_...` or `sk_test_...`",
         },
       },
-      schemas: { Error: errorSchema },
+      schemas: {
+        Error: errorSchema,
+        ...Object.fromEntries(Object.entries(shared).sort(([a], [b]) => (a < b ? -1 : 1))),
+      },
     },
     paths,
   };

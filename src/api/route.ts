@@ -42,6 +42,22 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   headers?: { name: string; required: boolean; description: string }[];
   /** Response description for OpenAPI. */
   response: { status: number; description: string; schema?: z.ZodType };
+  /**
+   * Ready-made OpenAPI fragments (typed operations derive theirs from the resource registry and
+   * share nested records as components) used instead of converting `body` and `response.schema`.
+   */
+  openapi?: {
+    requestBody?: Record<string, unknown>;
+    responseBody?: Record<string, unknown>;
+    components?: Record<string, Record<string, unknown>>;
+    /** Query parameters with their own schemas (instead of converting `query`). */
+    queryParameters?: {
+      name: string;
+      required: boolean;
+      description: string;
+      schema: Record<string, unknown>;
+    }[];
+  };
   handler(ctx: RouteContext<B, Q>): Promise<RouteResult>;
 }
 

@@ -15,6 +15,7 @@ import {
 } from "../../ledger/operations.ts";
 import { reportFilters, reportMessage } from "../../ledger/reports.ts";
 import { allResources, type ResourceDefinition } from "../../ledger/resources/definitions.ts";
+import { outputSchemaRef, type JsonSchema } from "../../ledger/resources/json-schema.ts";
 import type { Shape } from "../../ledger/resources/shape.ts";
 import {
   createMessage,
@@ -375,7 +376,184 @@ async function readCurrent(
   });
 }
 
+/** A query parameter's JSON Schema from its kind (repeated keys for arrays). */
+function paramSchema(param: Pick<FilterParam, "kind" | "array">): JsonSchema {
+  const kind = param.kind;
+  const single: JsonSchema =
+    kind.type === "enum"
+      ? { type: "string", enum: kind.values }
+      : kind.type === "boolean"
+        ? { type: "boolean" }
+        : kind.type === "integer"
+          ? { type: "integer", minimum: kind.min, maximum: kind.max }
+          : kind.type === "date"
+            ? { type: "string", format: "date" }
+            : kind.type === "text"
+              ? { type: "string", maxLength: kind.max }
+              : kind.type === "id"
+                ? { type: "string", maxLength: 36 }
+                : { type: "string" };
+  return param.array ? { type: "array", items: single, minItems: 1, maxItems: 100 } : single;
+}
+
+function listParameters(
+  resource: ResourceDefinition,
+): NonNullable<NonNullable<RouteDefinition["openapi"]>["queryParameters"]> {
+  const params = listFilters(resource).params.map((p) => ({
+    name: p.name,
+    required: false,
+    description: p.description,
+    schema: paramSchema(p),
+  }));
+  if (resource.queryElements.has("MaxReturned")) {
+    params.push({
+      name: "limit",
+      required: false,
+      description: "Page size, 1 to 150 (default 150).",
+      schema: { type: "integer", minimum: 1, maximum: CURSOR_PAGE_SIZE_MAX },
+    });
+  }
+  if (resource.entry.listKind === "cursor") {
+    params.push({
+      name: "cursor",
+      required: false,
+      description: "The `nextCursor` of the latest page.",
+      schema: { type: "string", maxLength: 200 },
+    });
+  }
+  return params;
+}
+
+/** The OpenAPI fragments of a typed operation: shared record components, request and response bodies. */
+function openapiOf(operation: TypedOperation): NonNullable<RouteDefinition["openapi"]> {
+  const resource = operation.resource;
+  const components: Record<string, JsonSchema> = {};
+  const record = (): JsonSchema => {
+    const refs = [...resource.records.entries()].map(([name, r]) =>
+      outputSchemaRef(r.shape, components, name === resource.ret ? resource.entry.objectType : r.objectType),
+    );
+    return refs.length === 1 && refs[0] ? refs[0] : { oneOf: refs };
+  };
+  const input = (shape: Shape | null, suffix: string, options = {}): JsonSchema | undefined => {
+    if (!shape) return undefined;
+    const name = `${resource.entry.objectType}_${suffix}`;
+    components[name] = z.toJSONSchema(inputSchema(shape, options), {
+      io: "input",
+      unrepresentable: "any",
+    });
+    delete components[name].$schema;
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  const summaryOf = (extra: JsonSchema): JsonSchema => ({
+    type: "object",
+    properties: {
+      id: { type: ["string", "null"] },
+      objectType: { type: "string", const: resource.entry.objectType },
+      ...extra,
+    },
+  });
+  switch (operation.action) {
+    case "list":
+      return {
+        components,
+        queryParameters: listParameters(resource),
+        responseBody: {
+          type: "object",
+          properties: {
+            objectType: { type: "string", const: "list" },
+            url: { type: "string" },
+            data: { type: "array", items: record() },
+            nextCursor: { type: ["string", "null"] },
+            hasMore: { type: "boolean" },
+            remainingCount: { type: ["integer", "null"] },
+            cursorExpiresAt: { type: ["string", "null"], format: "date-time" },
+          },
+          required: [
+            "objectType",
+            "url",
+            "data",
+            "nextCursor",
+            "hasMore",
+            "remainingCount",
+            "cursorExpiresAt",
+          ],
+        },
+      };
+    case "retrieve":
+      return { components, responseBody: record() };
+    case "create": {
+      const requestBody = input(resource.create, "create");
+      return { components, responseBody: record(), ...(requestBody ? { requestBody } : {}) };
+    }
+    case "update": {
+      const requestBody = input(resource.update, "update", { omit: OMIT_ID });
+      return { components, responseBody: record(), ...(requestBody ? { requestBody } : {}) };
+    }
+    case "delete":
+      return {
+        components,
+        responseBody: summaryOf(
+          resource.entry.kind === "transaction"
+            ? { refNumber: { type: ["string", "null"] }, deleted: { type: "boolean", const: true } }
+            : {
+                fullName: { type: ["string", "null"] },
+                deletedAt: { type: ["string", "null"] },
+                deleted: { type: "boolean", const: true },
+              },
+        ),
+      };
+    case "void":
+      return {
+        components,
+        responseBody: summaryOf({
+          createdAt: { type: ["string", "null"] },
+          updatedAt: { type: ["string", "null"] },
+          refNumber: { type: ["string", "null"] },
+          voided: { type: "boolean", const: true },
+        }),
+      };
+    case "merge":
+      return {
+        components,
+        responseBody: summaryOf({
+          fullName: { type: ["string", "null"] },
+          mergedFrom: { type: ["object", "null"] },
+        }),
+      };
+    case "setCustomField":
+      return {
+        components,
+        responseBody: {
+          type: "object",
+          properties: {
+            objectType: { type: "string", const: "ledger_custom_field_value" },
+            ownerId: { type: ["string", "null"] },
+            name: { type: ["string", "null"] },
+            type: { type: ["string", "null"] },
+            value: { type: ["string", "null"] },
+          },
+        },
+      };
+  }
+}
+
 function routeFor(operation: TypedOperation): RouteDefinition {
+  return withOpenApi(routeWithoutDocs(operation), () => openapiOf(operation));
+}
+
+/** Attaches OpenAPI fragments computed on first use (building them all costs time at start-up). */
+function withOpenApi(
+  route: RouteDefinition,
+  build: () => NonNullable<RouteDefinition["openapi"]>,
+): RouteDefinition {
+  let built: RouteDefinition["openapi"];
+  return Object.defineProperty(route, "openapi", {
+    get: () => (built ??= build()),
+    enumerable: true,
+  });
+}
+
+function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
   const resource = operation.resource;
   const base = `${BASE}/${resource.entry.path}`;
   const tag = resource.entry.resource;
@@ -571,7 +749,7 @@ function parseQueryValues(
 
 function reportRoute(operation: ReportOperation): RouteDefinition {
   const kind = operation.report;
-  return defineRoute<undefined, unknown>({
+  const route = defineRoute<undefined, unknown>({
     operationId: operation.operationId,
     tag: "reports",
     method: "GET",
@@ -595,6 +773,15 @@ function reportRoute(operation: ReportOperation): RouteDefinition {
       });
     },
   });
+  return withOpenApi(route, () => ({
+    queryParameters: reportFilters(kind).params.map((p) => ({
+      name: p.name,
+      required: p.slot.min > 0,
+      description: p.description,
+      schema: paramSchema(p),
+    })),
+    responseBody: { type: "object", properties: { objectType: { type: "string", const: "ledger_report" } } },
+  }));
 }
 
 const ACTION_ROUTES: Readonly<Record<string, { method: "GET" | "POST" | "DELETE"; suffix: string }>> = {

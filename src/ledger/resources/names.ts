@@ -118,11 +118,34 @@ export function defaultEnumValue(value: string): string {
     .join("_");
 }
 
+const CONTACTS_RET = { AdditionalContactRef: "customContactFields", ContactsRet: "additionalContacts" };
+const CONTACTS_ADD = { AdditionalContactRef: "customContactFields", Contacts: "additionalContacts" };
+const CONTACTS_MOD = { AdditionalContactRef: "customContactFields", ContactsMod: "additionalContacts" };
+
 /**
- * Our own reviewed name choices, applied over the generated table (rule 4): values the market spells
- * in words where the schema uses type codes (spec: custom field `type`, linked transaction `linkType`).
+ * Our own reviewed name choices, applied over the generated table (rule 4): where the importer's
+ * alignment chose wrongly (customers' and vendors' contacts, where the market's order differs from
+ * the schema's), and values the market spells in words where the schema uses type codes (spec:
+ * custom field `type`, linked transaction `linkType`). An empty object type means "none".
  */
 const OVERRIDES: Partial<NameTable> = {
+  global: {
+    AdditionalContactRef: "customContactFields",
+    MinFinanceCharge: "minimumFinanceCharge",
+  },
+  byType: {
+    CustomerRet: CONTACTS_RET,
+    VendorRet: CONTACTS_RET,
+    CustomerAdd: CONTACTS_ADD,
+    VendorAdd: CONTACTS_ADD,
+    CustomerMod: CONTACTS_MOD,
+    VendorMod: CONTACTS_MOD,
+    AdditionalContactRef: { ContactName: "name", ContactValue: "value" },
+    ContactsRet: { Contact: "name" },
+    Contacts: { Contact: "name" },
+    ContactsMod: { Contact: "name" },
+  },
+  objectTypes: { AdditionalContactRef: "", ContactsRet: "ledger_contact" },
   enumValues: {
     DataExtType: {
       AMTTYPE: "amount_type",
@@ -146,11 +169,19 @@ export function nameTable(): NameTable {
   const generated = JSON.parse(
     readFileSync(new URL("./generated/names.json", import.meta.url), "utf8"),
   ) as NameTable;
+  const merged = (
+    base: Record<string, Record<string, string>>,
+    over: Record<string, Record<string, string>> = {},
+  ): Record<string, Record<string, string>> => {
+    const out = { ...base };
+    for (const [key, value] of Object.entries(over)) out[key] = { ...base[key], ...value };
+    return out;
+  };
   loaded = {
     global: { ...generated.global, ...OVERRIDES.global },
-    byType: { ...generated.byType, ...OVERRIDES.byType },
+    byType: merged(generated.byType, OVERRIDES.byType),
     objectTypes: { ...generated.objectTypes, ...OVERRIDES.objectTypes },
-    enumValues: { ...generated.enumValues, ...OVERRIDES.enumValues },
+    enumValues: merged(generated.enumValues, OVERRIDES.enumValues),
   };
   return loaded;
 }

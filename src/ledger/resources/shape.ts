@@ -146,7 +146,7 @@ export function shapeOf(typeKey: string, direction: "input" | "output"): Shape {
   const shape: Shape = {
     typeKey,
     direction,
-    objectType: table.objectTypes[typeKey] ?? null,
+    objectType: table.objectTypes[typeKey] || null,
     fields,
   };
   cache.set(key, shape);
