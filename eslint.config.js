@@ -1,7 +1,51 @@
 // Lint rules per the house style: type-checked preset, no default exports, type-only imports,
 // no `any`, no non-null assertions, no floating promises, exhaustive switches, layer boundaries.
 import js from "@eslint/js";
+import boundaries from "eslint-plugin-boundaries";
 import tseslint from "typescript-eslint";
+
+/**
+ * The layers of the house style (§2.2, "Dependency arrows"): api → {requests, tenancy, webhooks,
+ * change-feed} → ledger → {errors, platform}; every module may use the store; the connector uses
+ * requests and the store; the simulator may read ledger definitions but talks to the service only
+ * over HTTP and SOAP; nothing but the composition root imports api. `root` is the composition root's
+ * shared types (deps, config).
+ */
+const LAYERS = [
+  { type: "root", pattern: ["src/deps.ts", "src/config.ts"], mode: "file" },
+  { type: "app", pattern: ["src/app.ts", "src/main.ts", "src/cli.ts", "src/demo.ts"], mode: "file" },
+  { type: "api", pattern: "src/api" },
+  { type: "requests", pattern: "src/requests" },
+  { type: "tenancy", pattern: "src/tenancy" },
+  { type: "webhooks", pattern: "src/webhooks" },
+  { type: "change-feed", pattern: "src/change-feed" },
+  { type: "connector", pattern: "src/connector" },
+  { type: "ledger", pattern: "src/ledger" },
+  { type: "errors", pattern: "src/errors" },
+  { type: "platform", pattern: "src/platform" },
+  { type: "store", pattern: "src/store" },
+  { type: "simulator", pattern: "src/simulator" },
+  { type: "testing", pattern: "src/testing" },
+];
+const BASE = ["root", "errors", "platform", "store"];
+const ARROWS = [
+  { from: "app", allow: ["*"] },
+  { from: "testing", allow: ["*"] },
+  { from: "api", allow: [...BASE, "requests", "tenancy", "webhooks", "change-feed", "ledger", "connector"] },
+  { from: "connector", allow: [...BASE, "requests", "ledger", "tenancy"] },
+  { from: "requests", allow: [...BASE, "ledger", "tenancy"] },
+  { from: "tenancy", allow: [...BASE, "ledger"] },
+  { from: "webhooks", allow: [...BASE, "ledger"] },
+  { from: "change-feed", allow: [...BASE, "ledger", "requests", "webhooks"] },
+  { from: "ledger", allow: BASE },
+  { from: "store", allow: ["root", "errors", "platform"] },
+  { from: "errors", allow: ["errors"] },
+  { from: "platform", allow: ["platform"] },
+  { from: "root", allow: ["root", "platform", "store"] },
+  // The simulated Web Connector writes its envelopes with the connector's SOAP codec (a client the
+  // service did not write, npm `soap` on the official WSDL, checks the endpoint independently).
+  { from: "simulator", allow: ["simulator", "ledger", "platform", "errors", "connector"] },
+];
 
 export default tseslint.config(
   { ignores: ["node_modules", "data", "coverage", "*.js", "*.mjs", "bin"] },
@@ -55,6 +99,13 @@ export default tseslint.config(
   {
     files: ["src/app.ts", "src/api/**"],
     rules: { "no-restricted-imports": "off" },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/**/*.test.ts"],
+    plugins: { boundaries },
+    settings: { "boundaries/elements": LAYERS, "boundaries/include": ["src/**/*.ts"] },
+    rules: { "boundaries/element-types": ["error", { default: "disallow", rules: ARROWS }] },
   },
   {
     files: ["**/*.test.ts", "test/**", "src/testing/**", "bench/**", "scripts/**"],
