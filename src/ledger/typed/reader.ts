@@ -14,6 +14,19 @@ export interface ReadWarning {
   path: string;
 }
 
+/** Per shape: element name → field, so a record is read in one pass over its children. */
+const indexes = new WeakMap<Shape, Map<string, Field>>();
+
+function indexOf(shape: Shape): Map<string, Field> {
+  let index = indexes.get(shape);
+  if (!index) {
+    index = new Map();
+    for (const field of shape.fields) if (!index.has(field.slot.name)) index.set(field.slot.name, field);
+    indexes.set(shape, index);
+  }
+  return index;
+}
+
 export function readRecord(
   shape: Shape,
   element: XmlElement,
@@ -21,32 +34,33 @@ export function readRecord(
   warnings: ReadWarning[],
   objectType: string | null = shape.objectType,
 ): Record<string, unknown> {
-  const byName = new Map<string, XmlElement[]>();
-  for (const child of element.children) {
-    const list = byName.get(child.name);
-    if (list) list.push(child);
-    else byName.set(child.name, [child]);
-  }
+  // Every field first, in the shape's order (objectType right after id), so absent ones stay null.
   const out: Record<string, unknown> = {};
   let typed = objectType === null;
-  const here = (json: string): string => (path === "" ? json : `${path}.${json}`);
+  if (!typed && shape.fields[0]?.json !== "id") {
+    out.objectType = objectType;
+    typed = true;
+  }
   for (const field of shape.fields) {
     if (field.json in out) continue;
-    const found = byName.get(field.slot.name) ?? [];
-    if (field.array) {
-      out[field.json] = found.map((item, index) =>
-        readField(field, item, `${here(field.json)}[${index}]`, warnings),
-      );
-    } else {
-      const first = found[0];
-      out[field.json] = first === undefined ? null : readField(field, first, here(field.json), warnings);
-    }
+    out[field.json] = field.array ? [] : null;
     if (!typed && field.json === "id") {
       out.objectType = objectType;
       typed = true;
     }
   }
-  if (!typed) return { objectType, ...out };
+  const index = indexOf(shape);
+  const here = (json: string): string => (path === "" ? json : `${path}.${json}`);
+  for (const child of element.children) {
+    const field = index.get(child.name);
+    if (!field) continue;
+    if (field.array) {
+      const list = out[field.json] as unknown[];
+      list.push(readField(field, child, `${here(field.json)}[${list.length}]`, warnings));
+    } else if (out[field.json] === null) {
+      out[field.json] = readField(field, child, here(field.json), warnings);
+    }
+  }
   return out;
 }
 

@@ -1,0 +1,80 @@
+/**
+ * Typed operations' codec figures (issue 7 benchmarks): JSON → XML and XML → JSON for 1,000 invoices
+ * with 5 lines each, through the same engines the routes use (input validation + writer; parser +
+ * reader). Printed by `npm run bench`, never asserted.
+ */
+import { performance } from "node:perf_hooks";
+import { parseFields } from "../src/ledger/fields.ts";
+import { resourceByPath } from "../src/ledger/resources/definitions.ts";
+import { createMessage, decodeRecords, responseMessage } from "../src/ledger/typed/actions.ts";
+import { inputSchema } from "../src/ledger/typed/input.ts";
+import { parseDocument } from "../src/ledger/xml/parse.ts";
+import { renderElementText } from "../src/ledger/xml/tree.ts";
+
+const INVOICES = 1000;
+const LINES = 5;
+const RUNS = 5;
+
+function invoiceBody(n: number): Record<string, unknown> {
+  return {
+    customerId: "80000001-1700000000",
+    transactionDate: "2026-11-02",
+    refNumber: `INV-${n}`,
+    memo: `Invoice ${n} for services rendered`,
+    billingAddress: { line1: "1 Main Street", city: "Springfield", postalCode: "12345" },
+    lines: Array.from({ length: LINES }, (_, i) => ({
+      itemId: "80000002-1700000000",
+      description: `Line ${i + 1} of invoice ${n}`,
+      quantity: i + 1,
+      rate: "12.50000",
+    })),
+  };
+}
+
+export function invoiceRet(n: number): string {
+  const lines = Array.from(
+    { length: LINES },
+    (_, i) =>
+      `<InvoiceLineRet><TxnLineID>${(n * 10 + i).toString(16).toUpperCase()}-1700000000</TxnLineID><ItemRef><ListID>80000002-1700000000</ListID><FullName>Consulting</FullName></ItemRef><Desc>Line ${i + 1} of invoice ${n}</Desc><Quantity>${i + 1}</Quantity><Rate>12.50</Rate><Amount>${((i + 1) * 12.5).toFixed(2)}</Amount><SalesTaxCodeRef><ListID>80000003-1700000000</ListID><FullName>Non</FullName></SalesTaxCodeRef></InvoiceLineRet>`,
+  ).join("");
+  return `<InvoiceRet><TxnID>${n.toString(16).toUpperCase()}-1700000000</TxnID><TimeCreated>2026-11-02T10:00:00-05:00</TimeCreated><TimeModified>2026-11-02T10:00:00-05:00</TimeModified><EditSequence>1700000000</EditSequence><TxnNumber>${n}</TxnNumber><CustomerRef><ListID>80000001-1700000000</ListID><FullName>Acme Corporation</FullName></CustomerRef><ARAccountRef><ListID>80000004-1700000000</ListID><FullName>Accounts Receivable</FullName></ARAccountRef><TxnDate>2026-11-02</TxnDate><RefNumber>INV-${n}</RefNumber><BillAddress><Addr1>1 Main Street</Addr1><City>Springfield</City><PostalCode>12345</PostalCode></BillAddress><IsPending>false</IsPending><DueDate>2026-12-02</DueDate><Subtotal>187.50</Subtotal><SalesTaxPercentage>0.00</SalesTaxPercentage><SalesTaxTotal>0.00</SalesTaxTotal><AppliedAmount>0.00</AppliedAmount><BalanceRemaining>187.50</BalanceRemaining><Memo>Invoice ${n} for services rendered</Memo><IsPaid>false</IsPaid><IsToBePrinted>true</IsToBePrinted><IsToBeEmailed>false</IsToBeEmailed>${lines}</InvoiceRet>`;
+}
+
+export interface CodecFigures {
+  encodeMs: number;
+  decodeMs: number;
+  xmlBytes: number;
+}
+
+/** Median of RUNS timings of each direction for the whole batch of 1,000 invoices. */
+export function measureCodec(): CodecFigures {
+  const invoices = resourceByPath("invoices");
+  if (!invoices?.create) throw new Error("no invoices resource");
+  const schema = inputSchema(invoices.create);
+  const bodies = Array.from({ length: INVOICES }, (_, n) => invoiceBody(n + 1));
+  const response = `<?xml version="1.0" ?>\n<QBXML><QBXMLMsgsRs><InvoiceQueryRs statusCode="0" statusSeverity="Info" statusMessage="Status OK">${Array.from({ length: INVOICES }, (_, n) => invoiceRet(n + 1)).join("")}</InvoiceQueryRs></QBXMLMsgsRs></QBXML>`;
+  const encode: number[] = [];
+  const decode: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    let started = performance.now();
+    for (const body of bodies) renderElementText(createMessage(invoices, parseFields(schema, body)));
+    encode.push(performance.now() - started);
+    started = performance.now();
+    const document = parseDocument(response);
+    const element = document?.root.children[0]?.children[0];
+    if (!element) throw new Error("unparsable benchmark document");
+    const page = decodeRecords(invoices, responseMessage(element));
+    if (page.data.length !== INVOICES || page.warnings.length > 0) throw new Error("decode lost records");
+    decode.push(performance.now() - started);
+  }
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+  return { encodeMs: median(encode), decodeMs: median(decode), xmlBytes: response.length };
+}
+
+if (process.argv[1]?.endsWith("typed-codec.ts")) {
+  const figures = measureCodec();
+  console.log(
+    `JSON→XML 1,000 invoices × 5 lines: ${figures.encodeMs.toFixed(1)} ms; XML→JSON: ${figures.decodeMs.toFixed(1)} ms (${(figures.xmlBytes / 1e6).toFixed(2)} MB)`,
+  );
+}
