@@ -11,7 +11,7 @@ import { ledgerSchema } from "../../ledger/xml/schema.ts";
 import { excludes, slotsOf } from "../../ledger/xml/slots.ts";
 import { leaf, node, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
-import { lineAmount, money } from "./ledger-math.ts";
+import { lineAmount, money, stockOf } from "./ledger-math.ts";
 import { isLineType, isRefSlot, slotNamed, type ObjectType } from "./objects.ts";
 import { fieldText, refId, type LedgerLine } from "./records.ts";
 import { statusObjectNotFound, type Status } from "./status.ts";
@@ -104,6 +104,29 @@ export function completeLine(
   return [...out, leaf("Amount", money(new Big(rate).times(quantity)))];
 }
 
+/**
+ * An inventory adjustment line states a quantity or value adjustment (new quantity, or a difference);
+ * the application stores the resulting differences.
+ */
+function adjustmentDifferences(element: string, fields: XmlElement[], file: CompanyFile): XmlElement[] {
+  const typeKey = ledgerSchema().keyOf(element, null);
+  if (
+    slotNamed(typeKey, "QuantityDifference") === undefined ||
+    fieldText(fields, "QuantityDifference") !== undefined
+  )
+    return fields;
+  const adjustment = fields.find((f) => f.name.endsWith("Adjustment"));
+  const inner = adjustment?.children ?? [];
+  const item = refId(fields, "ItemRef");
+  const onHand = stockOf(file).get(item ?? "")?.onHand ?? new Big(0);
+  const newQuantity = fieldText(inner, "NewQuantity");
+  const quantity =
+    fieldText(inner, "QuantityDifference") ??
+    (newQuantity === undefined ? "0" : new Big(newQuantity).minus(onHand).toString());
+  const value = fieldText(inner, "ValueDifference") ?? "0.00";
+  return [...fields, leaf("QuantityDifference", quantity), leaf("ValueDifference", money(new Big(value)))];
+}
+
 /** An item group line holds the group's items as lines of the family's first element. */
 function expandGroup(
   element: string,
@@ -151,7 +174,7 @@ function buildLine(
   const id = newId();
   const fields = expandGroup(
     input.element,
-    completeLine(input.element, input.fields, file, above),
+    completeLine(input.element, adjustmentDifferences(input.element, input.fields, file), file, above),
     file,
     newId,
   );

@@ -67,10 +67,33 @@ function ret(record: LedgerRecord, file: CompanyFile, includeRetElements: readon
   return renderRet(record, file, { ...WRITE_RENDER, includeRetElements });
 }
 
+/**
+ * Highest numeric RefNumber per object type and file, kept as records are added so that numbering
+ * costs nothing per Add (a restored file is scanned once).
+ */
+const highestNumbers = new WeakMap<CompanyFile, Map<string, number>>();
+
+function noteRefNumber(object: string, refNumber: string | undefined, file: CompanyFile): void {
+  const numbers = highestNumbers.get(file);
+  const value = Number(refNumber);
+  const current = numbers?.get(object);
+  if (numbers !== undefined && current !== undefined && Number.isInteger(value) && value > current)
+    numbers.set(object, value);
+}
+
 function nextRefNumber(object: string, file: CompanyFile): string {
-  const highest = file.derived(`refNumbers:${object}`, () =>
-    Math.max(0, ...file.recordsOf(object).map((r) => Number(fieldText(r.fields, "RefNumber")) || 0)),
-  );
+  let numbers = highestNumbers.get(file);
+  if (numbers === undefined) {
+    numbers = new Map();
+    highestNumbers.set(file, numbers);
+  }
+  let highest = numbers.get(object);
+  if (highest === undefined) {
+    highest = file
+      .recordsOf(object)
+      .reduce((max, r) => Math.max(max, Number(fieldText(r.fields, "RefNumber")) || 0), 0);
+    numbers.set(object, highest);
+  }
   return String(highest + 1);
 }
 
@@ -154,6 +177,7 @@ export function addRecord(
     txnNumber: object.kind === "transaction" ? file.newTxnNumber() : undefined,
   };
   file.insert(record);
+  noteRefNumber(object.name, fieldText(fields, "RefNumber"), file);
   return { status: STATUS_OK, body: [ret(record, file, includeRetElements)] };
 }
 
@@ -201,6 +225,7 @@ export function modRecord(
   if (nameProblem !== undefined) return { status: nameProblem, body: [] };
   record.fields = fields;
   record.lines = lines;
+  noteRefNumber(object.name, fieldText(fields, "RefNumber"), file);
   markModified(record, file);
   return { status: STATUS_OK, body: [ret(record, file, includeRetElements)] };
 }
