@@ -9,7 +9,7 @@ import { childText, childrenNamed } from "./xml-tree.ts";
 const OPTIONS: BeginSessionOptions = {
   companyFilePath: "",
   appName: "Bridge",
-  ownerId: "{OWNER-1}",
+  ownerId: "{6B29FC40-CA47-1067-B31D-00DD010662DA}",
   fileId: "{FILE-1}",
   stampFileId: true,
 };
@@ -127,14 +127,22 @@ describe("host / company / preferences", () => {
         childText(d, "DataExtName"),
         childText(d, "DataExtValue"),
       ]),
-      [["{OWNER-1}", "FileID", "{FILE-1}"]],
+      [["{6B29FC40-CA47-1067-B31D-00DD010662DA}", "FileID", "{FILE-1}"]],
     );
     const stamps = (owner: string): string[] =>
       file.companyDataExts.filter((d) => d.ownerId === owner).map((d) => d.value);
     await app.beginSession({ ...OPTIONS, fileId: "{FILE-2}" });
-    assert.deepEqual(stamps("{OWNER-1}"), ["{FILE-1}"], "an existing stamp is kept");
-    await app.beginSession({ ...OPTIONS, ownerId: "{OWNER-2}", stampFileId: false });
-    assert.deepEqual(stamps("{OWNER-2}"), [], "no stamp without stampFileId");
+    assert.deepEqual(
+      stamps("{6B29FC40-CA47-1067-B31D-00DD010662DA}"),
+      ["{FILE-1}"],
+      "an existing stamp is kept",
+    );
+    await app.beginSession({
+      ...OPTIONS,
+      ownerId: "{7C39FC40-CA47-1067-B31D-00DD010662DB}",
+      stampFileId: false,
+    });
+    assert.deepEqual(stamps("{7C39FC40-CA47-1067-B31D-00DD010662DB}"), [], "no stamp without stampFileId");
   });
 
   it("answers CompanyQueryRq with the owner's DataExtRet", async () => {
@@ -143,7 +151,7 @@ describe("host / company / preferences", () => {
     assert.ok(begun.ok);
     const result = await begun.session.processRequest(
       requestXml(
-        `<HostQueryRq requestID="h" /><CompanyQueryRq requestID="c"><OwnerID>{OWNER-1}</OwnerID></CompanyQueryRq>`,
+        `<HostQueryRq requestID="h" /><CompanyQueryRq requestID="c"><OwnerID>{6B29FC40-CA47-1067-B31D-00DD010662DA}</OwnerID></CompanyQueryRq>`,
       ),
     );
     assert.ok(result.ok);

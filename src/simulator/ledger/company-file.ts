@@ -1,15 +1,17 @@
 /**
  * One simulated company file: its records, ID counters, company-level data extensions (the FileID
- * stamp) and the error-recovery store of saved message-set responses.
+ * stamp) and the error-recovery store of saved message-set responses. Records are indexed by object
+ * type so that queries and iterators cost what they return, not what the file holds.
  */
-import { definitionOf, objectsOfKind } from "./definitions/index.ts";
-import type { FileView, LedgerRecord } from "./records.ts";
-import type { XmlElement } from "./xml-tree.ts";
+import type { XmlElement } from "../../ledger/xml/tree.ts";
+import { objectType } from "./objects.ts";
+import type { LedgerRecord } from "./records.ts";
+import { refTarget } from "./refs.ts";
 
 /** Options of {@link CompanyFile}. */
 export interface CompanyFileOptions {
   companyName: string;
-  /** `sample` loads a few accounts, customers, items and invoices; default `empty`. */
+  /** `sample` loads a few accounts, customers, vendors, items and invoices; default `empty`. */
   seed?: "sample" | "empty";
   /** Fixed UTC offset printed in timestamps; default `-05:00`. */
   utcOffset?: string;
@@ -27,19 +29,55 @@ export interface LedgerClock {
   now(): number;
 }
 
+/**
+ * Records by ID that also keeps them grouped by object type and counts changes, whatever writes to
+ * it (the engine, or a restore that refills the map).
+ */
+class RecordMap extends Map<string, LedgerRecord> {
+  readonly byObject = new Map<string, Map<string, LedgerRecord>>();
+  version = 0;
+
+  override set(id: string, record: LedgerRecord): this {
+    const previous = super.get(id);
+    if (previous !== undefined) this.byObject.get(previous.object)?.delete(id);
+    let group = this.byObject.get(record.object);
+    if (group === undefined) {
+      group = new Map();
+      this.byObject.set(record.object, group);
+    }
+    group.set(id, record);
+    this.version++;
+    return super.set(id, record);
+  }
+
+  override delete(id: string): boolean {
+    const previous = super.get(id);
+    if (previous !== undefined) this.byObject.get(previous.object)?.delete(id);
+    this.version++;
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.byObject.clear();
+    this.version++;
+    super.clear();
+  }
+}
+
 /** A company file held by the simulated application. */
-export class CompanyFile implements FileView {
+export class CompanyFile {
   readonly companyName: string;
   readonly utcOffset: string;
   /** Private data extensions on the company object. */
   readonly companyDataExts: CompanyDataExt[] = [];
   /** Error recovery: saved responses (the Rs elements) by `newMessageSetID`. */
   readonly savedMessageSets = new Map<string, readonly XmlElement[]>();
-  private readonly records = new Map<string, LedgerRecord>();
+  private readonly records = new RecordMap();
   // List objects and transactions number separately; lines share the transaction counter.
   private listCounter = 0x80000001;
   private txnCounter = 1;
   private txnNumberCounter = 1;
+  private readonly caches = new Map<string, { version: number; value: unknown }>();
 
   constructor(
     readonly path: string,
@@ -66,25 +104,31 @@ export class CompanyFile implements FileView {
     return this.txnNumberCounter++;
   }
 
+  /** Live records of one object type, in creation order. */
   recordsOf(object: string): LedgerRecord[] {
-    return [...this.records.values()].filter((r) => r.object === object);
+    return [...(this.records.byObject.get(object)?.values() ?? [])];
   }
 
   recordById(id: string): LedgerRecord | undefined {
     return this.records.get(id);
   }
 
-  /** All live records. */
+  /** All records. */
   allRecords(): LedgerRecord[] {
     return [...this.records.values()];
   }
 
-  /** Number of live records of one type (handy in tests). */
+  /** Number of records of one type (handy in tests). */
   count(object: string): number {
-    return this.recordsOf(object).length;
+    return this.records.byObject.get(object)?.size ?? 0;
   }
 
   insert(record: LedgerRecord): void {
+    this.records.set(record.id, record);
+  }
+
+  /** Marks a record changed in place (caches of derived values are dropped). */
+  touch(record: LedgerRecord): void {
     this.records.set(record.id, record);
   }
 
@@ -92,8 +136,23 @@ export class CompanyFile implements FileView {
     this.records.delete(id);
   }
 
+  /**
+   * A value derived from the whole file (balances, applied amounts…), computed once per change of
+   * the file: an iterator walking a large file pays for it once, not once per record.
+   */
+  derived<T>(key: string, compute: () => T): T {
+    const cached = this.caches.get(key);
+    if (cached !== undefined && cached.version === this.records.version) return cached.value as T;
+    const value = compute();
+    this.caches.set(key, { version: this.records.version, value });
+    return value;
+  }
+
   fullNameOf(record: LedgerRecord): string {
-    const name = record.fields.find((f) => f.name === "Name")?.text ?? "";
+    // Leads have no Name: their FullName is what the caller gave.
+    const name =
+      (record.fields.find((f) => f.name === "Name") ?? record.fields.find((f) => f.name === "FullName"))
+        ?.text ?? "";
     const parent = this.parentOf(record);
     return parent === undefined ? name : `${this.fullNameOf(parent)}:${name}`;
   }
@@ -104,32 +163,26 @@ export class CompanyFile implements FileView {
     return parent === undefined ? 0 : this.sublevelOf(parent) + 1;
   }
 
-  /** Finds the record a reference names: by ListID when given, else by FullName (case-insensitive). */
-  resolveRef(refKind: string, ref: XmlElement): LedgerRecord | undefined {
-    const objects = objectsOfKind(refKind);
+  /**
+   * Finds the record a reference element of `owner` names: by ListID when given, else by FullName
+   * (case-insensitive), among the object types the reference may name.
+   */
+  resolveRef(owner: string, ref: XmlElement): LedgerRecord | undefined {
+    const { objects } = refTarget(ref.name, owner);
+    const fits = (r: LedgerRecord): boolean =>
+      objects.length === 0 ? objectType(r.object)?.kind === "list" : objects.includes(r.object);
     const listId = ref.children.find((c) => c.name === "ListID")?.text;
     if (listId !== undefined) {
       const found = this.records.get(listId);
-      return found !== undefined && objects.includes(found.object) ? found : undefined;
+      return found !== undefined && fits(found) ? found : undefined;
     }
     const fullName = ref.children.find((c) => c.name === "FullName")?.text.toLowerCase();
     if (fullName === undefined) return undefined;
-    return [...this.records.values()].find(
-      (r) => objects.includes(r.object) && this.fullNameOf(r).toLowerCase() === fullName,
-    );
-  }
-
-  /** A live list record of the same reference kind already using `fullName`, other than `exceptId`. */
-  nameTaken(refKind: string, fullName: string, exceptId: string | undefined): boolean {
-    const objects = objectsOfKind(refKind);
-    const wanted = fullName.toLowerCase();
-    return [...this.records.values()].some(
-      (r) => r.id !== exceptId && objects.includes(r.object) && this.fullNameOf(r).toLowerCase() === wanted,
-    );
+    const pool = objects.length === 0 ? this.allRecords() : objects.flatMap((o) => this.recordsOf(o));
+    return pool.find((r) => fits(r) && this.fullNameOf(r).toLowerCase() === fullName);
   }
 
   private parentOf(record: LedgerRecord): LedgerRecord | undefined {
-    if (definitionOf(record.object)?.hierarchical !== true) return undefined;
     const parentId = record.fields
       .find((f) => f.name === "ParentRef")
       ?.children.find((c) => c.name === "ListID")?.text;

@@ -8,8 +8,8 @@
 import type { ProcessResult } from "../application.ts";
 import { HRESULT_PARSE_ERROR, hresultFailure } from "./faults.ts";
 import { validateRequest, type RequestContext, type ValidRequest } from "./request-catalogue.ts";
-import { parseDocument } from "./xml-parse.ts";
-import { attr, node, renderDocument, type XmlElement } from "./xml-tree.ts";
+import { parseDocument } from "../../ledger/xml/parse.ts";
+import { attr, node, renderDocument, type XmlElement } from "../../ledger/xml/tree.ts";
 
 const MSGS_ATTRS = ["onError", "newMessageSetID", "oldMessageSetID", "responseData"];
 
@@ -41,8 +41,10 @@ function validate(xml: string, supported: { major: number; minor: number }): Val
   const responseData = attr(msgs, "responseData") ?? "includeAll";
   if (responseData !== "includeAll" && responseData !== "includeNone") return undefined;
   const requests: ValidRequest[] = [];
+  // Elements and requests newer than 13.0 are refused in a message set of an older version.
+  const older = version < 16000;
   for (const rq of msgs.children) {
-    const valid = validateRequest(rq);
+    const valid = validateRequest(rq, older);
     if (valid === undefined) return undefined;
     requests.push(valid);
   }

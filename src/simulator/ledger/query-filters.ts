@@ -1,22 +1,20 @@
 /**
- * Selection of records for `…QueryRq`: ID and name lists (3120 / 500 semantics) and the generic
- * list and transaction filters; type-specific filters come from the definition.
+ * The filters of `…QueryRq`, one rule per filter element, applied to whatever records the query
+ * answers with: ID and name lists (3120 / 500 semantics), active status, modified and transaction
+ * dates (with date macros), name and reference-number matches and ranges, entity / account / item /
+ * class / currency / site filters (with their `…WithChildren` forms), paid status, total balance,
+ * and enumeration filters that name a stored field (AccountType…). Unknown filters select everything.
  */
+import type Big from "big.js";
+import { child, childText, childrenNamed, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
-import type { LedgerRecord, RecordDefinition } from "./records.ts";
-import { STATUS_OK, statusNotFullyCompleted, statusObjectNotFound, type Status } from "./status.ts";
-import { parseDateTime } from "./time.ts";
-import { child, childText, childrenNamed, type XmlElement } from "./xml-tree.ts";
+import { big, openAmount, totalBalance } from "./ledger-math.ts";
+import { objectType, objectTypes } from "./objects.ts";
+import { fieldText, refId, type LedgerRecord } from "./records.ts";
+import { refTarget } from "./refs.ts";
+import { formatDate, parseDateTime } from "./time.ts";
 
-/** Records selected by a query, before paging. */
-export interface Selection {
-  readonly status: Status;
-  readonly records: LedgerRecord[];
-}
-
-function fieldText(record: LedgerRecord, name: string): string | undefined {
-  return record.fields.find((f) => f.name === name)?.text;
-}
+type Predicate = (record: LedgerRecord) => boolean;
 
 function matchText(criterion: string, value: string, wanted: string): boolean {
   const v = value.toLowerCase();
@@ -31,115 +29,225 @@ function inRange(value: string, from: string | undefined, to: string | undefined
   return (from === undefined || v >= from.toLowerCase()) && (to === undefined || v <= to.toLowerCase());
 }
 
-function modifiedWithin(record: LedgerRecord, holder: XmlElement, file: CompanyFile): boolean {
+/** Label of a record for name filters: full name of list objects, RefNumber of transactions. */
+function nameOf(record: LedgerRecord, file: CompanyFile): string {
+  return objectType(record.object)?.kind === "transaction"
+    ? (fieldText(record.fields, "RefNumber") ?? "")
+    : file.fullNameOf(record);
+}
+
+function modifiedWithin(holder: XmlElement, file: CompanyFile): Predicate {
   const from = childText(holder, "FromModifiedDate");
   const to = childText(holder, "ToModifiedDate");
   const fromSeconds = from === undefined ? undefined : parseDateTime(from, file.utcOffset, false);
   const toSeconds = to === undefined ? undefined : parseDateTime(to, file.utcOffset, true);
-  return (
-    (fromSeconds === undefined || record.modified >= fromSeconds) &&
-    (toSeconds === undefined || record.modified <= toSeconds)
-  );
+  return (r) =>
+    (fromSeconds === undefined || r.modified >= fromSeconds) &&
+    (toSeconds === undefined || r.modified <= toSeconds);
 }
 
-function listFilters(record: LedgerRecord, rq: XmlElement, file: CompanyFile): boolean {
-  const active = childText(rq, "ActiveStatus") ?? "ActiveOnly";
-  const isActive =
-    (fieldText(record, "IsActive") ?? "true") !== "false" && fieldText(record, "IsActive") !== "0";
-  if (active === "ActiveOnly" && !isActive) return false;
-  if (active === "InactiveOnly" && isActive) return false;
-  if (!modifiedWithin(record, rq, file)) return false;
-  const fullName = file.fullNameOf(record);
-  const nameFilter = child(rq, "NameFilter");
-  if (
-    nameFilter !== undefined &&
-    !matchText(childText(nameFilter, "MatchCriterion") ?? "", fullName, childText(nameFilter, "Name") ?? "")
-  ) {
-    return false;
-  }
-  const range = child(rq, "NameRangeFilter");
-  return range === undefined || inRange(fullName, childText(range, "FromName"), childText(range, "ToName"));
+function shiftDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
 }
 
-function txnFilters(record: LedgerRecord, rq: XmlElement, file: CompanyFile): boolean {
-  const modified = child(rq, "ModifiedDateRangeFilter");
-  if (modified !== undefined && !modifiedWithin(record, modified, file)) return false;
-  const dates = child(rq, "TxnDateRangeFilter");
-  const txnDate = fieldText(record, "TxnDate") ?? "";
-  if (
-    dates !== undefined &&
-    !inRange(txnDate, childText(dates, "FromTxnDate"), childText(dates, "ToTxnDate"))
-  )
-    return false;
-  const refNumber = fieldText(record, "RefNumber") ?? "";
-  const refFilter = child(rq, "RefNumberFilter");
-  if (
-    refFilter !== undefined &&
-    !matchText(
-      childText(refFilter, "MatchCriterion") ?? "",
-      refNumber,
-      childText(refFilter, "RefNumber") ?? "",
-    )
-  ) {
-    return false;
+/** `[from, to]` of a DateMacro, in the file's local dates; undefined = no bound. */
+export function macroRange(macro: string, file: CompanyFile): [string | undefined, string | undefined] {
+  const today = formatDate(file.nowSeconds(), file.utcOffset);
+  const [y, m] = today.split("-").map(Number) as [number, number];
+  const monthStart = (year: number, month: number): string =>
+    new Date(Date.UTC(year, month - 1, 1)).toISOString().slice(0, 10);
+  const weekday = new Date(`${today}T00:00:00Z`).getUTCDay();
+  const weekStart = shiftDays(today, -weekday);
+  switch (macro) {
+    case "Today":
+      return [today, today];
+    case "Yesterday":
+      return [shiftDays(today, -1), shiftDays(today, -1)];
+    case "ThisWeek":
+      return [weekStart, shiftDays(weekStart, 6)];
+    case "ThisWeekToDate":
+      return [weekStart, today];
+    case "LastWeek":
+      return [shiftDays(weekStart, -7), shiftDays(weekStart, -1)];
+    case "ThisMonth":
+      return [monthStart(y, m), shiftDays(monthStart(y, m + 1), -1)];
+    case "ThisMonthToDate":
+      return [monthStart(y, m), today];
+    case "LastMonth":
+      return [monthStart(y, m - 1), shiftDays(monthStart(y, m), -1)];
+    case "ThisYear":
+      return [`${y}-01-01`, `${y}-12-31`];
+    case "ThisYearToDate":
+      return [`${y}-01-01`, today];
+    case "LastYear":
+      return [`${y - 1}-01-01`, `${y - 1}-12-31`];
+    default:
+      return [undefined, undefined];
   }
-  const refRange = child(rq, "RefNumberRangeFilter");
-  return (
-    refRange === undefined ||
-    inRange(refNumber, childText(refRange, "FromRefNumber"), childText(refRange, "ToRefNumber"))
-  );
 }
 
-function byIds(def: RecordDefinition, ids: readonly string[], file: CompanyFile): Selection {
-  const records: LedgerRecord[] = [];
-  for (const id of ids) {
-    const record = file.recordById(id);
-    if (record === undefined || record.object !== def.object)
-      return { status: statusObjectNotFound(id), records: [] };
-    records.push(record);
-  }
-  return { status: STATUS_OK, records };
-}
-
-function byNames(
-  candidates: readonly LedgerRecord[],
-  names: readonly string[],
-  key: (r: LedgerRecord) => string,
-  caseSensitive: boolean,
-): Selection {
-  const records: LedgerRecord[] = [];
-  let missing: string | undefined;
-  for (const name of names) {
-    const found = candidates.find((r) =>
-      caseSensitive ? key(r) === name : key(r).toLowerCase() === name.toLowerCase(),
-    );
-    if (found === undefined) missing ??= name;
-    else if (!records.includes(found)) records.push(found);
-  }
-  return { status: missing === undefined ? STATUS_OK : statusNotFullyCompleted(missing), records };
-}
-
-/** Applies the query's selection criteria; paging (MaxReturned, iterators) is left to the caller. */
-export function selectRecords(def: RecordDefinition, rq: XmlElement, file: CompanyFile): Selection {
-  const all = file.recordsOf(def.object);
-  if (def.kind === "list") {
-    const ids = childrenNamed(rq, "ListID").map((c) => c.text);
-    if (ids.length > 0) return byIds(def, ids, file);
-    const names = childrenNamed(rq, "FullName").map((c) => c.text);
-    if (names.length > 0) return byNames(all, names, (r) => file.fullNameOf(r), false);
-    const records = all.filter((r) => listFilters(r, rq, file) && def.matchesFilters(r, rq, file));
-    records.sort((a, b) => (file.fullNameOf(a).toLowerCase() < file.fullNameOf(b).toLowerCase() ? -1 : 1));
-    return { status: STATUS_OK, records };
-  }
-  const ids = childrenNamed(rq, "TxnID").map((c) => c.text);
-  if (ids.length > 0) return byIds(def, ids, file);
-  const refKey = (r: LedgerRecord): string => fieldText(r, "RefNumber") ?? "";
-  const refs = childrenNamed(rq, "RefNumber").map((c) => c.text);
-  if (refs.length > 0) return byNames(all, refs, refKey, false);
-  const exactRefs = childrenNamed(rq, "RefNumberCaseSensitive").map((c) => c.text);
-  if (exactRefs.length > 0) return byNames(all, exactRefs, refKey, true);
-  return {
-    status: STATUS_OK,
-    records: all.filter((r) => txnFilters(r, rq, file) && def.matchesFilters(r, rq, file)),
+function txnDateWithin(filter: XmlElement, file: CompanyFile): Predicate {
+  const macro = childText(filter, "DateMacro");
+  const [from, to] =
+    macro === undefined
+      ? [childText(filter, "FromTxnDate"), childText(filter, "ToTxnDate")]
+      : macroRange(macro, file);
+  return (r) => {
+    const date = fieldText(r.fields, "TxnDate") ?? "";
+    return (from === undefined || date >= from) && (to === undefined || date <= to);
   };
+}
+
+/** Whether `target` (or, with children, anything below it) is named by a ListID/FullName filter. */
+function namedBy(filter: XmlElement, file: CompanyFile): (targetId: string | undefined) => boolean {
+  const ids = childrenNamed(filter, "ListID").map((c) => c.text);
+  const names = childrenNamed(filter, "FullName").map((c) => c.text.toLowerCase());
+  const idWithChildren = childText(filter, "ListIDWithChildren");
+  const nameWithChildren = childText(filter, "FullNameWithChildren")?.toLowerCase();
+  return (targetId) => {
+    const target = targetId === undefined ? undefined : file.recordById(targetId);
+    if (target === undefined) return false;
+    const fullName = file.fullNameOf(target).toLowerCase();
+    if (ids.includes(target.id) || names.includes(fullName)) return true;
+    if (
+      nameWithChildren !== undefined &&
+      (fullName === nameWithChildren || fullName.startsWith(`${nameWithChildren}:`))
+    )
+      return true;
+    for (let current: LedgerRecord | undefined = target; current !== undefined;) {
+      if (current.id === idWithChildren) return true;
+      const parent = refId(current.fields, "ParentRef");
+      current = parent === undefined ? undefined : file.recordById(parent);
+    }
+    return false;
+  };
+}
+
+/** ListIDs of the reference fields (top level and lines) whose target may be one of `objects`. */
+function refIds(record: LedgerRecord, fits: (refName: string) => boolean, lines: boolean): string[] {
+  const out: string[] = [];
+  const visit = (fields: readonly XmlElement[]): void => {
+    for (const f of fields) {
+      if (f.name.endsWith("Ref") && fits(f.name)) {
+        const id = f.children.find((c) => c.name === "ListID")?.text;
+        if (id !== undefined) out.push(id);
+      }
+    }
+  };
+  visit(record.fields);
+  if (lines) for (const line of record.lines) visit(line.fields);
+  return out;
+}
+
+function refFilter(
+  filter: XmlElement,
+  file: CompanyFile,
+  kinds: readonly string[],
+  lines: boolean,
+): Predicate {
+  const matches = namedBy(filter, file);
+  return (r) => {
+    const fits = (refName: string): boolean =>
+      refName !== "ParentRef" && refTarget(refName, r.object).objects.some((o) => kinds.includes(o));
+    return refIds(r, fits, lines).some((id) => matches(id));
+  };
+}
+
+const ENTITIES = ["Customer", "Vendor", "Employee", "OtherName"];
+
+function compare(operator: string, value: Big, amount: Big): boolean {
+  switch (operator) {
+    case "LessThan":
+      return value.lt(amount);
+    case "LessThanEqual":
+      return value.lte(amount);
+    case "Equal":
+      return value.eq(amount);
+    case "GreaterThan":
+      return value.gt(amount);
+    default:
+      return value.gte(amount);
+  }
+}
+
+/** Predicates of the filter elements present in `rq` (list and transaction filters alike). */
+export function filterPredicates(rq: XmlElement, file: CompanyFile, isList: boolean): Predicate[] {
+  const out: Predicate[] = [];
+  const active = childText(rq, "ActiveStatus") ?? (isList ? "ActiveOnly" : "All");
+  if (active !== "All") {
+    out.push((r) => {
+      const isActive = fieldText(r.fields, "IsActive") !== "false";
+      return active === "ActiveOnly" ? isActive : !isActive;
+    });
+  }
+  if (child(rq, "FromModifiedDate") !== undefined || child(rq, "ToModifiedDate") !== undefined)
+    out.push(modifiedWithin(rq, file));
+  for (const name of ["ModifiedDateRangeFilter", "TransactionModifiedDateRangeFilter"]) {
+    const filter = child(rq, name);
+    if (filter !== undefined) out.push(modifiedWithin(filter, file));
+  }
+  for (const name of ["TxnDateRangeFilter", "TransactionDateRangeFilter"]) {
+    const filter = child(rq, name);
+    if (filter !== undefined) out.push(txnDateWithin(filter, file));
+  }
+  for (const name of ["NameFilter", "RefNumberFilter"]) {
+    const filter = child(rq, name);
+    if (filter === undefined) continue;
+    const criterion = childText(filter, "MatchCriterion") ?? "";
+    const wanted = childText(filter, name === "NameFilter" ? "Name" : "RefNumber") ?? "";
+    out.push((r) => matchText(criterion, nameOf(r, file), wanted));
+  }
+  const nameRange = child(rq, "NameRangeFilter");
+  if (nameRange !== undefined)
+    out.push((r) =>
+      inRange(nameOf(r, file), childText(nameRange, "FromName"), childText(nameRange, "ToName")),
+    );
+  const refRange = child(rq, "RefNumberRangeFilter");
+  if (refRange !== undefined)
+    out.push((r) =>
+      inRange(nameOf(r, file), childText(refRange, "FromRefNumber"), childText(refRange, "ToRefNumber")),
+    );
+  const refFilters: ReadonlyArray<readonly [string, readonly string[], boolean]> = [
+    ["EntityFilter", ENTITIES, false],
+    ["TransactionEntityFilter", ENTITIES, false],
+    ["TimeTrackingEntityFilter", ENTITIES, false],
+    ["AccountFilter", ["Account"], false],
+    ["TransactionAccountFilter", ["Account"], true],
+    ["ItemFilter", objectTypesStartingWith("Item"), true],
+    ["TransactionItemFilter", objectTypesStartingWith("Item"), true],
+    ["ClassFilter", ["Class"], true],
+    ["TransactionClassFilter", ["Class"], true],
+    ["CurrencyFilter", ["Currency"], false],
+    ["SiteFilter", ["InventorySite"], true],
+  ];
+  for (const [name, kinds, lines] of refFilters) {
+    const filter = child(rq, name);
+    if (filter !== undefined) out.push(refFilter(filter, file, kinds, lines));
+  }
+  const paid = childText(rq, "PaidStatus") ?? childText(rq, "TransactionPaidStatusFilter");
+  if (paid === "PaidOnly" || paid === "Closed") out.push((r) => openAmount(r, file).lte(0));
+  if (paid === "NotPaidOnly" || paid === "Open") out.push((r) => openAmount(r, file).gt(0));
+  const balance = child(rq, "TotalBalanceFilter");
+  if (balance !== undefined) {
+    const operator = childText(balance, "Operator") ?? "";
+    const amount = big(childText(balance, "Amount"));
+    out.push((r) => compare(operator, totalBalance(r, file), amount));
+  }
+  const types = childrenNamed(rq, "TxnTypeFilter").map((c) => c.text);
+  const typeFilter = child(rq, "TransactionTypeFilter");
+  const wantedTypes =
+    typeFilter === undefined ? types : childrenNamed(typeFilter, "TxnTypeFilter").map((c) => c.text);
+  if (wantedTypes.length > 0 && !wantedTypes.includes("All")) out.push((r) => wantedTypes.includes(r.object));
+  // Enumeration filters named like a stored field (AccountType, PaymentMethodType…).
+  for (const name of ["AccountType", "PaymentMethodType"]) {
+    const values = childrenNamed(rq, name).map((c) => c.text);
+    if (values.length > 0) out.push((r) => values.includes(fieldText(r.fields, name) ?? ""));
+  }
+  return out;
+}
+
+function objectTypesStartingWith(prefix: string): string[] {
+  return [...objectTypes().keys()].filter((name) => name.startsWith(prefix));
 }

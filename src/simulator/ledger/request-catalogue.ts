@@ -1,16 +1,21 @@
 /**
- * The request types the simulated application understands, derived from the record definitions,
- * with their content models and allowed attributes. A request outside this catalogue, or one that
- * does not match its model, rejects the whole message set (HRESULT 0x80040400).
+ * The requests the simulated application understands: every request of the schema table, checked
+ * against it (element names, order, occurrences, attributes, values). A request that fails the check,
+ * or that uses an element newer than the message's version, rejects the whole message set (HRESULT
+ * 0x80040400). Valid requests are routed by their family: Add / Mod / Query of a stored object type,
+ * delete, void, merge, custom fields, host / company / preferences.
  */
-import { many, matchesModel, req, type Model } from "./content-model.ts";
+import { messageProblem } from "../../ledger/xml/validate-tree.ts";
+import { ledgerSchema } from "../../ledger/xml/schema.ts";
+import { attr, child, childrenNamed, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
-import { LEDGER_DEFINITIONS } from "./definitions/index.ts";
+import { addDef, changeDataExt, delDef, modDef, queryDefs } from "./custom-fields.ts";
 import { companyRet, hostRet, preferencesRet, type HostInfo } from "./hcp.ts";
+import { deleteRecord, mergeRecords, voidRecord } from "./lifecycle-ops.ts";
+import { objectType, slotNamed } from "./objects.ts";
 import { queryRecords, type QueryContext } from "./query-ops.ts";
-import { STATUS_OK } from "./status.ts";
-import { addRecord, deleteRecord, modRecord, type OpResult } from "./write-ops.ts";
-import { attr, child, childrenNamed, type XmlElement } from "./xml-tree.ts";
+import { STATUS_NO_MATCH, STATUS_OK, statusNotAvailable } from "./status.ts";
+import { addRecord, modRecord, type OpResult } from "./write-ops.ts";
 
 /** Everything a request handler may use. */
 export interface RequestContext extends QueryContext {
@@ -18,86 +23,67 @@ export interface RequestContext extends QueryContext {
   readonly host: HostInfo;
 }
 
-interface RequestType {
-  readonly model: Model;
-  readonly attributes: readonly string[];
-  readonly handle: (rq: XmlElement, context: RequestContext) => OpResult;
-}
-
-const QUERY_ATTRS = ["requestID", "metaData", "iterator", "iteratorID"];
-const WRITE_ATTRS = ["requestID"];
-const ENUM_ATTRS: Readonly<Record<string, readonly string[]>> = {
-  metaData: ["NoMetaData", "MetaDataOnly", "MetaDataAndResponseData"],
-  iterator: ["Start", "Continue", "Stop"],
-};
+type Handler = (rq: XmlElement, context: RequestContext) => OpResult;
 
 function retElements(rq: XmlElement): string[] {
   return childrenNamed(rq, "IncludeRetElement").map((c) => c.text);
 }
 
-function buildCatalogue(): Map<string, RequestType> {
-  const catalogue = new Map<string, RequestType>();
-  for (const def of LEDGER_DEFINITIONS) {
-    const { addModel, modModel, queryModel } = def;
-    if (addModel !== undefined) {
-      catalogue.set(`${def.object}AddRq`, {
-        model: [req(`${def.object}Add`, addModel), many("IncludeRetElement")],
-        attributes: WRITE_ATTRS,
-        handle: (rq, ctx) => addRecord(def, child(rq, `${def.object}Add`) ?? rq, ctx.file, retElements(rq)),
-      });
-    }
-    if (modModel !== undefined) {
-      catalogue.set(`${def.object}ModRq`, {
-        model: [req(`${def.object}Mod`, modModel), many("IncludeRetElement")],
-        attributes: WRITE_ATTRS,
-        handle: (rq, ctx) => modRecord(def, child(rq, `${def.object}Mod`) ?? rq, ctx.file, retElements(rq)),
-      });
-    }
-    if (queryModel !== undefined) {
-      catalogue.set(`${def.object}QueryRq`, {
-        model: queryModel,
-        attributes: QUERY_ATTRS,
-        handle: (rq, ctx) => queryRecords(def, rq, ctx.file, ctx),
-      });
-    }
-  }
-  catalogue.set("ListDelRq", {
-    model: [req("ListDelType"), req("ListID")],
-    attributes: WRITE_ATTRS,
-    handle: (rq, ctx) => deleteRecord("list", rq, ctx.file),
-  });
-  catalogue.set("TxnDelRq", {
-    model: [req("TxnDelType"), req("TxnID")],
-    attributes: WRITE_ATTRS,
-    handle: (rq, ctx) => deleteRecord("transaction", rq, ctx.file),
-  });
-  catalogue.set("HostQueryRq", {
-    model: [many("IncludeRetElement")],
-    attributes: WRITE_ATTRS,
-    handle: (_rq, ctx) => ({ status: STATUS_OK, body: [hostRet(ctx.host)] }),
-  });
-  catalogue.set("CompanyQueryRq", {
-    model: [many("IncludeRetElement"), many("OwnerID")],
-    attributes: WRITE_ATTRS,
-    handle: (rq, ctx) => ({
-      status: STATUS_OK,
-      body: [
-        companyRet(
-          ctx.file,
-          childrenNamed(rq, "OwnerID").map((c) => c.text),
-        ),
-      ],
-    }),
-  });
-  catalogue.set("PreferencesQueryRq", {
-    model: [many("IncludeRetElement")],
-    attributes: WRITE_ATTRS,
-    handle: () => ({ status: STATUS_OK, body: [preferencesRet()] }),
-  });
-  return catalogue;
+function body(rq: XmlElement, name: string): XmlElement {
+  return child(rq, name) ?? rq;
 }
 
-const CATALOGUE = buildCatalogue();
+const SPECIAL: Readonly<Record<string, Handler>> = {
+  ListDelRq: (rq, ctx) => deleteRecord("list", rq, ctx.file),
+  TxnDelRq: (rq, ctx) => deleteRecord("transaction", rq, ctx.file),
+  TxnVoidRq: (rq, ctx) => voidRecord(rq, ctx.file),
+  ListMergeRq: (rq, ctx) => mergeRecords(rq, ctx.file),
+  DataExtDefAddRq: (rq, ctx) => addDef(body(rq, "DataExtDefAdd"), ctx.file),
+  DataExtDefModRq: (rq, ctx) => modDef(body(rq, "DataExtDefMod"), ctx.file),
+  DataExtDefDelRq: (rq, ctx) => delDef(rq, ctx.file),
+  DataExtDefQueryRq: (rq, ctx) => queryDefs(rq, ctx.file),
+  DataExtAddRq: (rq, ctx) => changeDataExt("add", body(rq, "DataExtAdd"), ctx.file),
+  DataExtModRq: (rq, ctx) => changeDataExt("mod", body(rq, "DataExtMod"), ctx.file),
+  DataExtDelRq: (rq, ctx) => changeDataExt("del", body(rq, "DataExtDel"), ctx.file),
+  HostQueryRq: (_rq, ctx) => ({ status: STATUS_OK, body: [hostRet(ctx.host)] }),
+  CompanyQueryRq: (rq, ctx) => ({
+    status: STATUS_OK,
+    body: [
+      companyRet(
+        ctx.file,
+        childrenNamed(rq, "OwnerID").map((c) => c.text),
+      ),
+    ],
+  }),
+  PreferencesQueryRq: () => ({ status: STATUS_OK, body: [preferencesRet()] }),
+};
+
+function handlerOf(name: string): Handler {
+  const special = SPECIAL[name];
+  if (special !== undefined) return special;
+  const family = /^(\w+?)(Add|Mod|Query)Rq$/.exec(name);
+  const object = family === null ? undefined : objectType(family[1] ?? "");
+  if (object !== undefined && family?.[2] === "Add")
+    return (rq, ctx) => addRecord(object, body(rq, `${object.name}Add`), ctx.file, retElements(rq));
+  if (object !== undefined && family?.[2] === "Mod")
+    return (rq, ctx) => modRecord(object, body(rq, `${object.name}Mod`), ctx.file, retElements(rq));
+  if (family?.[2] === "Query" && !name.endsWith("ReportQueryRq")) {
+    // Queries of things the simulator keeps none of (templates, payroll…) simply match nothing.
+    return (rq, ctx) => queryRecords(rq, ctx.file, ctx) ?? { status: STATUS_NO_MATCH, body: [] };
+  }
+  return () => ({ status: statusNotAvailable(name), body: [] });
+}
+
+/** Whether `element` (of type `typeKey`) holds an element the older message version lacks. */
+function usesNewer(element: XmlElement, typeKey: string): boolean {
+  for (const c of element.children) {
+    const slot = slotNamed(typeKey, c.name);
+    if (slot === undefined) continue;
+    if (slot.newer) return true;
+    if (slot.type.kind === "complex" && usesNewer(c, slot.typeKey)) return true;
+  }
+  return false;
+}
 
 /** A validated request ready to run. */
 export interface ValidRequest {
@@ -105,18 +91,19 @@ export interface ValidRequest {
   readonly run: (context: RequestContext) => OpResult;
 }
 
-/** Validates one request element; undefined when the set must be rejected. */
-export function validateRequest(rq: XmlElement): ValidRequest | undefined {
-  const type = CATALOGUE.get(rq.name);
-  if (type === undefined || rq.text.trim() !== "") return undefined;
-  for (const [key, value] of rq.attrs) {
-    if (!type.attributes.includes(key)) return undefined;
-    const allowed = ENUM_ATTRS[key];
-    if (allowed !== undefined && !allowed.includes(value)) return undefined;
-  }
+/**
+ * Validates one request element of a message set of version `older` (13.0) or the newest;
+ * undefined when the set must be rejected.
+ */
+export function validateRequest(rq: XmlElement, older: boolean): ValidRequest | undefined {
+  const schema = ledgerSchema();
+  if (!schema.requests.has(rq.name)) return undefined;
+  if (older && schema.table.newerRequests.includes(rq.name)) return undefined;
+  if (messageProblem(schema, rq) !== null) return undefined;
+  if (older && usesNewer(rq, schema.keyOf(rq.name, null))) return undefined;
   const iterator = attr(rq, "iterator");
   if ((iterator === "Continue" || iterator === "Stop") && attr(rq, "iteratorID") === undefined)
     return undefined;
-  if (!matchesModel(type.model, rq)) return undefined;
-  return { rq, run: (context) => type.handle(rq, context) };
+  const handler = handlerOf(rq.name);
+  return { rq, run: (context) => handler(rq, context) };
 }

@@ -32,15 +32,6 @@ export function statusNotFullyCompleted(missing: string): Status {
   };
 }
 
-/** 530 — a field the simulator accepts but ignores. */
-export function statusFieldNotSupported(field: string): Status {
-  return {
-    code: 530,
-    severity: "Warn",
-    message: `The field "${field}" is not supported by this implementation.`,
-  };
-}
-
 /** 3100 — duplicate list name. */
 export function statusNameInUse(name: string): Status {
   return {
@@ -108,5 +99,14 @@ export function statusInUse(fullName: string): Status {
     code: 3170,
     severity: "Error",
     message: `There was an error when deleting the list element "${fullName}".  Ledger error message: The list element is in use and cannot be deleted.`,
+  };
+}
+
+/** 3250 — a request the simulated application does not implement (reports, payroll…). */
+export function statusNotAvailable(request: string): Status {
+  return {
+    code: 3250,
+    severity: "Error",
+    message: `This feature is not enabled or not available in this version of Ledger (${request}).`,
   };
 }

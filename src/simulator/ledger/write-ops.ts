@@ -1,23 +1,23 @@
 /**
- * Add, Mod and Del against a company file, for any record definition. Each operation returns the
- * status and the Rs body; nothing is changed when the status is an error.
+ * Add and Mod for every stored object type. Each operation returns the status and the Rs body;
+ * nothing is changed when the status is an error.
  */
+import { childText, leaf, node, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
-import { definitionOf, LEDGER_DEFINITIONS } from "./definitions/index.ts";
-import { prepareInput, type PreparedLine } from "./prepare.ts";
-import type { LedgerLine, LedgerRecord, RecordDefinition } from "./records.ts";
-import { renderRet } from "./render.ts";
+import { mergeFields, modLines, newLines } from "./merge-fields.ts";
+import { slotNamed, type ObjectType } from "./objects.ts";
+import { fieldText, refId, type LedgerRecord } from "./records.ts";
+import { renderRet, WRITE_RENDER } from "./render.ts";
 import {
   STATUS_OK,
-  statusInUse,
   statusInvalidValue,
   statusNameInUse,
   statusObjectNotFound,
   statusStaleEditSequence,
   type Status,
 } from "./status.ts";
-import { formatDateTime } from "./time.ts";
-import { childText, leaf, type XmlElement } from "./xml-tree.ts";
+import { storeInput } from "./store-input.ts";
+import { formatDate } from "./time.ts";
 
 /** Outcome of one request. */
 export interface OpResult {
@@ -28,166 +28,204 @@ export interface OpResult {
   readonly attrs?: ReadonlyArray<readonly [string, string]>;
 }
 
-function ret(
-  def: RecordDefinition,
-  record: LedgerRecord,
-  file: CompanyFile,
-  includeRetElements: readonly string[],
-): XmlElement {
-  return renderRet(def, record, file, { includeLines: true, includeRetElements });
+/** Transactions the application numbers itself when the caller gives no RefNumber. */
+const NUMBERED = new Set([
+  "Invoice",
+  "CreditMemo",
+  "SalesReceipt",
+  "Estimate",
+  "SalesOrder",
+  "PurchaseOrder",
+]);
+
+/** Values the application writes when the request leaves the field out (samples 01, 03, 12, 16, 17). */
+const DEFAULT_VALUES: Readonly<Record<string, string>> = {
+  IsPending: "false",
+  IsFinanceCharge: "false",
+  IsToBePrinted: "true",
+  IsToBeEmailed: "false",
+  JobStatus: "None",
+};
+
+/** Fields whose default is another field's value. */
+const DEFAULT_FROM: Readonly<Record<string, string>> = { DueDate: "TxnDate", ShipDate: "TxnDate" };
+
+/** The default account of a receivable or payable reference. */
+const DEFAULT_ACCOUNT: Readonly<Record<string, string>> = {
+  ARAccountRef: "AccountsReceivable",
+  APAccountRef: "AccountsPayable",
+};
+
+/** Lists whose names share one name space (an item and a customer may share a name; two items not). */
+export function nameSpace(object: string): string {
+  if (object.startsWith("Item")) return "Item";
+  if (["Customer", "Vendor", "Employee", "OtherName"].includes(object)) return "Entity";
+  return object;
 }
 
-function lineFromInput(def: RecordDefinition, line: PreparedLine, id: string): LedgerLine {
-  return { id, fields: def.lines === undefined ? line.fields : def.lines.complete(line.fields) };
+function ret(record: LedgerRecord, file: CompanyFile, includeRetElements: readonly string[]): XmlElement {
+  return renderRet(record, file, { ...WRITE_RENDER, includeRetElements });
 }
 
-/** 3100 when the (full) name is used by another record of the same kind; 3210 for a parent cycle. */
-function checkName(def: RecordDefinition, candidate: LedgerRecord, file: CompanyFile): Status | undefined {
-  if (def.kind !== "list") return undefined;
-  let parentId = candidate.fields
-    .find((f) => f.name === "ParentRef")
-    ?.children.find((c) => c.name === "ListID")?.text;
+/**
+ * Highest numeric RefNumber per object type and file, kept as records are added so that numbering
+ * costs nothing per Add (a restored file is scanned once).
+ */
+const highestNumbers = new WeakMap<CompanyFile, Map<string, number>>();
+
+function noteRefNumber(object: string, refNumber: string | undefined, file: CompanyFile): void {
+  const numbers = highestNumbers.get(file);
+  const value = Number(refNumber);
+  const current = numbers?.get(object);
+  if (numbers !== undefined && current !== undefined && Number.isInteger(value) && value > current)
+    numbers.set(object, value);
+}
+
+function nextRefNumber(object: string, file: CompanyFile): string {
+  let numbers = highestNumbers.get(file);
+  if (numbers === undefined) {
+    numbers = new Map();
+    highestNumbers.set(file, numbers);
+  }
+  let highest = numbers.get(object);
+  if (highest === undefined) {
+    highest = file
+      .recordsOf(object)
+      .reduce((max, r) => Math.max(max, Number(fieldText(r.fields, "RefNumber")) || 0), 0);
+    numbers.set(object, highest);
+  }
+  return String(highest + 1);
+}
+
+/** Values the application fills in on Add when the request leaves them out. */
+function defaults(object: ObjectType, fields: readonly XmlElement[], file: CompanyFile): XmlElement[] {
+  const out: XmlElement[] = [];
+  const has = (name: string): boolean =>
+    fields.some((f) => f.name === name) || out.some((f) => f.name === name);
+  const inBoth = (name: string): boolean =>
+    slotNamed(object.add, name) !== undefined && slotNamed(object.ret, name) !== undefined;
+  if (object.kind === "transaction" && slotNamed(object.ret, "TxnDate") !== undefined && !has("TxnDate"))
+    out.push(leaf("TxnDate", formatDate(file.nowSeconds(), file.utcOffset)));
+  for (const [name, from] of Object.entries(DEFAULT_FROM)) {
+    const value = fieldText([...fields, ...out], from);
+    if (inBoth(name) && !has(name) && value !== undefined) out.push(leaf(name, value));
+  }
+  for (const [name, type] of Object.entries(DEFAULT_ACCOUNT)) {
+    if (!inBoth(name) || has(name)) continue;
+    const account = file.recordsOf("Account").find((a) => fieldText(a.fields, "AccountType") === type);
+    if (account !== undefined) out.push(node(name, [leaf("ListID", account.id)]));
+  }
+  if (NUMBERED.has(object.name) && inBoth("RefNumber") && !has("RefNumber"))
+    out.push(leaf("RefNumber", nextRefNumber(object.name, file)));
+  for (const [name, value] of Object.entries(DEFAULT_VALUES))
+    if (inBoth(name) && !has(name)) out.push(leaf(name, value));
+  return out;
+}
+
+/** 3100 when the full name is taken in the list's name space; 3210 for a parent cycle. */
+function checkName(object: ObjectType, candidate: LedgerRecord, file: CompanyFile): Status | undefined {
+  if (object.kind !== "list") return undefined;
+  let parentId = refId(candidate.fields, "ParentRef");
   while (parentId !== undefined) {
     if (parentId === candidate.id)
       return statusInvalidValue("ParentRef", parentId, "A list element cannot be its own parent.");
-    parentId = file
-      .recordById(parentId)
-      ?.fields.find((f) => f.name === "ParentRef")
-      ?.children.find((c) => c.name === "ListID")?.text;
+    parentId = refId(file.recordById(parentId)?.fields ?? [], "ParentRef");
   }
-  const fullName = file.fullNameOf(candidate);
-  return file.nameTaken(def.refKind, fullName, candidate.id) ? statusNameInUse(fullName) : undefined;
+  const fullName = file.fullNameOf(candidate).toLowerCase();
+  if (fullName === "") return undefined;
+  const space = nameSpace(object.name);
+  const taken = file
+    .allRecords()
+    .some(
+      (r) =>
+        r.id !== candidate.id &&
+        nameSpace(r.object) === space &&
+        file.fullNameOf(r).toLowerCase() === fullName,
+    );
+  return taken ? statusNameInUse(file.fullNameOf(candidate)) : undefined;
 }
 
 /** `…AddRq`: creates a record. */
 export function addRecord(
-  def: RecordDefinition,
+  object: ObjectType,
   add: XmlElement,
   file: CompanyFile,
   includeRetElements: readonly string[],
 ): OpResult {
-  const prepared = prepareInput(def, add.children, file);
-  if ("code" in prepared) return { status: prepared, body: [] };
+  const input = storeInput(object, object.add, add.children, file);
+  if ("code" in input) return { status: input, body: [] };
   const now = file.nowSeconds();
-  const defaults = def
-    .defaults(file, prepared.fields)
-    .filter((d) => !prepared.fields.some((f) => f.name === d.name));
+  const fields = [...input.fields, ...defaults(object, input.fields, file)];
   const probe: LedgerRecord = {
-    object: def.object,
+    object: object.name,
     id: "",
     created: now,
     modified: now,
     editSequence: now,
-    fields: [...prepared.fields, ...defaults],
+    fields,
     lines: [],
     txnNumber: undefined,
   };
-  const nameProblem = checkName(def, probe, file);
+  const nameProblem = checkName(object, probe, file);
   if (nameProblem !== undefined) return { status: nameProblem, body: [] };
-  const id = file.newId(def.kind, now);
-  const lines = (prepared.lines ?? []).map((line) =>
-    lineFromInput(def, line, file.newId("transaction", now)),
-  );
+  const id = file.newId(object.kind, now);
+  const lines = newLines(input.lines, file, () => file.newId("transaction", now), object);
   const record: LedgerRecord = {
     ...probe,
     id,
     lines,
-    txnNumber: def.kind === "transaction" ? file.newTxnNumber() : undefined,
+    txnNumber: object.kind === "transaction" ? file.newTxnNumber() : undefined,
   };
   file.insert(record);
-  return { status: prepared.warning ?? STATUS_OK, body: [ret(def, record, file, includeRetElements)] };
+  noteRefNumber(object.name, fieldText(fields, "RefNumber"), file);
+  return { status: STATUS_OK, body: [ret(record, file, includeRetElements)] };
 }
 
-function modLines(
-  def: RecordDefinition,
-  record: LedgerRecord,
-  inputs: readonly PreparedLine[],
-  file: CompanyFile,
-  now: number,
-): LedgerLine[] | Status {
-  // Lines listed in a Mod replace the stored set: omitted lines are deleted, TxnLineID -1 adds one.
-  const result: LedgerLine[] = [];
-  for (const input of inputs) {
-    if (input.txnLineId === "-1" || input.txnLineId === undefined) {
-      result.push(lineFromInput(def, input, file.newId("transaction", now)));
-      continue;
-    }
-    const existing = record.lines.find((l) => l.id === input.txnLineId);
-    if (existing === undefined) return statusObjectNotFound(input.txnLineId);
-    const replaced = new Set(input.fields.map((f) => f.name));
-    // A new Quantity or Rate without an Amount means the amount must be recomputed.
-    if (!replaced.has("Amount") && (replaced.has("Quantity") || replaced.has("Rate"))) replaced.add("Amount");
-    const fields = [...existing.fields.filter((f) => !replaced.has(f.name)), ...input.fields];
-    result.push(lineFromInput(def, { txnLineId: existing.id, fields }, existing.id));
-  }
-  return result;
+/** Bumps the modification time; EditSequence stays strictly increasing within one second. */
+export function markModified(record: LedgerRecord, file: CompanyFile): void {
+  const now = file.nowSeconds();
+  record.modified = now;
+  record.editSequence = Math.max(now, record.editSequence + 1);
+  file.touch(record);
+}
+
+/** The live record of `object` with this ID, if any. */
+export function findRecord(object: ObjectType, id: string, file: CompanyFile): LedgerRecord | undefined {
+  const record = file.recordById(id);
+  return record !== undefined && record.object === object.name ? record : undefined;
 }
 
 /** `…ModRq`: changes a record, guarded by its EditSequence. */
 export function modRecord(
-  def: RecordDefinition,
+  object: ObjectType,
   mod: XmlElement,
   file: CompanyFile,
   includeRetElements: readonly string[],
 ): OpResult {
-  const id = childText(mod, def.kind === "list" ? "ListID" : "TxnID") ?? "";
-  const record = file.recordById(id);
-  if (record === undefined || record.object !== def.object)
-    return { status: statusObjectNotFound(id), body: [] };
+  const modKey = object.mod;
+  const id = childText(mod, object.idElement) ?? "";
+  const record = findRecord(object, id, file);
+  if (record === undefined || modKey === null) return { status: statusObjectNotFound(id), body: [] };
   const editSequence = childText(mod, "EditSequence") ?? "";
   if (editSequence !== String(record.editSequence)) {
-    return {
-      status: statusStaleEditSequence(editSequence),
-      body: [ret(def, record, file, includeRetElements)],
-    };
+    return { status: statusStaleEditSequence(editSequence), body: [ret(record, file, includeRetElements)] };
   }
-  const prepared = prepareInput(def, mod.children, file);
-  if ("code" in prepared) return { status: prepared, body: [] };
+  const input = storeInput(object, modKey, mod.children, file);
+  if ("code" in input) return { status: input, body: [] };
   const now = file.nowSeconds();
-  const replaced = new Set(prepared.fields.map((f) => f.name));
-  const fields = [...record.fields.filter((f) => !replaced.has(f.name)), ...prepared.fields];
+  const fields = mergeFields(record.fields, input.fields, object.ret);
   const lines =
-    prepared.lines === undefined ? record.lines : modLines(def, record, prepared.lines, file, now);
+    input.lines.length === 0 && input.cleared.length === 0
+      ? record.lines
+      : modLines(object, record.lines, input.lines, input.cleared, file, () =>
+          file.newId("transaction", now),
+        );
   if (!Array.isArray(lines)) return { status: lines, body: [] };
-  const nameProblem = checkName(def, { ...record, fields }, file);
+  const nameProblem = checkName(object, { ...record, fields }, file);
   if (nameProblem !== undefined) return { status: nameProblem, body: [] };
   record.fields = fields;
   record.lines = lines;
-  record.modified = now;
-  // EditSequence is the modification second, bumped so two Mods within one second still differ.
-  record.editSequence = Math.max(now, record.editSequence + 1);
-  return { status: prepared.warning ?? STATUS_OK, body: [ret(def, record, file, includeRetElements)] };
-}
-
-function isReferenced(id: string, file: CompanyFile): boolean {
-  const refersTo = (fields: readonly XmlElement[]): boolean =>
-    fields.some(
-      (f) => f.name.endsWith("Ref") && f.children.some((c) => c.name === "ListID" && c.text === id),
-    );
-  return file
-    .allRecords()
-    .some((r) => r.id !== id && (refersTo(r.fields) || r.lines.some((l) => refersTo(l.fields))));
-}
-
-/** `ListDelRq` / `TxnDelRq`. */
-export function deleteRecord(kind: "list" | "transaction", request: XmlElement, file: CompanyFile): OpResult {
-  const typeField = kind === "list" ? "ListDelType" : "TxnDelType";
-  const idField = kind === "list" ? "ListID" : "TxnID";
-  const delType = childText(request, typeField) ?? "";
-  const id = childText(request, idField) ?? "";
-  const def = LEDGER_DEFINITIONS.find((d) => d.kind === kind && d.delType === delType);
-  const record = file.recordById(id);
-  if (def === undefined || record === undefined || definitionOf(record.object) !== def) {
-    return { status: statusObjectNotFound(id), body: [] };
-  }
-  const label =
-    kind === "list"
-      ? file.fullNameOf(record)
-      : (record.fields.find((f) => f.name === "RefNumber")?.text ?? "");
-  if (kind === "list" && isReferenced(id, file)) return { status: statusInUse(label), body: [] };
-  file.remove(id);
-  const deleted = formatDateTime(file.nowSeconds(), file.utcOffset);
-  const body = [leaf(typeField, delType), leaf(idField, id), leaf("TimeDeleted", deleted)];
-  if (label !== "") body.push(leaf(kind === "list" ? "FullName" : "RefNumber", label));
-  return { status: STATUS_OK, body };
+  noteRefNumber(object.name, fieldText(fields, "RefNumber"), file);
+  markModified(record, file);
+  return { status: STATUS_OK, body: [ret(record, file, includeRetElements)] };
 }

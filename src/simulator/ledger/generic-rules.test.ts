@@ -1,0 +1,328 @@
+/**
+ * Focused tests of the generic engine's rules: references of a fitting type, line families on Mod,
+ * what the application computes (tax, applied payments, balances, stock), void, merge, the deleted
+ * log, custom fields and iterator expiry. Each uses the sample company and the test clock.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { attr, child, childText, childrenNamed, type XmlElement } from "../../ledger/xml/tree.ts";
+import { DELETED_RETENTION_SECONDS } from "./lifecycle-ops.ts";
+import { ITERATOR_IDLE_SECONDS } from "./query-ops.ts";
+import { send, setup, statusOf } from "./test-support.ts";
+
+function ret(response: { rs: readonly XmlElement[] }, index = 0): XmlElement {
+  const found = response.rs[index]?.children[0];
+  assert.ok(found !== undefined, "no record in the answer");
+  return found;
+}
+
+async function queryOne(session: Parameters<typeof send>[0], body: string): Promise<XmlElement> {
+  return ret(await send(session, body));
+}
+
+describe("references", () => {
+  it("must name a record of a fitting type (a vendor is no customer): 3140", async () => {
+    const { session, file } = await setup();
+    const before = file.count("Invoice");
+    const response = await send(
+      session,
+      `<InvoiceAddRq><InvoiceAdd><CustomerRef><FullName>Paper Supply Co</FullName></CustomerRef></InvoiceAdd></InvoiceAddRq>`,
+    );
+    assert.equal(statusOf(response.rs[0]).code, "3140");
+    assert.match(statusOf(response.rs[0]).message, /invalid reference to Ledger Customer "Paper Supply Co"/);
+    assert.equal(file.count("Invoice"), before);
+  });
+
+  it("a customer and a vendor may not share a name (one entity name space); an item may", async () => {
+    const { session } = await setup();
+    const response = await send(
+      session,
+      `<VendorAddRq><VendorAdd><Name>initech</Name></VendorAdd></VendorAddRq><ItemServiceAddRq><ItemServiceAdd><Name>Initech</Name><SalesOrPurchase><Price>1.00</Price><AccountRef><FullName>Consulting Income</FullName></AccountRef></SalesOrPurchase></ItemServiceAdd></ItemServiceAddRq>`,
+      'onError="continueOnError"',
+    );
+    assert.equal(statusOf(response.rs[0]).code, "3100");
+    assert.equal(statusOf(response.rs[1]).code, "0");
+  });
+});
+
+describe("line families on Mod", () => {
+  it("a family that is not mentioned stays; ClearExpenseLines empties only its family", async () => {
+    const { session } = await setup();
+    const added = ret(
+      await send(
+        session,
+        `<BillAddRq><BillAdd><VendorRef><FullName>Paper Supply Co</FullName></VendorRef><ExpenseLineAdd><AccountRef><FullName>Office Supplies</FullName></AccountRef><Amount>10.00</Amount></ExpenseLineAdd><ItemLineAdd><ItemRef><FullName>Widget</FullName></ItemRef><Quantity>2</Quantity><Cost>4.50</Cost></ItemLineAdd></BillAdd></BillAddRq>`,
+      ),
+    );
+    assert.equal(childText(added, "AmountDue"), "19.00");
+    const txnId = childText(added, "TxnID") ?? "";
+    const itemLine = child(added, "ItemLineRet");
+    const modded = ret(
+      await send(
+        session,
+        `<BillModRq><BillMod><TxnID>${txnId}</TxnID><EditSequence>${childText(added, "EditSequence") ?? ""}</EditSequence><ExpenseLineMod><TxnLineID>-1</TxnLineID><AccountRef><FullName>Office Supplies</FullName></AccountRef><Amount>5.00</Amount></ExpenseLineMod></BillMod></BillModRq>`,
+      ),
+    );
+    assert.equal(childrenNamed(modded, "ExpenseLineRet").length, 1, "the expense family was replaced");
+    assert.equal(childText(child(modded, "ExpenseLineRet") ?? modded, "Amount"), "5.00");
+    assert.equal(
+      childText(child(modded, "ItemLineRet") ?? modded, "TxnLineID"),
+      childText(itemLine ?? added, "TxnLineID"),
+    );
+    assert.equal(childText(modded, "AmountDue"), "14.00");
+    const cleared = ret(
+      await send(
+        session,
+        `<BillModRq><BillMod><TxnID>${txnId}</TxnID><EditSequence>${childText(modded, "EditSequence") ?? ""}</EditSequence><ClearExpenseLines>true</ClearExpenseLines></BillMod></BillModRq>`,
+      ),
+    );
+    assert.equal(childrenNamed(cleared, "ExpenseLineRet").length, 0);
+    assert.equal(childrenNamed(cleared, "ItemLineRet").length, 1);
+    assert.equal(childText(cleared, "AmountDue"), "9.00");
+  });
+
+  it("an empty element clears a field; an aggregate changes field by field", async () => {
+    const { session } = await setup();
+    const acme = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Acme Corporation</FullName></CustomerQueryRq>`,
+    );
+    const modded = ret(
+      await send(
+        session,
+        `<CustomerModRq><CustomerMod><ListID>${childText(acme, "ListID") ?? ""}</ListID><EditSequence>${childText(acme, "EditSequence") ?? ""}</EditSequence><BillAddress><City>Shelbyville</City></BillAddress><Phone></Phone></CustomerMod></CustomerModRq>`,
+      ),
+    );
+    const address = child(modded, "BillAddress");
+    assert.equal(childText(address ?? modded, "Addr1"), "1 Acme Way", "untouched address lines stay");
+    assert.equal(childText(address ?? modded, "City"), "Shelbyville");
+    assert.equal(child(modded, "Phone"), undefined);
+  });
+});
+
+describe("what the application computes", () => {
+  it("sales tax on taxable lines, payments applied to invoices, linked transactions and balances", async () => {
+    const { session } = await setup();
+    await send(
+      session,
+      `<SalesTaxCodeAddRq><SalesTaxCodeAdd><Name>Tax</Name><IsTaxable>true</IsTaxable></SalesTaxCodeAdd></SalesTaxCodeAddRq><ItemSalesTaxAddRq><ItemSalesTaxAdd><Name>State</Name><TaxRate>8.25</TaxRate></ItemSalesTaxAdd></ItemSalesTaxAddRq>`,
+    );
+    const invoice = ret(
+      await send(
+        session,
+        `<InvoiceAddRq><InvoiceAdd><CustomerRef><FullName>Umbrella LLC</FullName></CustomerRef><ItemSalesTaxRef><FullName>State</FullName></ItemSalesTaxRef><InvoiceLineAdd><ItemRef><FullName>Widget</FullName></ItemRef><Quantity>4</Quantity><SalesTaxCodeRef><FullName>Tax</FullName></SalesTaxCodeRef></InvoiceLineAdd><InvoiceLineAdd><ItemRef><FullName>Consulting</FullName></ItemRef><Quantity>1</Quantity></InvoiceLineAdd></InvoiceAdd></InvoiceAddRq>`,
+      ),
+    );
+    // Widget's price (25.00) × 4 and Consulting's (150.00); tax 8.25% of the taxable 100.00.
+    assert.equal(childText(invoice, "Subtotal"), "250.00");
+    assert.equal(childText(invoice, "SalesTaxPercentage"), "8.25");
+    assert.equal(childText(invoice, "SalesTaxTotal"), "8.25");
+    assert.equal(childText(invoice, "BalanceRemaining"), "258.25");
+    const txnId = childText(invoice, "TxnID") ?? "";
+    const payment = ret(
+      await send(
+        session,
+        `<ReceivePaymentAddRq><ReceivePaymentAdd><CustomerRef><FullName>Umbrella LLC</FullName></CustomerRef><TotalAmount>300.00</TotalAmount><AppliedToTxnAdd><TxnID>${txnId}</TxnID><PaymentAmount>200.00</PaymentAmount></AppliedToTxnAdd></ReceivePaymentAdd></ReceivePaymentAddRq>`,
+      ),
+    );
+    assert.equal(childText(payment, "UnusedPayment"), "100.00");
+    const applied = child(payment, "AppliedToTxnRet");
+    assert.equal(childText(applied ?? payment, "TxnType"), "Invoice");
+    assert.equal(childText(applied ?? payment, "BalanceRemaining"), "58.25");
+    assert.equal(childText(applied ?? payment, "Amount"), "200.00");
+    const after = await queryOne(
+      session,
+      `<InvoiceQueryRq><TxnID>${txnId}</TxnID><IncludeLinkedTxns>true</IncludeLinkedTxns></InvoiceQueryRq>`,
+    );
+    assert.equal(childText(after, "AppliedAmount"), "-200.00");
+    assert.equal(childText(after, "BalanceRemaining"), "58.25");
+    assert.equal(childText(after, "IsPaid"), "false");
+    assert.equal(childText(child(after, "LinkedTxn") ?? after, "TxnID"), childText(payment, "TxnID"));
+    assert.equal(childText(child(after, "LinkedTxn") ?? after, "Amount"), "-200.00");
+    const customer = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Umbrella LLC</FullName></CustomerQueryRq>`,
+    );
+    // 58.25 still open on the invoice, 100.00 paid in advance.
+    assert.equal(childText(customer, "Balance"), "-41.75");
+    const unpaid = await send(
+      session,
+      `<InvoiceQueryRq><EntityFilter><FullName>Umbrella LLC</FullName></EntityFilter><PaidStatus>PaidOnly</PaidStatus></InvoiceQueryRq>`,
+    );
+    assert.equal(statusOf(unpaid.rs[0]).code, "1");
+  });
+
+  it("a customer's TotalBalance includes its jobs; a vendor's balance follows its bills", async () => {
+    const { session } = await setup();
+    const acme = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Acme Corporation</FullName></CustomerQueryRq>`,
+    );
+    // Seeded: 600.00 on Acme itself, 1575.00 on its job.
+    assert.equal(childText(acme, "Balance"), "600.00");
+    assert.equal(childText(acme, "TotalBalance"), "2175.00");
+    const vendor = await queryOne(
+      session,
+      `<VendorQueryRq><FullName>Paper Supply Co</FullName></VendorQueryRq>`,
+    );
+    assert.equal(childText(vendor, "Balance"), "180.00");
+  });
+
+  it("inventory quantity on hand follows purchases, sales and adjustments", async () => {
+    const { session } = await setup();
+    await send(
+      session,
+      `<ItemInventoryAddRq><ItemInventoryAdd><Name>Gadget</Name><SalesPrice>10.00</SalesPrice><PurchaseCost>4.00</PurchaseCost><QuantityOnHand>10</QuantityOnHand><TotalValue>40.00</TotalValue></ItemInventoryAdd></ItemInventoryAddRq>
+<BillAddRq><BillAdd><VendorRef><FullName>Paper Supply Co</FullName></VendorRef><ItemLineAdd><ItemRef><FullName>Gadget</FullName></ItemRef><Quantity>5</Quantity></ItemLineAdd></BillAdd></BillAddRq>
+<InvoiceAddRq><InvoiceAdd><CustomerRef><FullName>Initech</FullName></CustomerRef><InvoiceLineAdd><ItemRef><FullName>Gadget</FullName></ItemRef><Quantity>3</Quantity></InvoiceLineAdd></InvoiceAdd></InvoiceAddRq>
+<InventoryAdjustmentAddRq><InventoryAdjustmentAdd><AccountRef><FullName>Office Supplies</FullName></AccountRef><InventoryAdjustmentLineAdd><ItemRef><FullName>Gadget</FullName></ItemRef><QuantityAdjustment><QuantityDifference>-2</QuantityDifference></QuantityAdjustment></InventoryAdjustmentLineAdd></InventoryAdjustmentAdd></InventoryAdjustmentAddRq>`,
+    );
+    const gadget = await queryOne(
+      session,
+      `<ItemInventoryQueryRq><FullName>Gadget</FullName></ItemInventoryQueryRq>`,
+    );
+    assert.equal(childText(gadget, "QuantityOnHand"), "10");
+  });
+});
+
+describe("void, merge, delete, custom fields", () => {
+  it("a voided transaction stays with zero amounts and the balance follows", async () => {
+    const { session } = await setup();
+    const invoice = await queryOne(session, `<InvoiceQueryRq><RefNumber>3</RefNumber></InvoiceQueryRq>`);
+    const voided = await send(
+      session,
+      `<TxnVoidRq><TxnVoidType>Invoice</TxnVoidType><TxnID>${childText(invoice, "TxnID") ?? ""}</TxnID></TxnVoidRq>`,
+    );
+    assert.equal(statusOf(voided.rs[0]).code, "0");
+    const after = await queryOne(
+      session,
+      `<InvoiceQueryRq><RefNumber>3</RefNumber><IncludeLineItems>true</IncludeLineItems></InvoiceQueryRq>`,
+    );
+    assert.equal(childText(after, "Subtotal"), "0.00");
+    assert.match(childText(after, "Memo") ?? "", /^VOID:/);
+    assert.equal(childrenNamed(after, "InvoiceLineRet").length, 1, "the lines stay");
+    const globex = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Globex Inc</FullName></CustomerQueryRq>`,
+    );
+    assert.equal(childText(globex, "Balance"), "0.00");
+  });
+
+  it("merge moves every reference to the target and deletes the source", async () => {
+    const { session, file } = await setup();
+    const [globex, initech] = [
+      await queryOne(session, `<CustomerQueryRq><FullName>Globex Inc</FullName></CustomerQueryRq>`),
+      await queryOne(session, `<CustomerQueryRq><FullName>Initech</FullName></CustomerQueryRq>`),
+    ];
+    const merge = (fromSeq: string): string =>
+      `<ListMergeRq><ListMergeType>Customer</ListMergeType><MergeFrom><ListID>${childText(globex, "ListID") ?? ""}</ListID><EditSequence>${fromSeq}</EditSequence></MergeFrom><MergeTo><ListID>${childText(initech, "ListID") ?? ""}</ListID><EditSequence>${childText(initech, "EditSequence") ?? ""}</EditSequence></MergeTo></ListMergeRq>`;
+    assert.equal(statusOf((await send(session, merge("1"))).rs[0]).code, "3200");
+    const merged = await send(session, merge(childText(globex, "EditSequence") ?? ""));
+    assert.equal(statusOf(merged.rs[0]).code, "0");
+    assert.equal(
+      childText(child(merged.rs[0] ?? merged.msgs, "MergedFrom") ?? merged.msgs, "FullName"),
+      "Globex Inc",
+    );
+    assert.equal(file.count("Customer"), 5);
+    const invoices = await send(
+      session,
+      `<InvoiceQueryRq><EntityFilter><FullName>Initech</FullName></EntityFilter></InvoiceQueryRq>`,
+    );
+    assert.equal(invoices.rs[0]?.children.length, 1, "Globex's invoice now names Initech");
+  });
+
+  it("deleted objects are listed for 90 days; referenced ones cannot be deleted", async () => {
+    const { session, clock } = await setup();
+    const widget = await queryOne(
+      session,
+      `<ItemNonInventoryQueryRq><FullName>Widget</FullName></ItemNonInventoryQueryRq>`,
+    );
+    const inUse = await send(
+      session,
+      `<ListDelRq><ListDelType>ItemNonInventory</ListDelType><ListID>${childText(widget, "ListID") ?? ""}</ListID></ListDelRq>`,
+    );
+    assert.equal(statusOf(inUse.rs[0]).code, "3170");
+    const bill = await queryOne(session, `<BillQueryRq><RefNumber>PS-1001</RefNumber></BillQueryRq>`);
+    await send(
+      session,
+      `<TxnDelRq><TxnDelType>Bill</TxnDelType><TxnID>${childText(bill, "TxnID") ?? ""}</TxnID></TxnDelRq>`,
+    );
+    const listed = await send(
+      session,
+      `<TxnDeletedQueryRq><TxnDelType>Bill</TxnDelType></TxnDeletedQueryRq>`,
+    );
+    assert.equal(childText(ret(listed), "RefNumber"), "PS-1001");
+    clock.advance(DELETED_RETENTION_SECONDS - 1);
+    assert.equal(
+      statusOf(
+        (await send(session, `<TxnDeletedQueryRq><TxnDelType>Bill</TxnDelType></TxnDeletedQueryRq>`)).rs[0],
+      ).code,
+      "0",
+    );
+    clock.advance(2);
+    assert.equal(
+      statusOf(
+        (await send(session, `<TxnDeletedQueryRq><TxnDelType>Bill</TxnDelType></TxnDeletedQueryRq>`)).rs[0],
+      ).code,
+      "1",
+    );
+  });
+
+  it("custom field values need a definition and show for their owner only", async () => {
+    const { session } = await setup();
+    const acme = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Acme Corporation</FullName></CustomerQueryRq>`,
+    );
+    const value = `<DataExtAddRq><DataExtAdd><OwnerID>0</OwnerID><DataExtName>Region</DataExtName><ListDataExtType>Customer</ListDataExtType><ListObjRef><ListID>${childText(acme, "ListID") ?? ""}</ListID></ListObjRef><DataExtValue>North</DataExtValue></DataExtAdd></DataExtAddRq>`;
+    assert.equal(statusOf((await send(session, value)).rs[0]).code, "3120");
+    await send(
+      session,
+      `<DataExtDefAddRq><DataExtDefAdd><OwnerID>0</OwnerID><DataExtName>Region</DataExtName><DataExtType>STR255TYPE</DataExtType><AssignToObject>Customer</AssignToObject></DataExtDefAdd></DataExtDefAddRq>`,
+    );
+    assert.equal(statusOf((await send(session, value)).rs[0]).code, "0");
+    const withOwner = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Acme Corporation</FullName><OwnerID>0</OwnerID></CustomerQueryRq>`,
+    );
+    assert.equal(childText(child(withOwner, "DataExtRet") ?? withOwner, "DataExtValue"), "North");
+    const without = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Acme Corporation</FullName></CustomerQueryRq>`,
+    );
+    assert.equal(child(without, "DataExtRet"), undefined);
+  });
+});
+
+describe("iterators", () => {
+  it("expire after the idle time; Stop ends them", async () => {
+    const { session, clock } = await setup();
+    const start = `<CustomerQueryRq iterator="Start"><MaxReturned>2</MaxReturned></CustomerQueryRq>`;
+    const first = await send(session, start);
+    const id = attr(first.rs[0] ?? first.msgs, "iteratorID") ?? "";
+    clock.advance(ITERATOR_IDLE_SECONDS);
+    const next = await send(
+      session,
+      `<CustomerQueryRq iterator="Continue" iteratorID="${id}"><MaxReturned>2</MaxReturned></CustomerQueryRq>`,
+    );
+    assert.equal(statusOf(next.rs[0]).code, "0", "still alive at exactly the idle time");
+    clock.advance(ITERATOR_IDLE_SECONDS + 1);
+    const expired = await send(
+      session,
+      `<CustomerQueryRq iterator="Continue" iteratorID="${id}"><MaxReturned>2</MaxReturned></CustomerQueryRq>`,
+    );
+    assert.equal(statusOf(expired.rs[0]).code, "3391");
+    const again = await send(session, start);
+    const second = attr(again.rs[0] ?? again.msgs, "iteratorID") ?? "";
+    const stopped = await send(
+      session,
+      `<CustomerQueryRq iterator="Stop" iteratorID="${second}"></CustomerQueryRq>`,
+    );
+    assert.equal(statusOf(stopped.rs[0]).code, "0");
+    const after = await send(
+      session,
+      `<CustomerQueryRq iterator="Continue" iteratorID="${second}"></CustomerQueryRq>`,
+    );
+    assert.equal(statusOf(after.rs[0]).code, "3391");
+  });
+});
