@@ -42,8 +42,11 @@ function sampleValue(field: Field, sources: SampleSources, path: readonly string
   if (entry?.b === "timeinterval") return "PT1H30M";
   const value = field.kind?.fake(sources.random) ?? "";
   if (NAMES.has(field.slot.name) && typeof value === "string") {
-    const suffix = ` ${sources.serial()}`;
-    return `${value.slice(0, Math.max(1, (entry?.max ?? 31) - suffix.length))}${suffix}`;
+    const max = entry?.max ?? 31;
+    // Short names (sales tax codes hold 3 characters) get a compact serial without a space.
+    const serial = sources.serial();
+    const suffix = max <= 8 ? serial.toString(36).toUpperCase() : ` ${serial}`;
+    return `${value.slice(0, Math.max(max <= 8 ? 0 : 1, max - suffix.length))}${suffix}`.slice(0, max);
   }
   return value;
 }
