@@ -4,13 +4,13 @@ import { registerRateLimit } from "./api/plugins/rate-limit.ts";
 import { registerSvcHeaders } from "./api/plugins/svc-headers.ts";
 import { sendError } from "./api/errors.ts";
 import { registerRoutes } from "./api/register.ts";
+import { newCallId, registerRequestId } from "./api/request-id.ts";
 import { apiRoutes } from "./api/routes/index.ts";
 import { registerPublicPages } from "./api/routes/public-pages.ts";
 import { registerConnectorEndpoint } from "./connector/endpoint.ts";
 import { registerSpecialOperations } from "./ledger/special-operations.ts";
 import type { Deps } from "./deps.ts";
 import { ServiceError } from "./errors/service-error.ts";
-import { newId } from "./platform/ids.ts";
 
 /** 20 MiB (spec: Limits, request body size). */
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
@@ -22,7 +22,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: () => newId("request"),
+    genReqId: newCallId,
     requestIdHeader: false,
     return503OnClosing: false,
   });
@@ -35,9 +35,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     );
   }
 
-  app.addHook("onRequest", async (request, reply) => {
-    void reply.header("Svc-Request-Id", String(request.id));
-  });
+  registerRequestId(app);
   registerAuth(app, deps);
   await registerRateLimit(app, deps);
   registerSvcHeaders(app);

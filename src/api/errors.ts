@@ -43,7 +43,7 @@ export function sendError(
   if (error.code === "INTERNAL_ERROR") {
     request.log.error({ err: error.cause ?? error }, "internal error");
   }
-  const body = toErrorBody(error, String(request.id), deps.config.publicUrl);
+  const body = toErrorBody(error, request.svcRequestId || String(request.id), deps.config.publicUrl);
   // Codes without an HTTP status live on request resources; when one reaches a waiting caller
   // (its request was canceled meanwhile) it is a conflict with another call.
   const status = error.httpStatus ?? 409;
