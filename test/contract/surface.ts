@@ -235,6 +235,8 @@ export interface CallOptions {
   body?: unknown;
   query?: string;
   headers?: Record<string, string>;
+  /** Application operations are called async unless this is set. */
+  sync?: boolean;
 }
 
 /** A valid call of `op` as `tenant` (async for application operations), with overrides. */
@@ -257,7 +259,7 @@ export async function call(
           : kind === "integrationSlug"
             ? "ledger_desktop"
             : "80000001-1700000000");
-    url = url.replace(`{${param}}`, encodeURIComponent(value));
+    url = url.replace(`{${param}}`, percentEncode(value));
   }
   if (options.query) url += `?${options.query}`;
   const headers: Record<string, string> = {};
@@ -267,7 +269,7 @@ export async function call(
     const header = objects.endUserHeader === undefined ? tenant.endUser : objects.endUserHeader;
     if (header !== null) headers["svc-end-user-id"] = header;
   }
-  if (isApplicationOperation(op)) headers.prefer = "respond-async";
+  if (isApplicationOperation(op) && !options.sync) headers.prefer = "respond-async";
   Object.assign(headers, options.headers);
   const inject: InjectOptions = { method: op.method, url, headers };
   const body = options.body === undefined ? exampleBody(op, tenant, options.example) : options.body;
@@ -293,6 +295,20 @@ export function exampleBody(op: Operation, tenant: Tenant, name?: string): unkno
   if ("publishableKey" in body) body.publishableKey = tenant.publishableKey;
   if (typeof body.sourceId === "string") body.sourceId = `${body.sourceId}-${++uniqueSequence}`;
   return body;
+}
+
+/**
+ * Percent-encodes the UTF-8 bytes of a value (a lone surrogate becomes U+FFFD's bytes, as any
+ * HTTP client would send it; `encodeURIComponent` would throw).
+ */
+export function percentEncode(value: string): string {
+  return [...Buffer.from(value, "utf8")]
+    .map((byte) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
 }
 
 /** `{op} ({method} {path})`, for test names. */

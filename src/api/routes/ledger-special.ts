@@ -77,7 +77,7 @@ export const ledgerSpecialRoutes = [
       );
       const asXml = typeof request.body === "string";
       const xml = asXml ? (request.body as string) : parseWith(passthroughJsonBody, request.body ?? {}).xml;
-      const messageSet = parsePassthroughXml(xml);
+      const messageSet = parsePassthroughXml(xml, asXml ? "body" : "xml");
       const isWrite = isWriteMessageSet(messageSet.requestNames);
       if (isWrite && principal.readOnly)
         throw new ServiceError("API_KEY_READ_ONLY", {
