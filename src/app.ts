@@ -4,27 +4,46 @@ import { registerRateLimit } from "./api/plugins/rate-limit.ts";
 import { registerSvcHeaders } from "./api/plugins/svc-headers.ts";
 import { sendError } from "./api/errors.ts";
 import { registerRoutes } from "./api/register.ts";
+import {
+  clientErrorHandler,
+  registerBodyParsers,
+  registerStorableText,
+  sendFrameworkError,
+} from "./api/edge.ts";
+import { newCallId, registerRequestId } from "./api/request-id.ts";
 import { apiRoutes } from "./api/routes/index.ts";
 import { registerPublicPages } from "./api/routes/public-pages.ts";
 import { registerConnectorEndpoint } from "./connector/endpoint.ts";
 import type { Deps } from "./deps.ts";
 import { ServiceError } from "./errors/service-error.ts";
-import { newId } from "./platform/ids.ts";
 
 /** 20 MiB (spec: Limits, request body size). */
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
 /** Builds the HTTP application; never listens (tests use `inject` or listen on loopback themselves). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
-  const app = Fastify({
+  // `frameworkErrors` and `clientErrorHandler` need the instance (its rate limiter) once it exists.
+  let self: FastifyInstance | null = null;
+  const app: FastifyInstance = Fastify({
     // pino.Logger and FastifyBaseLogger differ only in optional members under exactOptionalPropertyTypes.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: () => newId("request"),
+    genReqId: newCallId,
     requestIdHeader: false,
     return503OnClosing: false,
+    // Longer than any ID, so a long ID reaches its route (404 there), not a framework 414.
+    maxParamLength: 500,
+    frameworkErrors: (error, request, reply) => {
+      if (self) void sendFrameworkError(self, deps, error, request, reply);
+    },
+    clientErrorHandler: (error, socket) => {
+      if (self) clientErrorHandler(self, deps)(error, socket);
+      else socket.destroy();
+    },
   });
+  self = app;
+  registerBodyParsers(app, BODY_LIMIT_BYTES);
 
   for (const type of ["application/xml", "text/xml"]) {
     app.addContentTypeParser(
@@ -34,9 +53,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     );
   }
 
-  app.addHook("onRequest", async (request, reply) => {
-    void reply.header("Svc-Request-Id", String(request.id));
-  });
+  registerRequestId(app);
+  registerStorableText(app);
   registerAuth(app, deps);
   await registerRateLimit(app, deps);
   registerSvcHeaders(app);

@@ -35,11 +35,15 @@ async function loadOrCreate(deps: Deps): Promise<DemoFile> {
     if (await findProject(deps.db, file.projectId)) return file;
   }
   const created = await createProject(deps, { name: "Demo project" });
-  const endUser = await createEndUser(deps, created.project.id, {
-    companyName: "Demo Company",
-    sourceId: "demo-1",
-    email: null,
-  });
+  const endUser = await createEndUser(
+    deps,
+    { projectId: created.project.id, mode: "live" },
+    {
+      companyName: "Demo Company",
+      sourceId: "demo-1",
+      email: null,
+    },
+  );
   const file: DemoFile = {
     projectId: created.project.id,
     organization: created.project.organization,

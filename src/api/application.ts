@@ -3,21 +3,25 @@ import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { serializeRequest } from "../requests/resource.ts";
 import { errorFromStored, submit, type Submission, type SubmitOutcome } from "../requests/submit.ts";
+import { bindRequest } from "./request-id.ts";
 import type { RouteResult } from "./route.ts";
 
 /**
  * Shapes the answer of an application operation: 202 + Request + `Location` (async), the result
  * (sync success), the stored error (sync failure), or 504 when the caller's wait ends first.
+ * `Svc-Request-Id` is the Request's ID.
  */
 export async function runApplicationOperation(
   deps: Deps,
   request: FastifyRequest,
-  submission: Omit<Submission, "requestId">,
+  submission: Submission,
   render: (result: unknown, reply: FastifyReply) => RouteResult,
   reply: FastifyReply,
 ): Promise<RouteResult> {
-  const outcome: SubmitOutcome = await submit(deps, { ...submission, requestId: String(request.id) });
+  const outcome: SubmitOutcome = await submit(deps, submission);
   const row = outcome.row;
+  // The response is the Request's (the original one for a replay), errors included.
+  bindRequest(request, reply, row.id);
   switch (outcome.kind) {
     case "accepted":
       return {

@@ -19,9 +19,24 @@ export function fromFrameworkError(error: unknown): ServiceError {
         message: `The request body is not valid JSON: ${(error as Error).message}`,
       });
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_CTP_EMPTY_TYPE":
+    case "FST_ERR_CTP_INVALID_TYPE":
       return new ServiceError("INVALID_PARAMETER", {
         param: "Content-Type",
         message: "Unsupported Content-Type; send `application/json`.",
+      });
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new ServiceError("INVALID_PARAMETER", {
+        param: "Content-Length",
+        message: "`Content-Length` does not match the body.",
+      });
+    case "FST_ERR_BAD_URL":
+      return new ServiceError("INVALID_PARAMETER", {
+        message: "The URL is not valid (a path segment has a malformed percent-encoding).",
+      });
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new ServiceError("RESOURCE_MISSING", {
+        message: "No such object: a path segment is longer than any ID.",
       });
     default:
       if (error instanceof SyntaxError && "statusCode" in error) {
@@ -29,8 +44,19 @@ export function fromFrameworkError(error: unknown): ServiceError {
           message: `The request body is not valid JSON: ${error.message}`,
         });
       }
+      // Any other refusal of the HTTP framework (a 4xx it raised itself) is the caller's input, never a 500.
+      if (isClientError(error)) {
+        return new ServiceError("INVALID_PARAMETER", {
+          message: `The request is not valid: ${error.message}`,
+        });
+      }
       return coerceError(error);
   }
+}
+
+function isClientError(error: unknown): error is Error {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return error instanceof Error && typeof status === "number" && status >= 400 && status < 500;
 }
 
 export function sendError(
@@ -43,7 +69,7 @@ export function sendError(
   if (error.code === "INTERNAL_ERROR") {
     request.log.error({ err: error.cause ?? error }, "internal error");
   }
-  const body = toErrorBody(error, String(request.id), deps.config.publicUrl);
+  const body = toErrorBody(error, request.svcRequestId || String(request.id), deps.config.publicUrl);
   // Codes without an HTTP status live on request resources; when one reaches a waiting caller
   // (its request was canceled meanwhile) it is a conflict with another call.
   const status = error.httpStatus ?? 409;

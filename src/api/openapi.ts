@@ -73,6 +73,31 @@ const errorSchema: JsonSchema = {
   },
 };
 
+/** Headers on every response (spec: Headers on application operations; decision 0005). */
+const responseHeaders = {
+  "Svc-Request-Id": {
+    description:
+      "On an application operation that created or attached to a Request: that Request's ID (`req_...`; a replayed idempotent call returns the original Request's). Elsewhere a `call_...` ID that is never a Request.",
+    schema: { type: "string", pattern: "^(req|call)_[0-9a-hjkmnp-tv-z]{26}$" },
+  },
+  "RateLimit-Limit": {
+    description: "Requests allowed per window (per project)",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Remaining": { description: "Requests left in the window", schema: { type: "integer" } },
+  "RateLimit-Reset": { description: "Seconds until the window resets", schema: { type: "integer" } },
+};
+const headerRefs = Object.fromEntries(
+  Object.keys(responseHeaders).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+);
+const errorHeaderRefs = {
+  ...headerRefs,
+  "Svc-Should-Retry": {
+    description: "`true` when the identical request may succeed (the error's `retryable`)",
+    schema: { type: "string", enum: ["true", "false"] },
+  },
+};
+
 export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   const shared: Record<string, JsonSchema> = {};
@@ -97,7 +122,17 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
         });
       }
     }
-    for (const header of route.headers ?? []) {
+    const writes = route.write ?? route.method !== "GET";
+    const declared = new Set((route.headers ?? []).map((h) => h.name.toLowerCase()));
+    const headers = [...(route.headers ?? [])];
+    // Every platform write honours Idempotency-Key (api/register.ts).
+    if (writes && !declared.has("idempotency-key"))
+      headers.push({
+        name: "Idempotency-Key",
+        required: false,
+        description: "1 to 255 printable ASCII characters: a repeat replays the first response",
+      });
+    for (const header of headers) {
       parameters.push({
         name: header.name,
         in: "header",
@@ -118,19 +153,29 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
       responses: {
         [String(route.response.status)]: {
           description: route.response.description,
+          headers: headerRefs,
           ...(responseSchema ? { content: { "application/json": { schema: responseSchema } } } : {}),
         },
         default: {
           description: "Error",
+          headers: errorHeaderRefs,
           content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
         },
       },
     };
     const requestSchema = route.openapi?.requestBody ?? (route.body ? toSchema(route.body) : null);
-    if (requestSchema) {
+    if (requestSchema || route.examples) {
+      const examples = route.examples
+        ? Object.fromEntries(Object.entries(route.examples).map(([name, value]) => [name, { value }]))
+        : undefined;
       operation.requestBody = {
         required: true,
-        content: { "application/json": { schema: requestSchema } },
+        content: {
+          "application/json": {
+            ...(requestSchema ? { schema: requestSchema } : {}),
+            ...(examples ? { examples } : {}),
+          },
+        },
       };
     }
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
@@ -155,6 +200,7 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
         Error: errorSchema,
         ...Object.fromEntries(Object.entries(shared).sort(([a], [b]) => (a < b ? -1 : 1))),
       },
+      headers: responseHeaders,
     },
     paths,
   };

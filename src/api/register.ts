@@ -72,8 +72,8 @@ async function withPlatformIdempotency(
   });
   const claim = await claimIdempotencyKey(
     deps.db,
+    principal,
     {
-      project_id: principal.projectId,
       key,
       fingerprint,
       request_id: null,
@@ -104,7 +104,7 @@ async function withPlatformIdempotency(
     const result = await run();
     await saveIdempotentResponse(
       deps.db,
-      principal.projectId,
+      principal,
       key,
       result.status ?? 200,
       sealWith(key, JSON.stringify(result.body)),
@@ -112,7 +112,7 @@ async function withPlatformIdempotency(
     return result;
   } catch (error) {
     // A failed attempt does not hold the key: the same key may be used to try again.
-    await releaseIdempotencyKey(deps.db, principal.projectId, key);
+    await releaseIdempotencyKey(deps.db, principal, key);
     throw error;
   }
 }

@@ -40,6 +40,13 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   pathParams?: string[];
   /** Extra headers documented for the operation (for example `Svc-End-User-Id`). */
   headers?: { name: string; required: boolean; description: string }[];
+  /**
+   * Valid JSON request bodies by name, published as the OpenAPI request body's `examples` and sent
+   * by the contract suites (test/contract/security.test.ts) to every operation. Fields named
+   * `endUserId` and `publishableKey` are replaced there with the caller's own. An operation whose
+   * kind depends on its body (passthrough) names one `read` and one `write` example.
+   */
+  examples?: Record<string, unknown>;
   /** Response description for OpenAPI. */
   response: { status: number; description: string; schema?: z.ZodType };
   /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { XMLValidator } from "fast-xml-parser";
 import {
@@ -19,7 +19,7 @@ import { wsdlDocument } from "./wsdl.ts";
 
 // Reference captures are read in place: they are research material, not repository fixtures.
 // The folder is found by content so that no vendor name has to appear in our sources.
-const REFERENCE_ROOT = "/work/shared/reference";
+const REFERENCE_ROOT = resolve(import.meta.dirname, "../../../shared/reference");
 const ENVELOPES =
   process.env["LEDGER_CONNECTOR_ENVELOPES_DIR"] ??
   readdirSync(REFERENCE_ROOT)

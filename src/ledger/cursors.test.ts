@@ -6,6 +6,7 @@ import { insertSession } from "../store/connector-sessions.ts";
 import { findCursor } from "../store/cursors.ts";
 import type { Store } from "../store/database.ts";
 import { insertRequest } from "../store/requests.ts";
+import type { Tenant } from "../store/tenant.ts";
 import { openTestStore } from "../testing/harness.ts";
 import {
   CURSOR_IDLE_WINDOW_MS,
@@ -31,6 +32,7 @@ const CONNECTION = "conn_cursor";
 const TICKET = "ticket-hash-1";
 const OP = "ledger.invoices.list";
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+const TENANT: Tenant = { projectId: PROJECT, mode: "live" };
 
 before(async () => {
   ({ store, drop } = await openTestStore());
@@ -46,6 +48,7 @@ before(async () => {
     .values({
       id: END_USER,
       project_id: PROJECT,
+      is_test: false,
       company_name: "Cursor Co",
       source_id: "cursor",
       email: null,
@@ -117,6 +120,7 @@ async function page(
       {
         id,
         project_id: PROJECT,
+        is_test: false,
         end_user_id: END_USER,
         connection_id: CONNECTION,
         operation_id: OP,
@@ -138,7 +142,7 @@ async function page(
     .set({ result: JSON.stringify({ page: pageNumber }) })
     .where("id", "=", id)
     .execute();
-  await recordPage(store.db, PROJECT, {
+  await recordPage(store.db, TENANT, {
     cursorId,
     page: pageNumber,
     requestId: id,
@@ -158,7 +162,7 @@ async function openCursor(
   const id = newCursorId();
   await startCursor(store.db, {
     id,
-    projectId: PROJECT,
+    tenant: TENANT,
     endUserId: END_USER,
     connectionId: CONNECTION,
     operationId: OP,
@@ -170,8 +174,8 @@ async function openCursor(
   return id;
 }
 
-const resume = (token: string, nowMs: number, filters: Record<string, unknown> = {}, projectId = PROJECT) =>
-  resumeCursor(store.db, { projectId, endUserId: END_USER, operationId: OP, token, filters, nowMs });
+const resume = (token: string, nowMs: number, filters: Record<string, unknown> = {}, tenant: Tenant = TENANT) =>
+  resumeCursor(store.db, { tenant, endUserId: END_USER, operationId: OP, token, filters, nowMs });
 
 async function rejects(promise: Promise<unknown>, code: string, reason?: string): Promise<ServiceError> {
   try {
@@ -257,19 +261,20 @@ describe("application cursors", () => {
   test("a finished list has no next page, and its last page repeats", async () => {
     const id = await openCursor(T0);
     await page(id, 2, 0, T0 + 1000, 20);
-    const row = await findCursor(store.db, PROJECT, id);
+    const row = await findCursor(store.db, TENANT, id);
     assert.equal(row?.state, "finished");
     assert.equal((await resume(cursorToken(id, 1), T0 + 2000)).kind, "repeat");
     await rejects(resume(cursorToken(id, 2), T0 + 2000), "CURSOR_INVALID");
   });
 
-  test("foreign, malformed and other-project cursors are CURSOR_INVALID", async () => {
+  test("foreign, malformed other-project and other-mode cursors are CURSOR_INVALID", async () => {
     const id = await openCursor(T0);
     await rejects(resume("not-a-cursor", T0), "CURSOR_INVALID");
-    await rejects(resume(cursorToken(id, 1), T0, {}, OTHER_PROJECT), "CURSOR_INVALID");
+    await rejects(resume(cursorToken(id, 1), T0, {}, { projectId: OTHER_PROJECT, mode: "live" }), "CURSOR_INVALID");
+    await rejects(resume(cursorToken(id, 1), T0, {}, { projectId: PROJECT, mode: "test" }), "CURSOR_INVALID");
     await rejects(
       resumeCursor(store.db, {
-        projectId: PROJECT,
+        tenant: TENANT,
         endUserId: "eu_other",
         operationId: OP,
         token: cursorToken(id, 1),

@@ -4,6 +4,12 @@ import { findSession } from "../store/connector-sessions.ts";
 import { findCursor, insertCursor, openCursors, updateCursor, type CursorRow } from "../store/cursors.ts";
 import type { Db } from "../store/database.ts";
 import { findRequest } from "../store/requests.ts";
+import { isTestTenant, type Tenant } from "../store/tenant.ts";
+
+/** The tenant a stored row belongs to. */
+export function tenantOf(row: { project_id: string; is_test: boolean }): Tenant {
+  return { projectId: row.project_id, mode: row.is_test ? "test" : "live" };
+}
 
 /**
  * Application cursors (spec: "List parameters (query)", "Cursor rules"; house style §2.7). A cursor
@@ -78,7 +84,7 @@ export function cursorExpiresAt(cursor: Pick<CursorRow, "created_at" | "last_use
 export interface StartInput {
   /** From {@link newCursorId}: the first page's query carries it before the cursor row exists. */
   id: string;
-  projectId: string;
+  tenant: Tenant;
   endUserId: string;
   connectionId: string;
   operationId: string;
@@ -98,7 +104,8 @@ export async function startCursor(db: Db, input: StartInput): Promise<void> {
   const now = new Date(input.nowMs);
   await insertCursor(db, {
     id,
-    project_id: input.projectId,
+    project_id: input.tenant.projectId,
+    is_test: isTestTenant(input.tenant),
     end_user_id: input.endUserId,
     connection_id: input.connectionId,
     operation_id: input.operationId,
@@ -123,7 +130,7 @@ export type Resumption =
   | { kind: "repeat"; cursor: CursorRow; result: unknown };
 
 export interface ResumeInput {
-  projectId: string;
+  tenant: Tenant;
   endUserId: string;
   operationId: string;
   token: string;
@@ -135,7 +142,7 @@ export interface ResumeInput {
 /** Checks a continuation against the cursor rules; says whether to fetch the next page or repeat one. */
 export async function resumeCursor(db: Db, input: ResumeInput): Promise<Resumption> {
   const { cursorId, pagesServed } = readToken(input.token);
-  const cursor = await findCursor(db, input.projectId, cursorId);
+  const cursor = await findCursor(db, input.tenant, cursorId);
   if (!cursor || cursor.end_user_id !== input.endUserId || cursor.operation_id !== input.operationId) {
     throw invalidCursor("The cursor does not belong to this list.");
   }
@@ -181,7 +188,7 @@ async function repeatLastPage(db: Db, cursor: CursorRow): Promise<Resumption> {
     throw invalidCursor(`A page may be repeated at most ${PAGE_REPEATS_MAX} times.`);
   }
   const request = cursor.last_request_id
-    ? await findRequest(db, cursor.project_id, cursor.last_request_id)
+    ? await findRequest(db, tenantOf(cursor), cursor.last_request_id)
     : null;
   if (!request || request.result === null) throw invalidCursor("The page to repeat is no longer available.");
   await updateCursor(db, cursor.id, cursor.state, { repeats: cursor.repeats + 1 });
@@ -212,8 +219,8 @@ export interface PageServed {
  * page leaves more than the connection's open-cursor limit, the eviction of the least recently used.
  * Returns the cursor as it is now, or null when it is unknown.
  */
-export async function recordPage(db: Db, projectId: string, served: PageServed): Promise<CursorRow | null> {
-  const cursor = await findCursor(db, projectId, served.cursorId);
+export async function recordPage(db: Db, tenant: Tenant, served: PageServed): Promise<CursorRow | null> {
+  const cursor = await findCursor(db, tenant, served.cursorId);
   if (!cursor) return null;
   const more = (served.remaining ?? 0) > 0 && served.iteratorId !== null;
   const changes = {
@@ -228,7 +235,7 @@ export async function recordPage(db: Db, projectId: string, served: PageServed):
     last_used_at: new Date(served.nowMs),
   };
   const updated = await updateCursor(db, cursor.id, cursor.state, changes);
-  if (!updated) return findCursor(db, projectId, served.cursorId);
+  if (!updated) return findCursor(db, tenant, served.cursorId);
   if (more && cursor.state === "pending") {
     const open = await openCursors(db, cursor.connection_id);
     for (const stale of open.slice(0, Math.max(0, open.length - OPEN_CURSORS_PER_CONNECTION))) {

@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   event: "evt",
   changeFeedSubscription: "cfs",
   apiKey: "key",
+  /** An HTTP exchange that is not a Request (`Svc-Request-Id` outside application operations). */
+  call: "call",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

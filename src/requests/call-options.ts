@@ -7,6 +7,8 @@ import { parseIdempotencyKey } from "./idempotency-key.ts";
  */
 export interface CallOptions {
   endUserId: string;
+  /** Where the end user was named: the path's `id` (passthrough) or the `Svc-End-User-Id` header. */
+  endUserParam: "id" | "Svc-End-User-Id";
   async: boolean;
   timeoutSeconds: number;
   queueTtlSeconds: number;
@@ -77,6 +79,7 @@ export function parseCallOptions(
   }
   return {
     endUserId,
+    endUserParam: endUserIdFromPath === undefined ? "Svc-End-User-Id" : "id",
     async: isAsync,
     timeoutSeconds,
     queueTtlSeconds: ttl ?? DEFAULT_QUEUE_TTL_SECONDS,

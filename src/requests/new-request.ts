@@ -6,6 +6,7 @@ export type NewRequestFields = Pick<
   NewRequestRow,
   | "id"
   | "project_id"
+  | "is_test"
   | "end_user_id"
   | "connection_id"
   | "operation_id"

@@ -11,6 +11,7 @@ import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
 import { isSettled } from "./lifecycle.ts";
 import type { CallOptions } from "./call-options.ts";
 import { newRequestRow } from "./new-request.ts";
+import { newId } from "../platform/ids.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -19,8 +20,6 @@ import { newRequestRow } from "./new-request.ts";
  */
 export interface Submission {
   principal: Principal;
-  /** The HTTP request's `Svc-Request-Id`, which becomes the Request's ID. */
-  requestId: string;
   operationId: string;
   method: string;
   path: string;
@@ -45,19 +44,16 @@ export type SubmitOutcome =
 
 export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> {
   const capacity = deps.config.CONNECTION_QUEUE_CAPACITY;
-  const target = await findCallTarget(deps.db, s.principal.projectId, s.options.endUserId, capacity + 1);
+  // The end user is looked up in the caller's project and mode (decision 0005): another project's
+  // or mode's end user is missing, and its company file is never reached.
+  const target = await findCallTarget(deps.db, s.principal, s.options.endUserId, capacity + 1);
   if (!target) {
-    throw new ServiceError("RESOURCE_MISSING", { param: "Svc-End-User-Id", message: "No such end user." });
-  }
-  const { connection } = target;
-  if (connection && connection.is_test !== (s.principal.mode === "test")) {
-    throw new ServiceError("PERMISSION_DENIED", {
-      param: "Svc-End-User-Id",
-      message: connection.is_test
-        ? "This end user's company file is a test company file; use a test secret key (sk_test_...)."
-        : "Test secret keys work only with test company files; use a live secret key (sk_live_...).",
+    throw new ServiceError("RESOURCE_MISSING", {
+      param: s.options.endUserParam,
+      message: "No such end user.",
     });
   }
+  const { connection } = target;
 
   if (s.beforeQueue) await s.beforeQueue(connection);
   const row = await createOrAttach(deps, s, connection);
@@ -74,6 +70,7 @@ async function createOrAttach(
   connection: ConnectionRow | null,
 ): Promise<{ row: RequestRow; created: boolean }> {
   const now = deps.clock.now();
+  const requestId = newId("request");
   const key = s.options.idempotencyKey;
   const fingerprint = key
     ? fingerprintOf({
@@ -93,6 +90,7 @@ async function createOrAttach(
       {
         id,
         project_id: s.principal.projectId,
+        is_test: s.principal.mode === "test",
         end_user_id: s.options.endUserId,
         connection_id: connection?.id ?? null,
         operation_id: s.operationId,
@@ -110,7 +108,7 @@ async function createOrAttach(
     );
 
   if (!key || !fingerprint) {
-    const row = await insertRequest(deps.db, newRow(null, s.requestId));
+    const row = await insertRequest(deps.db, newRow(null, requestId));
     await wakeConnection(deps, connection);
     return { row, created: true };
   }
@@ -118,11 +116,11 @@ async function createOrAttach(
   const result = await deps.db.transaction().execute(async (trx) => {
     const claim = await claimIdempotencyKey(
       trx,
+      s.principal,
       {
-        project_id: s.principal.projectId,
         key,
         fingerprint,
-        request_id: s.requestId,
+        request_id: requestId,
         response_box: null,
         response_status: null,
         created_at: new Date(now),
@@ -131,8 +129,8 @@ async function createOrAttach(
       new Date(now),
     );
     if (claim.claimed) {
-      await insertRequest(trx, newRow(null, s.requestId));
-      return { id: s.requestId, created: true };
+      await insertRequest(trx, newRow(null, requestId));
+      return { id: requestId, created: true };
     }
     if (claim.existing.fingerprint !== fingerprint || !claim.existing.request_id) {
       throw new ServiceError("IDEMPOTENCY_KEY_REUSED", {
@@ -143,9 +141,9 @@ async function createOrAttach(
     const earlier = await findRequestById(trx, claim.existing.request_id);
     if (earlier && endedBeforeReachingLedger(earlier)) {
       // A new attempt after one that never reached the application (spec: previousRequestId).
-      await insertRequest(trx, newRow(earlier.id, s.requestId));
-      await linkIdempotencyKey(trx, s.principal.projectId, key, s.requestId);
-      return { id: s.requestId, created: true };
+      await insertRequest(trx, newRow(earlier.id, requestId));
+      await linkIdempotencyKey(trx, s.principal, key, requestId);
+      return { id: requestId, created: true };
     }
     return { id: claim.existing.request_id, created: false };
   });

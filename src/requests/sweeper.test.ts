@@ -9,6 +9,7 @@ import { createEndUser } from "../tenancy/end-users.ts";
 import { buildTestApp } from "../testing/harness.ts";
 import { IDEMPOTENCY_RETENTION_MS } from "./idempotency-key.ts";
 import { newRequestRow } from "./new-request.ts";
+import type { Tenant } from "../store/tenant.ts";
 import { startSweeper, sweepOnce } from "./sweeper.ts";
 import { timelineEntry } from "./timeline.ts";
 
@@ -38,6 +39,9 @@ async function sweeperAsleep(clock: FakeClock): Promise<void> {
   }
 }
 
+/** The live tenant of a project (these tests work with live keys' objects). */
+const live = (projectId: string): Tenant => ({ projectId, mode: "live" });
+
 /** Moves the clock and waits until the sweeper woken by it has finished and sleeps again. */
 async function advanceAndSweep(clock: FakeClock, ms: number): Promise<void> {
   await clock.advance(ms);
@@ -47,8 +51,8 @@ async function advanceAndSweep(clock: FakeClock, ms: number): Promise<void> {
 async function keyAt(deps: Deps, projectId: string, key: string, createdAtMs: number): Promise<void> {
   const claim = await claimIdempotencyKey(
     deps.db,
+    live(projectId),
     {
-      project_id: projectId,
       key,
       fingerprint: "f",
       request_id: null,
@@ -78,6 +82,7 @@ async function unsentRequest(
       {
         id,
         project_id: projectId,
+        is_test: false,
         end_user_id: endUserId,
         connection_id: null,
         operation_id: "endUsers.passthrough",
@@ -103,7 +108,7 @@ function errorCode(error: unknown): unknown {
 }
 
 async function stored(deps: Deps, projectId: string, id: string): Promise<RequestRow> {
-  const row = await findRequest(deps.db, projectId, id);
+  const row = await findRequest(deps.db, live(projectId), id);
   assert.ok(row, `request ${id} exists`);
   return row;
 }
@@ -119,18 +124,25 @@ test("an idempotency key is kept for its 7-day retention and deleted by the firs
 
   // Just inside the retention of the older key: the sweep runs and keeps both.
   await advanceAndSweep(clock, IDEMPOTENCY_RETENTION_MS - interval / 2);
-  assert.ok(await findIdempotencyKey(deps.db, projectId, "old"), "a key within its retention is kept");
-  assert.ok(await findIdempotencyKey(deps.db, projectId, "young"));
+  assert.ok(await findIdempotencyKey(deps.db, live(projectId), "old"), "a key within its retention is kept");
+  assert.ok(await findIdempotencyKey(deps.db, live(projectId), "young"));
 
   // The next sweep is past it: only the older key goes.
   await advanceAndSweep(clock, interval);
-  assert.equal(await findIdempotencyKey(deps.db, projectId, "old"), null, "a key past retention is deleted");
-  assert.ok(await findIdempotencyKey(deps.db, projectId, "young"), "a key within its retention is kept");
+  assert.equal(
+    await findIdempotencyKey(deps.db, live(projectId), "old"),
+    null,
+    "a key past retention is deleted",
+  );
+  assert.ok(
+    await findIdempotencyKey(deps.db, live(projectId), "young"),
+    "a key within its retention is kept",
+  );
 });
 
 test("a sweep ends unsent requests past their queue TTL as canceled REQUEST_EXPIRED, and nothing else", async (t) => {
   const { deps, clock, projectId } = await setUp(t);
-  const endUser = await createEndUser(deps, projectId, { companyName: "Sweep Co", sourceId: "sweep" });
+  const endUser = await createEndUser(deps, live(projectId), { companyName: "Sweep Co", sourceId: "sweep" });
   const queued = await unsentRequest(deps, projectId, endUser.id, "queued", 10_000);
   const waiting = await unsentRequest(deps, projectId, endUser.id, "waiting_for_connection", 20_000);
   const later = await unsentRequest(deps, projectId, endUser.id, "queued", 10 * 60_000);
@@ -169,7 +181,7 @@ test("a sweep ends unsent requests past their queue TTL as canceled REQUEST_EXPI
 
 test("a sweep works through a backlog in batches and never ends a request twice", async (t) => {
   const { deps, clock, projectId } = await setUp(t);
-  const endUser = await createEndUser(deps, projectId, { companyName: "Batch Co", sourceId: "batch" });
+  const endUser = await createEndUser(deps, live(projectId), { companyName: "Batch Co", sourceId: "batch" });
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push(await unsentRequest(deps, projectId, endUser.id, "queued", 10_000));
   await clock.advance(11_000);
@@ -187,7 +199,7 @@ test("a sweep works through a backlog in batches and never ends a request twice"
 
 test("concurrent sweeps (several instances) end each request exactly once", async (t) => {
   const { deps, clock, projectId } = await setUp(t);
-  const endUser = await createEndUser(deps, projectId, { companyName: "Race Co", sourceId: "race" });
+  const endUser = await createEndUser(deps, live(projectId), { companyName: "Race Co", sourceId: "race" });
   const ids: string[] = [];
   for (let i = 0; i < 4; i++) ids.push(await unsentRequest(deps, projectId, endUser.id, "queued", 10_000));
   await keyAt(deps, projectId, "stale", clock.now() - IDEMPOTENCY_RETENTION_MS - 1);
@@ -222,5 +234,5 @@ test("stop() ends the sweeper: no timer is left and no sweep runs afterwards", a
   assert.equal(clock.sleeperCount, 0);
   await sweeper.stop();
   await clock.advance(deps.config.SWEEP_INTERVAL_MS * 2);
-  assert.ok(await findIdempotencyKey(deps.db, projectId, "stale"), "no sweep ran after stop()");
+  assert.ok(await findIdempotencyKey(deps.db, live(projectId), "stale"), "no sweep ran after stop()");
 });

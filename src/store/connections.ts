@@ -1,6 +1,7 @@
 import { sql, type Selectable } from "kysely";
 import type { Db } from "./database.ts";
 import type { ConnectionsTable } from "./schema.ts";
+import { isTestTenant, type Tenant } from "./tenant.ts";
 
 export type ConnectionRow = Selectable<ConnectionsTable>;
 
@@ -91,12 +92,12 @@ export async function touchConnection(
 
 /**
  * Everything an application call needs about its end user, in one statement: whether the end user
- * exists in the project, its connection (if set up), and how many requests wait on it (counted up
+ * exists in the project and mode (decision 0005), its connection (if set up), and how many requests wait on it (counted up
  * to `countUpTo`, enough to enforce the queue capacity). Null when the end user does not exist.
  */
 export async function findCallTarget(
   db: Db,
-  projectId: string,
+  tenant: Tenant,
   endUserId: string,
   countUpTo: number,
 ): Promise<{ connection: ConnectionRow | null; waiting: number } | null> {
@@ -112,7 +113,8 @@ export async function findCallTarget(
         where w.connection_id = c.id and w.status in ('queued', 'waiting_for_connection')
         limit ${countUpTo}) as waiting)`.as("waiting_count"),
     )
-    .where("eu.project_id", "=", projectId)
+    .where("eu.project_id", "=", tenant.projectId)
+    .where("eu.is_test", "=", isTestTenant(tenant))
     .where("eu.id", "=", endUserId)
     .executeTakeFirst();
   if (!row) return null;

@@ -1,12 +1,13 @@
 import type { Selectable, Updateable } from "kysely";
 import type { Db } from "./database.ts";
 import type { LedgerCursorsTable } from "./schema.ts";
+import { isTestTenant, type Tenant } from "./tenant.ts";
 
 export type CursorRow = Selectable<LedgerCursorsTable>;
 export type NewCursorRow = Omit<CursorRow, "filters"> & { filters: Record<string, unknown> };
 export type CursorChanges = Updateable<LedgerCursorsTable>;
 
-/** Application cursors (`ledger/cursors.ts`); every read is scoped to the project. */
+/** Application cursors (`ledger/cursors.ts`); every read is scoped to the tenant (project and mode). */
 export async function insertCursor(db: Db, row: NewCursorRow): Promise<void> {
   await db
     .insertInto("ledger_cursors")
@@ -14,11 +15,12 @@ export async function insertCursor(db: Db, row: NewCursorRow): Promise<void> {
     .execute();
 }
 
-export async function findCursor(db: Db, projectId: string, id: string): Promise<CursorRow | null> {
+export async function findCursor(db: Db, tenant: Tenant, id: string): Promise<CursorRow | null> {
   const row = await db
     .selectFrom("ledger_cursors")
     .selectAll()
-    .where("project_id", "=", projectId)
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
     .where("id", "=", id)
     .executeTakeFirst();
   return row ?? null;

@@ -2,6 +2,7 @@ import { sql, type Selectable, type Transaction } from "kysely";
 import { json, type Db } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import type { DatabaseSchema, RequestsTable, TimelineEntryRow } from "./schema.ts";
+import { isTestTenant, type Tenant } from "./tenant.ts";
 
 export type RequestRow = Selectable<RequestsTable>;
 export type NewRequestRow = Omit<RequestRow, "seq" | "timeline" | "warnings" | "result" | "error"> & {
@@ -27,15 +28,17 @@ export async function insertRequest(db: Executor, row: NewRequestRow): Promise<R
     .executeTakeFirstOrThrow();
 }
 
+/** A request of the tenant (project and mode, decision 0005); null for anyone else's. */
 export async function findRequest(
   db: Executor,
-  projectId: string,
+  tenant: Tenant,
   requestId: string,
 ): Promise<RequestRow | null> {
   const r = await db
     .selectFrom("requests")
     .selectAll()
-    .where("project_id", "=", projectId)
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
     .where("id", "=", requestId)
     .executeTakeFirst();
   return r ?? null;
@@ -57,12 +60,16 @@ export interface RequestListFilters {
 
 export async function listRequests(
   db: Db,
-  projectId: string,
+  tenant: Tenant,
   filters: RequestListFilters,
   limit: number,
   beforeId: string | null,
 ): Promise<RequestRow[]> {
-  let q = db.selectFrom("requests").selectAll().where("project_id", "=", projectId);
+  let q = db
+    .selectFrom("requests")
+    .selectAll()
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant));
   if (filters.endUserId) q = q.where("end_user_id", "=", filters.endUserId);
   if (filters.status) q = q.where("status", "=", filters.status);
   if (filters.operationId) q = q.where("operation_id", "=", filters.operationId);

@@ -30,6 +30,8 @@ export interface ApiKeysTable {
 export interface EndUsersTable {
   id: string;
   project_id: string;
+  /** The mode of the key that created it (decision 0005). */
+  is_test: boolean;
   company_name: string;
   source_id: string;
   email: string | null;
@@ -82,6 +84,8 @@ export interface RequestsTable {
   id: string;
   seq: Generated<string>;
   project_id: string;
+  /** Its end user's mode (decision 0005). */
+  is_test: boolean;
   end_user_id: string;
   connection_id: string | null;
   operation_id: string;
@@ -121,6 +125,8 @@ export interface TimelineEntryRow {
 
 export interface IdempotencyKeysTable {
   project_id: string;
+  /** Keys are scoped per project and mode (decision 0005). */
+  is_test: boolean;
   key: string;
   fingerprint: string;
   /** The Request an application operation created under this key. */
@@ -154,6 +160,7 @@ export interface ConnectorSessionsTable {
 export interface LedgerCursorsTable {
   id: string;
   project_id: string;
+  is_test: boolean;
   end_user_id: string;
   connection_id: string;
   operation_id: string;

@@ -38,14 +38,14 @@ export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: num
     .where("expires_at", "<=", now)
     .where((eb) =>
       eb(
-        eb.refTuple("project_id", "key"),
+        eb.refTuple("project_id", "is_test", "key"),
         "in",
         eb
           .selectFrom("idempotency_keys")
-          .select(["project_id", "key"])
+          .select(["project_id", "is_test", "key"])
           .where("expires_at", "<=", now)
           .limit(limit)
-          .$asTuple("project_id", "key"),
+          .$asTuple("project_id", "is_test", "key"),
       ),
     )
     .executeTakeFirst();

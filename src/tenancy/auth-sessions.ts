@@ -63,7 +63,7 @@ export async function createAuthSession(
     });
   }
   if (input.redirectUrl !== undefined) checkRedirectUrl(input.redirectUrl, mode === "test");
-  const endUser = await findEndUser(deps.db, principal.projectId, input.endUserId);
+  const endUser = await findEndUser(deps.db, principal, input.endUserId);
   if (!endUser)
     throw new ServiceError("RESOURCE_MISSING", { param: "endUserId", message: "No such end user." });
 

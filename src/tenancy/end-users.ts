@@ -16,10 +16,15 @@ import {
   type EndUserChanges,
   type EndUserRow,
 } from "../store/end-users.ts";
+import type { Tenant } from "../store/tenant.ts";
 import { serializeConnection, type ConnectionResource } from "./connections.ts";
 import { decodeCursor, pageOf, type PlatformPage } from "./pagination.ts";
 
-/** The end user resource (architecture §5): one of the developer's customers, one company file. */
+/**
+ * The end user resource (architecture §5): one of the developer's customers, one company file. An
+ * end user has the mode of the key that created it and is seen only by keys of that mode (decision
+ * 0005): every function takes the caller's {@link Tenant} (a Principal is one).
+ */
 export interface EndUserResource {
   id: string;
   objectType: "end_user";
@@ -55,17 +60,19 @@ const duplicateSourceId = (): ServiceError =>
     message: "An end user with this `sourceId` already exists in the project.",
   });
 
-const missing = (param: string | null = null): ServiceError =>
-  new ServiceError("RESOURCE_MISSING", { param, message: "No such end user." });
+/** The end user named by the path's `id` is not the caller's (or does not exist). */
+const missing = (): ServiceError =>
+  new ServiceError("RESOURCE_MISSING", { param: "id", message: "No such end user." });
 
 export async function createEndUser(
   deps: Deps,
-  projectId: string,
+  tenant: Tenant,
   input: { companyName: string; sourceId: string; email?: string | null | undefined },
 ): Promise<EndUserResource> {
   const row: EndUserRow = {
     id: newId("endUser"),
-    projectId,
+    projectId: tenant.projectId,
+    mode: tenant.mode,
     companyName: input.companyName,
     sourceId: input.sourceId,
     email: input.email ?? null,
@@ -75,24 +82,25 @@ export async function createEndUser(
   return serialize(deps, row, null);
 }
 
-export async function getEndUser(deps: Deps, projectId: string, endUserId: string): Promise<EndUserResource> {
-  const row = await findEndUser(deps.db, projectId, endUserId);
+export async function getEndUser(deps: Deps, tenant: Tenant, endUserId: string): Promise<EndUserResource> {
+  const row = await findEndUser(deps.db, tenant, endUserId);
   if (!row) throw missing();
-  return serialize(deps, row, await findConnectionForEndUser(deps.db, projectId, endUserId));
+  return serialize(deps, row, await findConnectionForEndUser(deps.db, tenant.projectId, endUserId));
 }
 
 export async function listEndUsersPage(
   deps: Deps,
-  projectId: string,
+  tenant: Tenant,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<PlatformPage<EndUserResource>> {
-  // The cursor names the project's list, so another project's cursor is CURSOR_INVALID (spec: foreign cursor).
-  const list = `end_users:${projectId}`;
+  // The cursor names the project's list in one mode, so another project's or mode's cursor is
+  // CURSOR_INVALID (spec: foreign cursor).
+  const list = `end_users:${tenant.projectId}:${tenant.mode}`;
   const after = query.cursor ? decodeCursor(list, query.cursor, query).lastId : null;
-  const rows = await listEndUsers(deps.db, projectId, query.limit, after);
+  const rows = await listEndUsers(deps.db, tenant, query.limit, after);
   const connections = await findConnectionsForEndUsers(
     deps.db,
-    projectId,
+    tenant.projectId,
     rows.map((r) => r.id),
   );
   const byEndUser = new Map(connections.map((c) => [c.end_user_id, c]));
@@ -101,22 +109,22 @@ export async function listEndUsersPage(
 
 export async function changeEndUser(
   deps: Deps,
-  projectId: string,
+  tenant: Tenant,
   endUserId: string,
   changes: EndUserChanges,
 ): Promise<EndUserResource> {
-  const row = await updateEndUser(deps.db, projectId, endUserId, changes);
+  const row = await updateEndUser(deps.db, tenant, endUserId, changes);
   if (row === "conflict") throw duplicateSourceId();
   if (!row) throw missing();
-  return serialize(deps, row, await findConnectionForEndUser(deps.db, projectId, endUserId));
+  return serialize(deps, row, await findConnectionForEndUser(deps.db, tenant.projectId, endUserId));
 }
 
 export async function removeEndUser(
   deps: Deps,
-  projectId: string,
+  tenant: Tenant,
   endUserId: string,
 ): Promise<{ id: string; objectType: "end_user"; deleted: true }> {
-  if (!(await deleteEndUser(deps.db, projectId, endUserId))) throw missing();
+  if (!(await deleteEndUser(deps.db, tenant, endUserId))) throw missing();
   return { id: endUserId, objectType: "end_user", deleted: true };
 }
 
@@ -127,13 +135,13 @@ export async function removeEndUser(
  */
 export async function resetCompanyFile(
   deps: Deps,
-  projectId: string,
+  tenant: Tenant,
   endUserId: string,
   mode: "path" | "identity",
 ): Promise<EndUserResource> {
-  const row = await findEndUser(deps.db, projectId, endUserId);
+  const row = await findEndUser(deps.db, tenant, endUserId);
   if (!row) throw missing();
-  const connection = await findConnectionForEndUser(deps.db, projectId, endUserId);
+  const connection = await findConnectionForEndUser(deps.db, tenant.projectId, endUserId);
   if (!connection) {
     throw new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP", {
       message: "The end user has no connection yet, so there is no company file to reset.",

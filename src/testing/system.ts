@@ -54,6 +54,8 @@ export interface CallInit {
 
 export interface ConnectedEndUser {
   endUserId: string;
+  /** The secret key of the end user's mode (only keys of that mode see it). */
+  key: string;
   connectionId: string;
   connector: SimulatedWebConnector;
   companyFilePath: string;
@@ -148,6 +150,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     connectors.push(connector);
     return {
       endUserId: endUser.id,
+      key,
       connectionId: connection.id,
       connector,
       companyFilePath,

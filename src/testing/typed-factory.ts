@@ -1,6 +1,6 @@
 /**
  * Records made through the typed HTTP API for tests and benchmarks: a minimal valid body per group
- * (`sample-bodies.ts`), whose references name records this factory creates first, through the same
+ * (`ledger/resources/examples.ts`), whose references name records this factory creates first, through the same
  * API. Which groups a reference may name is the simulated application's rule (`refTarget`), which is
  * also what the application enforces.
  */
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { allResources, type ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { Field, Shape } from "../ledger/resources/shape.ts";
 import { refTarget } from "../simulator/ledger/refs.ts";
-import { sampleBody } from "./sample-bodies.ts";
+import { sampleBody } from "../ledger/resources/examples.ts";
 
 /** One HTTP call of the typed API; returns the status and the JSON body. */
 export type TypedCall = (

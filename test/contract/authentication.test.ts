@@ -94,11 +94,18 @@ describe("Authentication: secret keys", () => {
     assertError(res, { status: 401, code: "API_KEY_MISSING", type: AUTHENTICATION, param: "Authorization" });
   });
 
-  test("live and test secret keys of one project both reach the project's end users", async () => {
-    const created = await client.createEndUser();
+  test("a test secret key does not see the project's live end users, and a live key not its test ones", async () => {
     const test = new Client(h.app, h.project.keys.secretTest);
-    const res = await test.request("GET", `/v1/end-users/${created.id}`);
-    assert.equal(expectStatus<EndUser>(res, 200).id, created.id);
+    const live = await client.createEndUser();
+    const mine = await test.createEndUser();
+    const hidden = await test.request("GET", `/v1/end-users/${live.id}`);
+    assertError(hidden, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
+    const reverse = await client.request("GET", `/v1/end-users/${mine.id}`);
+    assertError(reverse, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
+    assert.equal(
+      expectStatus<EndUser>(await test.request("GET", `/v1/end-users/${mine.id}`), 200).id,
+      mine.id,
+    );
   });
 });
 
@@ -152,7 +159,7 @@ describe("Authentication: another project's objects", () => {
   test("retrieving another project's end user returns 404 RESOURCE_MISSING", async () => {
     const created = await client.createEndUser();
     const res = await foreign().request("GET", `/v1/end-users/${created.id}`);
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 
   test("updating another project's end user returns 404 and changes nothing", async () => {
@@ -160,7 +167,7 @@ describe("Authentication: another project's objects", () => {
     const res = await foreign().request("POST", `/v1/end-users/${created.id}`, {
       body: { companyName: "Theirs" },
     });
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
     const now = expectStatus<EndUser>(await client.request("GET", `/v1/end-users/${created.id}`), 200);
     assert.equal(now.companyName, "Mine");
   });
@@ -168,7 +175,7 @@ describe("Authentication: another project's objects", () => {
   test("deleting another project's end user returns 404 and the end user still exists", async () => {
     const created = await client.createEndUser();
     const res = await foreign().request("DELETE", `/v1/end-users/${created.id}`);
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
     expectStatus(await client.request("GET", `/v1/end-users/${created.id}`), 200);
   });
 
@@ -177,7 +184,7 @@ describe("Authentication: another project's objects", () => {
     const res = await foreign().request("POST", `/v1/end-users/${created.id}/reset-company-file`, {
       body: {},
     });
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 
   test("another project's list does not show this project's end users", async () => {

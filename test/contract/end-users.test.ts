@@ -75,12 +75,12 @@ describe("End users: create, retrieve, update, delete", () => {
 
   test("retrieving an unknown end user returns 404 RESOURCE_MISSING", async () => {
     const res = await client.request("GET", `/v1/end-users/eu_${"0".repeat(26)}`);
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 
   test("retrieving a malformed end user ID returns 404 RESOURCE_MISSING", async () => {
     const res = await client.request("GET", "/v1/end-users/not-an-id");
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 
   test("a duplicate sourceId on create returns 400 INVALID_PARAMETER naming sourceId and creates nothing", async () => {
@@ -152,7 +152,7 @@ describe("End users: create, retrieve, update, delete", () => {
     const res = await client.request("POST", `/v1/end-users/eu_${"0".repeat(26)}`, {
       body: { companyName: "X" },
     });
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 
   test("deleting an end user returns {id, objectType, deleted:true} and it is gone", async () => {
@@ -160,7 +160,7 @@ describe("End users: create, retrieve, update, delete", () => {
     const res = await client.request("DELETE", `/v1/end-users/${created.id}`);
     assert.deepEqual(expectStatus(res, 200), { id: created.id, objectType: "end_user", deleted: true });
     const after = await client.request("GET", `/v1/end-users/${created.id}`);
-    assertError(after, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(after, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
     assert.ok(!(await client.endUserIds()).includes(created.id));
   });
 
@@ -168,7 +168,7 @@ describe("End users: create, retrieve, update, delete", () => {
     const created = await client.createEndUser();
     expectStatus(await client.request("DELETE", `/v1/end-users/${created.id}`), 200);
     const res = await client.request("DELETE", `/v1/end-users/${created.id}`);
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 
   test("deleting an end user with a connection removes it too", async () => {
@@ -176,7 +176,7 @@ describe("End users: create, retrieve, update, delete", () => {
     await connect(created.id);
     expectStatus(await client.request("DELETE", `/v1/end-users/${created.id}`), 200);
     const res = await client.request("GET", `/v1/end-users/${created.id}`);
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 
   test("a deleted end user's sourceId can be used again", async () => {
@@ -240,7 +240,7 @@ describe("End users: reset-company-file", () => {
     const res = await client.request("POST", `/v1/end-users/eu_${"0".repeat(26)}/reset-company-file`, {
       body: {},
     });
-    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: null });
+    assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
   });
 });
 

@@ -93,18 +93,29 @@ export function assertError(res: LightMyRequestResponse, expected: ExpectedError
   return error;
 }
 
-/** Every response carries `Svc-Request-Id` and the `RateLimit-*` headers (spec: Headers). */
-export function assertCommonHeaders(res: LightMyRequestResponse): void {
+/** `Svc-Request-Id` of a response that is not a Request (decision 0005). */
+export const CALL_ID = /^call_[0-9a-hjkmnp-tv-z]{26}$/;
+/** `Svc-Request-Id` of an application operation's response: its Request's ID. */
+export const REQUEST_ID = /^req_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/**
+ * Every response carries `Svc-Request-Id` and the `RateLimit-*` headers (spec: Headers). The ID is
+ * a `call_` ID unless the response is a Request's (`kind: "request"`).
+ */
+export function assertCommonHeaders(
+  res: Pick<LightMyRequestResponse, "statusCode" | "body" | "headers">,
+  kind: "call" | "request" = "call",
+): void {
   const context = `${res.statusCode} ${res.body}`;
   assert.match(
     String(res.headers["svc-request-id"]),
-    /^req_[0-9a-hjkmnp-tv-z]{26}$/,
+    kind === "call" ? CALL_ID : REQUEST_ID,
     `Svc-Request-Id: ${context}`,
   );
   assertRateLimitHeaders(res);
 }
 
-function assertRateLimitHeaders(res: LightMyRequestResponse): void {
+function assertRateLimitHeaders(res: Pick<LightMyRequestResponse, "statusCode" | "body" | "headers">): void {
   const context = `${res.statusCode} ${JSON.stringify(res.headers)} ${res.body}`;
   for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) {
     assert.match(String(res.headers[name]), /^\d+$/, `${name} header: ${context}`);

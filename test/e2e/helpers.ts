@@ -20,8 +20,10 @@ export async function eventually<T>(
 export async function connectionOf(
   sys: System,
   endUserId: string,
+  key?: string,
 ): Promise<{ status: string; statusReason: string | null }> {
-  const body = (await (await sys.call("GET", `/v1/end-users/${endUserId}`)).json()) as {
+  const response = await sys.call("GET", `/v1/end-users/${endUserId}`, key === undefined ? {} : { key });
+  const body = (await response.json()) as {
     integrationConnections: { status: string; statusReason: string | null }[];
   };
   const connection = body.integrationConnections[0];
@@ -34,7 +36,7 @@ export async function bringOnline(sys: System, eu: ConnectedEndUser): Promise<vo
   eu.connector.start();
   await eventually(
     "connection online",
-    async () => (await connectionOf(sys, eu.endUserId)).status === "online",
+    async () => (await connectionOf(sys, eu.endUserId, eu.key)).status === "online",
   );
 }
 

@@ -118,8 +118,14 @@ test("service killed mid-flight and restarted: the write is recovered, no duplic
     "the application applied the write before the crash was noticed",
   );
 
-  const restarted = await startSystem(t, { ...E2E_CONFIG, store: first.deps.store });
+  // Teardown order matters: the connector first (a polling connector keeps the server's
+  // keep-alive connection busy, so closing the server before it waits ~60 s), then the server,
+  // then the store both systems share.
+  const restarted = await startSystem(null, { ...E2E_CONFIG, store: first.deps.store });
+  let connector: SimulatedWebConnector | null = null;
   t.after(async () => {
+    await connector?.stop();
+    await restarted.close();
     await first.deps.store.close();
   });
   // main.ts runs recovery at start: the request that was in flight is interrupted, not re-sent.
@@ -129,14 +135,13 @@ test("service killed mid-flight and restarted: the write is recovered, no duplic
   );
   assert.equal(interrupted.status, "outcome_unknown");
   // The same end user's connector, pointed at the restarted service (same .qwc, same password).
-  const connector = new SimulatedWebConnector({
+  connector = new SimulatedWebConnector({
     qwc: eu.connectorQwc.replace(first.url, restarted.url),
     password: eu.password,
     application: first.ledger,
     noOpPauseMs: 20,
     fileIdStamped: true,
   });
-  t.after(() => connector.stop());
   connector.start();
   const done = await eventually("recovered after restart", async () => {
     const r = await json<RequestResource>(

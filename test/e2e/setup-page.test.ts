@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,8 +16,17 @@ import { startSystem, type System } from "../../src/testing/system.ts";
  * loopback, with a simulated Web Connector configured only from what the page gives the end user
  * (the downloaded `.qwc` and the password shown).
  */
-const CHROMIUM = "/usr/bin/chromium";
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
+/**
+ * Chromium is found the way `.ci/run` finds it (`command -v chromium`: the first `chromium` on
+ * PATH). Without it the browser tests are skipped with a message on a developer's machine, and
+ * fail under CI (`CI` set), where a missing browser must never pass silently.
+ */
+const CHROMIUM = (process.env.PATH ?? "")
+  .split(delimiter)
+  .filter((dir) => dir !== "")
+  .map((dir) => join(dir, "chromium"))
+  .find((candidate) => existsSync(candidate));
+const HAVE_CHROMIUM = CHROMIUM !== undefined;
 
 let sys: System;
 let browser: Browser | undefined;
@@ -115,7 +125,11 @@ function startConnector(t: TestContext, qwc: string, password: string): Simulate
 
 async function newPage(t: TestContext): Promise<{ context: BrowserContext; page: Page } | null> {
   if (!browser) {
-    t.skip("chromium not installed");
+    assert.ok(
+      !process.env.CI,
+      "chromium is not on PATH; CI must run the browser tests (apt-get install chromium)",
+    );
+    t.skip("chromium is not on PATH (apt-get install chromium)");
     return null;
   }
   const context = await browser.newContext({ acceptDownloads: true });

@@ -33,7 +33,7 @@ test("async requests whose connector never checks in expire through the sweep, u
   await stopConnector(sys, eu);
   const projectId = sys.project.project.id;
   const stored = async (id: string): Promise<{ status: string; error: unknown; timeline: unknown[] }> => {
-    const row = await findRequest(sys.deps.db, projectId, id);
+    const row = await findRequest(sys.deps.db, { projectId, mode: "live" }, id);
     assert.ok(row, `request ${id} is stored`);
     return row;
   };

@@ -11,6 +11,13 @@ export const authSessionRoutes = [
     summary: "Create an auth session: a time-limited link to the hosted setup flow",
     tag: "Auth sessions",
     body: createAuthSessionBody,
+    examples: {
+      create: {
+        publishableKey: "pk_live_000000000000000000000000",
+        endUserId: "eu_00000000000000000000000000",
+        linkExpiryMins: 60,
+      },
+    },
     headers: [
       { name: "Idempotency-Key", required: false, description: "1 to 255 printable ASCII characters" },
     ],

@@ -24,7 +24,7 @@ export const endUserRoutes = [
     query: platformListQuery,
     response: { status: 200, description: "A list of end users" },
     handler: async ({ deps, principal, query }) => ({
-      body: await listEndUsersPage(deps, principal.projectId, query),
+      body: await listEndUsersPage(deps, principal, query),
     }),
   }),
   defineRoute({
@@ -34,10 +34,11 @@ export const endUserRoutes = [
     summary: "Create an end user",
     tag: TAG,
     body: createEndUserBody,
+    examples: { create: { companyName: "Example Co", sourceId: "customer-1042", email: null } },
     response: { status: 201, description: "The end user" },
     handler: async ({ deps, principal, body }) => ({
       status: 201,
-      body: await createEndUser(deps, principal.projectId, body),
+      body: await createEndUser(deps, principal, body),
     }),
   }),
   defineRoute({
@@ -49,7 +50,7 @@ export const endUserRoutes = [
     pathParams: ["id"],
     response: { status: 200, description: "The end user" },
     handler: async ({ deps, principal, params }) => ({
-      body: await getEndUser(deps, principal.projectId, params.id ?? ""),
+      body: await getEndUser(deps, principal, params.id ?? ""),
     }),
   }),
   defineRoute({
@@ -60,9 +61,10 @@ export const endUserRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: updateEndUserBody,
+    examples: { rename: { companyName: "Example Co (renamed)" } },
     response: { status: 200, description: "The end user" },
     handler: async ({ deps, principal, params, body }) => ({
-      body: await changeEndUser(deps, principal.projectId, params.id ?? "", body),
+      body: await changeEndUser(deps, principal, params.id ?? "", body),
     }),
   }),
   defineRoute({
@@ -75,7 +77,7 @@ export const endUserRoutes = [
     body: noBody.optional(),
     response: { status: 200, description: "`{id, objectType, deleted: true}`" },
     handler: async ({ deps, principal, params }) => ({
-      body: await removeEndUser(deps, principal.projectId, params.id ?? ""),
+      body: await removeEndUser(deps, principal, params.id ?? ""),
     }),
   }),
   defineRoute({
@@ -86,9 +88,10 @@ export const endUserRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: resetCompanyFileBody,
+    examples: { path: { mode: "path" }, identity: { mode: "identity" } },
     response: { status: 200, description: "The end user" },
     handler: async ({ deps, principal, params, body }) => ({
-      body: await resetCompanyFile(deps, principal.projectId, params.id ?? "", body.mode),
+      body: await resetCompanyFile(deps, principal, params.id ?? "", body.mode),
     }),
   }),
 ];

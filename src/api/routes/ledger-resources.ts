@@ -31,6 +31,7 @@ import {
 } from "../../ledger/typed/actions.ts";
 import { listFilters, parseParam, type FilterParam, type ParamValue } from "../../ledger/typed/filters.ts";
 import { inputSchema } from "../../ledger/typed/input.ts";
+import { exampleBody } from "../../ledger/resources/examples.ts";
 import { newerFieldPath } from "../../ledger/typed/versions.ts";
 import { buildRequestDocument, HIGHEST_XML_VERSION } from "../../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
@@ -234,7 +235,7 @@ async function list(ctx: Ctx, operation: TypedOperation): Promise<RouteResult> {
 
   if (typeof cursorToken === "string") {
     const resumption = await resumeCursor(ctx.deps.db, {
-      projectId: ctx.principal.projectId,
+      tenant: ctx.principal,
       endUserId: options.endUserId,
       operationId: operation.operationId,
       token: cursorToken,
@@ -287,7 +288,7 @@ async function list(ctx: Ctx, operation: TypedOperation): Promise<RouteResult> {
       if (!connection) return;
       await startCursor(ctx.deps.db, {
         id: cursorId,
-        projectId: ctx.principal.projectId,
+        tenant: ctx.principal,
         endUserId: options.endUserId,
         connectionId: connection.id,
         operationId: operation.operationId,
@@ -353,7 +354,6 @@ async function readCurrent(
   checkMessage(message);
   const outcome = await submit(ctx.deps, {
     principal: ctx.principal,
-    requestId: newId("request"),
     operationId: `${resource.operationPrefix}.retrieve`,
     method: "GET",
     path: `${BASE}/${resource.entry.path}/${id}`,
@@ -622,6 +622,9 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         get body() {
           return inputSchema(shape());
         },
+        get examples() {
+          return { minimal: exampleBody(shape()) };
+        },
         headers: WRITE_HEADERS,
         response: { status: 201, description: `The created ${name}` },
         handler: (ctx) =>
@@ -646,6 +649,11 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         get body() {
           if (!resource.update) throw new Error(`${operation.operationId}: no update shape`);
           return inputSchema(resource.update, { omit: OMIT_ID });
+        },
+        get examples() {
+          if (!resource.update) throw new Error(`${operation.operationId}: no update shape`);
+          const { id: _id, ...body } = exampleBody(resource.update);
+          return { minimal: { ...body, revisionNumber: "1700000000" } };
         },
         headers: WRITE_HEADERS,
         response: { status: 200, description: `The updated ${name}` },
@@ -698,6 +706,9 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         summary: `Merge a ${name} into another (the first is deleted)`,
         write: true,
         body: mergeBody,
+        examples: {
+          minimal: { revisionNumber: "1700000000", mergeIntoId: "80000002-1700000000", mergeIntoRevisionNumber: "1700000000" },
+        },
         headers: WRITE_HEADERS,
         response: { status: 200, description: "The merge result" },
         handler: (ctx) =>
@@ -717,6 +728,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         summary: `Set a custom field of a ${name}`,
         write: true,
         body: customFieldBody,
+        examples: { minimal: { operation: "update", name: "Colour", value: "Blue" } },
         headers: WRITE_HEADERS,
         response: { status: 200, description: "The custom field value" },
         handler: (ctx) =>

@@ -47,6 +47,10 @@ export const ledgerSpecialRoutes = [
     tag: "Passthrough",
     write: false,
     pathParams: ["id", "integrationSlug"],
+    examples: {
+      read: { xml: "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>" },
+      write: { xml: "<CustomerAddRq><CustomerAdd><Name>Example Co</Name></CustomerAdd></CustomerAddRq>" },
+    },
     headers: [
       ...appHeaders.slice(1),
       {
@@ -73,7 +77,7 @@ export const ledgerSpecialRoutes = [
       );
       const asXml = typeof request.body === "string";
       const xml = asXml ? (request.body as string) : parseWith(passthroughJsonBody, request.body ?? {}).xml;
-      const messageSet = parsePassthroughXml(xml);
+      const messageSet = parsePassthroughXml(xml, asXml ? "body" : "xml");
       const isWrite = isWriteMessageSet(messageSet.requestNames);
       if (isWrite && principal.readOnly)
         throw new ServiceError("API_KEY_READ_ONLY", {
@@ -108,7 +112,14 @@ export const ledgerSpecialRoutes = [
     operationId: HEALTH_CHECK_OPERATION,
     summary: "Make a real round trip to the end user's application",
     tag: "Health check",
-    headers: appHeaders,
+    headers: [
+      ...appHeaders,
+      {
+        name: "Idempotency-Key",
+        required: false,
+        description: "1 to 255 printable ASCII characters: a repeat attaches to the first check",
+      },
+    ],
     response: {
       status: 200,
       description: "`{status, durationMs, ledger: {product, xmlVersion, companyName}}`",

@@ -4,8 +4,9 @@ import { endUnsent, expireUnsent } from "../../requests/engine.ts";
 import { REQUEST_STATUSES } from "../../requests/lifecycle.ts";
 import { serializeRequest } from "../../requests/resource.ts";
 import { waitUntilSettled } from "../../requests/submit.ts";
-import { findRequest, listRequests, type RequestRow } from "../../store/requests.ts";
+import { findRequest, findRequestById, listRequests, type RequestRow } from "../../store/requests.ts";
 import type { Deps } from "../../deps.ts";
+import type { Tenant } from "../../store/tenant.ts";
 import { decodeCursor, encodeCursor, filtersOf, type ListFilters } from "../../tenancy/pagination.ts";
 import { defineRoute } from "../route.ts";
 import { platformLimit } from "../schemas.ts";
@@ -42,13 +43,13 @@ async function withExpiry(deps: Deps, row: RequestRow): Promise<RequestRow> {
     row.queue_ttl_expires_at.getTime() <= deps.clock.now()
   ) {
     const expired = await expireUnsent(deps, row);
-    return expired ?? (await findRequest(deps.db, row.project_id, row.id)) ?? row;
+    return expired ?? (await findRequestById(deps.db, row.id)) ?? row;
   }
   return row;
 }
 
-async function load(deps: Deps, projectId: string, id: string): Promise<RequestRow> {
-  const row = await findRequest(deps.db, projectId, id);
+async function load(deps: Deps, tenant: Tenant, id: string): Promise<RequestRow> {
+  const row = await findRequest(deps.db, tenant, id);
   if (!row) throw new ServiceError("RESOURCE_MISSING", { param: "id", message: "No such request." });
   return withExpiry(deps, row);
 }
@@ -68,14 +69,15 @@ export const requestRoutes = [
     }),
     response: { status: 200, description: "A list of requests without `result`" },
     handler: async ({ deps, principal, query }) => {
-      // A cursor belongs to one project's list (another project's cursor is CURSOR_INVALID) and to
+      // A cursor belongs to one project's list in one mode (another project's or mode's cursor is
+      // CURSOR_INVALID) and to
       // the filters of the first page (other filters are CURSOR_PARAMS_MISMATCH; `limit` may change).
-      const list = `requests:${principal.projectId}`;
+      const list = `requests:${principal.projectId}:${principal.mode}`;
       const continued = query.cursor ? decodeCursor(list, query.cursor, query) : null;
       const filters = continued ? cursorFilters(continued.filters) : query;
       const rows = await listRequests(
         deps.db,
-        principal.projectId,
+        principal,
         {
           endUserId: filters.endUserId,
           status: filters.status,
@@ -123,7 +125,7 @@ export const requestRoutes = [
     }),
     response: { status: 200, description: "The request" },
     handler: async ({ deps, principal, params, query }) => {
-      let row = await load(deps, principal.projectId, params.id ?? "");
+      let row = await load(deps, principal, params.id ?? "");
       if (query.waitSeconds > 0)
         row = await withExpiry(
           deps,
@@ -142,7 +144,7 @@ export const requestRoutes = [
     body: z.strictObject({}).optional(),
     response: { status: 200, description: "The canceled request" },
     handler: async ({ deps, principal, params }) => {
-      const row = await load(deps, principal.projectId, params.id ?? "");
+      const row = await load(deps, principal, params.id ?? "");
       if (row.status === "canceled") return { body: await serializeRequest(deps, row) };
       const canceled = await endUnsent(
         deps,
@@ -152,7 +154,7 @@ export const requestRoutes = [
         "Canceled by the caller",
       );
       if (!canceled) {
-        const current = (await findRequest(deps.db, principal.projectId, row.id)) ?? row;
+        const current = (await findRequest(deps.db, principal, row.id)) ?? row;
         // Canceled meanwhile (its queue TTL ended, or another cancel): as for one canceled before.
         if (current.status === "canceled") return { body: await serializeRequest(deps, current) };
         throw new ServiceError("REQUEST_NOT_CANCELABLE", {

@@ -188,7 +188,11 @@ async function appNameOf(deps: Deps, state: SetupState): Promise<string> {
 }
 
 async function companyLabelOf(deps: Deps, state: Exclude<SetupState, { state: "invalid" }>): Promise<string> {
-  const endUser = await findEndUser(deps.db, state.session.project_id, state.session.end_user_id);
+  const endUser = await findEndUser(
+    deps.db,
+    { projectId: state.session.project_id, mode: state.session.is_test ? "test" : "live" },
+    state.session.end_user_id,
+  );
   const name = endUser?.companyName.trim();
   return name ? name : "your company";
 }

@@ -1,5 +1,5 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import { cursorExpiresAt, cursorToken, endCursor, parsePageRequestId, recordPage } from "../cursors.ts";
+import { cursorExpiresAt, cursorToken, endCursor, parsePageRequestId, recordPage, tenantOf } from "../cursors.ts";
 import type { Decoded, FinishContext } from "../operations.ts";
 import type { ResourceDefinition } from "../resources/definitions.ts";
 import type { RequestRow } from "../../store/requests.ts";
@@ -75,7 +75,7 @@ export async function finishListPage(
     };
   }
   if (page.iteratorLost) {
-    const cursor = await findCursor(context.db, request.project_id, paged.cursorId);
+    const cursor = await findCursor(context.db, tenantOf(request), paged.cursorId);
     if (cursor) await endCursor(context.db, cursor, "ledger_restarted");
     return {
       ok: false,
@@ -91,7 +91,7 @@ export async function finishListPage(
       }),
     };
   }
-  const cursor = await recordPage(context.db, request.project_id, {
+  const cursor = await recordPage(context.db, tenantOf(request), {
     cursorId: paged.cursorId,
     page: paged.page,
     requestId: request.id,

@@ -302,3 +302,19 @@ describe("list filters (spec: List parameters)", () => {
     assert.throws(() => parseParam(after, "yesterday"), /date/);
   });
 });
+
+describe("documentation examples (OpenAPI, sent by the contract suites)", () => {
+  test("every typed route's example body passes its own validation", async () => {
+    const { ledgerResourceRoutes } = await import("../../api/routes/ledger-resources.ts");
+    let checked = 0;
+    for (const route of ledgerResourceRoutes()) {
+      if (!route.body || !route.examples) continue;
+      for (const [name, example] of Object.entries(route.examples)) {
+        const parsed = route.body.safeParse(example);
+        assert.ok(parsed.success, `${route.operationId} example ${name}: ${JSON.stringify(parsed.error?.issues[0])}`);
+        checked++;
+      }
+    }
+    assert.ok(checked > 100, `checked ${checked} examples`);
+  });
+});

@@ -21,7 +21,7 @@ import {
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
 import { messageProblem } from "../../ledger/xml/validate-tree.ts";
 import { attr, childText, leaf, node, renderDocument, type XmlElement } from "../../ledger/xml/tree.ts";
-import { sampleBody } from "../../testing/sample-bodies.ts";
+import { sampleBody } from "../../ledger/resources/examples.ts";
 import type { ApplicationSession } from "../application.ts";
 import { refTarget } from "./refs.ts";
 import { send, setup } from "./test-support.ts";

@@ -17,6 +17,7 @@ const DDL = `
     create table ledger_cursors (
       id text primary key,
       project_id text not null references projects(id) on delete cascade,
+      is_test boolean not null,
       end_user_id text not null,
       connection_id text not null,
       operation_id text not null,

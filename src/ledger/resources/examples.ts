@@ -4,10 +4,10 @@
  * objects recurse; references and transaction IDs come from the caller, who knows which records
  * exist. Deterministic for a given random source, so a failing group can be replayed.
  */
-import type { RandomSource } from "../ledger/fields.ts";
-import type { Field, Shape } from "../ledger/resources/shape.ts";
-import { matchContent } from "../ledger/xml/content-model.ts";
-import { ledgerSchema } from "../ledger/xml/schema.ts";
+import type { RandomSource } from "../fields.ts";
+import type { Field, Shape } from "./shape.ts";
+import { matchContent } from "../xml/content-model.ts";
+import { ledgerSchema } from "../xml/schema.ts";
 
 /** What the caller supplies: IDs of existing records for references and transaction IDs. */
 export interface SampleSources {
@@ -94,4 +94,24 @@ export function sampleBody(
   }
   completeFamilies(shape, body, sources, path);
   return body;
+}
+
+/** Stand-in values for documentation examples: fixed IDs in the application's format. */
+function exampleSources(): SampleSources {
+  let state = 0x5eed;
+  let serial = 0;
+  return {
+    random: () => {
+      state = (state * 1664525 + 1013904223) >>> 0;
+      return state / 4294967296;
+    },
+    refId: () => "80000001-1700000000",
+    txnId: () => "1F-1700000000",
+    serial: () => ++serial,
+  };
+}
+
+/** A minimal valid body for a documentation example (OpenAPI `examples`, used by the contract suites). */
+export function exampleBody(shape: Shape): Record<string, unknown> {
+  return sampleBody(shape, exampleSources());
 }

@@ -1,0 +1,328 @@
+import assert from "node:assert/strict";
+import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import { sql } from "kysely";
+import { createApiKey, createProject } from "../../src/tenancy/api-keys.ts";
+import { updateConnection } from "../../src/store/connections.ts";
+import { buildTestApp, type TestApp } from "../../src/testing/harness.ts";
+import { expectStatus } from "./helpers.ts";
+
+/**
+ * The API surface as the OpenAPI document publishes it, and a world of tenants to call it with.
+ * The shared security suite (security.test.ts) and the property-based bad-input test
+ * (bad-input.property.test.ts) iterate over every operation of the served `/openapi.json`, so a new
+ * route or typed operation is covered as soon as it is documented.
+ */
+
+export interface Operation {
+  operationId: string;
+  method: "GET" | "POST" | "DELETE";
+  /** OpenAPI path template, for example `/v1/end-users/{id}`. */
+  path: string;
+  pathParams: string[];
+  queryParams: string[];
+  headers: string[];
+  /** Valid JSON bodies by name (the request body's `examples`). */
+  examples: Record<string, unknown>;
+}
+
+interface OpenApiOperation {
+  operationId: string;
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content?: Record<string, { examples?: Record<string, { value: unknown }> }> };
+}
+
+/** Every operation of the served OpenAPI document. */
+export async function operationsOf(h: TestApp): Promise<Operation[]> {
+  const res = await h.app.inject({ method: "GET", url: "/openapi.json" });
+  const document = expectStatus<{ paths: Record<string, Record<string, OpenApiOperation>> }>(res, 200);
+  const operations: Operation[] = [];
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const parameters = operation.parameters ?? [];
+      const json = operation.requestBody?.content?.["application/json"]?.examples ?? {};
+      operations.push({
+        operationId: operation.operationId,
+        method: method.toUpperCase() as Operation["method"],
+        path,
+        pathParams: parameters.filter((p) => p.in === "path").map((p) => p.name),
+        queryParams: parameters.filter((p) => p.in === "query").map((p) => p.name),
+        headers: parameters.filter((p) => p.in === "header").map((p) => p.name.toLowerCase()),
+        examples: Object.fromEntries(Object.entries(json).map(([name, example]) => [name, example.value])),
+      });
+    }
+  }
+  return operations;
+}
+
+/** An application operation: it takes the end user's company file (sync or async). */
+export const isApplicationOperation = (op: Operation): boolean => op.headers.includes("prefer");
+/** Names the end user in the `Svc-End-User-Id` header. */
+export const takesEndUserHeader = (op: Operation): boolean => op.headers.includes("svc-end-user-id");
+/** The body decides read or write (passthrough): it names a `read` and a `write` example. */
+export const hasReadAndWrite = (op: Operation): boolean => "read" in op.examples && "write" in op.examples;
+/** Refused to read-only keys (with its `write` example when the body decides). */
+export const isWrite = (op: Operation): boolean => op.method !== "GET" || hasReadAndWrite(op);
+/** A list: a GET without a path object. */
+export const isList = (op: Operation): boolean =>
+  op.method === "GET" && op.pathParams.length === 0 && !isApplicationOperation(op);
+
+/** Which object a path parameter names: the suites fill it with the tenant's own. */
+export type PathObject = "endUser" | "request" | "ledgerRecord" | "integrationSlug";
+
+/**
+ * How each path parameter is filled. A platform path the table does not know fails loudly, so a new
+ * platform resource cannot slip past the suites: add its owner here (and to {@link Tenant}).
+ */
+export function pathObjectOf(op: Operation, param: string): PathObject {
+  if (param === "integrationSlug") return "integrationSlug";
+  if (op.path.startsWith("/v1/ledger-desktop/")) return "ledgerRecord";
+  if (param === "id" && op.path.startsWith("/v1/end-users/{id}")) return "endUser";
+  if (param === "id" && op.path.startsWith("/v1/requests/{id}")) return "request";
+  throw new Error(`the contract suites do not know what \`{${param}}\` of ${op.method} ${op.path} names`);
+}
+
+/** One key's view: a project in one mode, with objects of its own. */
+export interface Tenant {
+  name: string;
+  projectId: string;
+  mode: "live" | "test";
+  key: string;
+  readOnlyKey: string;
+  publishableKey: string;
+  /** Two end users whose connections are online (no connector: async calls stay queued). */
+  endUser: string;
+  otherEndUser: string;
+}
+
+export interface World {
+  h: TestApp;
+  operations: Operation[];
+  /** Project A, live. */
+  live: Tenant;
+  /** Project A, test: another mode of the same project. */
+  test: Tenant;
+  /** Project B, live: another project. */
+  other: Tenant;
+}
+
+/** Builds the world: three tenants, each with two online end users. */
+export async function buildWorld(): Promise<World> {
+  const h = await buildTestApp(null, { config: { RATE_LIMIT_MAX: "1000000" } });
+  const otherProject = await createProject(h.deps, { name: "Other project" });
+  const tenant = async (
+    name: string,
+    projectId: string,
+    mode: "live" | "test",
+    key: string,
+    publishableKey: string,
+  ): Promise<Tenant> => {
+    const readOnly = await createApiKey(h.deps, projectId, { kind: "secret", mode, readOnly: true });
+    const partial = { name, projectId, mode, key, readOnlyKey: readOnly.secret, publishableKey };
+    return {
+      ...partial,
+      endUser: await onlineEndUser(h, partial, `${name}-1`),
+      otherEndUser: await onlineEndUser(h, partial, `${name}-2`),
+    };
+  };
+  const keys = h.project.keys;
+  const id = h.project.project.id;
+  return {
+    h,
+    operations: await operationsOf(h),
+    live: await tenant("live", id, "live", keys.secretLive, keys.publishableLive),
+    test: await tenant("test", id, "test", keys.secretTest, keys.publishableTest),
+    other: await tenant(
+      "other",
+      otherProject.project.id,
+      "live",
+      otherProject.keys.secretLive,
+      otherProject.keys.publishableLive,
+    ),
+  };
+}
+
+/**
+ * An end user created through the API whose connection (made through an auth session with the
+ * tenant's publishable key) is marked online as if its connector had just checked in.
+ */
+async function onlineEndUser(
+  h: TestApp,
+  tenant: { key: string; publishableKey: string },
+  sourceId: string,
+): Promise<string> {
+  const auth = { authorization: `Bearer ${tenant.key}` };
+  const created = await h.app.inject({
+    method: "POST",
+    url: "/v1/end-users",
+    headers: auth,
+    payload: { companyName: `Company ${sourceId}`, sourceId },
+  });
+  const endUser = expectStatus<{ id: string }>(created, 201).id;
+  const session = await h.app.inject({
+    method: "POST",
+    url: "/v1/auth-sessions",
+    headers: auth,
+    payload: { publishableKey: tenant.publishableKey, endUserId: endUser },
+  });
+  expectStatus(session, 201);
+  const retrieved = await h.app.inject({ method: "GET", url: `/v1/end-users/${endUser}`, headers: auth });
+  const connection = expectStatus<{ integrationConnections: { id: string }[] }>(retrieved, 200)
+    .integrationConnections[0];
+  assert.ok(connection, "the auth session made a connection");
+  const now = new Date(h.clock.now());
+  await updateConnection(h.deps.db, connection.id, {
+    status: "online",
+    last_seen_at: now,
+    last_check_in_at: now,
+    company_name: `Company ${sourceId}`,
+    product: "Simulated",
+    xml_version: "16.0",
+  });
+  return endUser;
+}
+
+/** Number of Request rows in the store (every project and mode). */
+export async function requestCount(h: TestApp): Promise<number> {
+  const result = await sql<{ n: string }>`select count(*) as n from requests`.execute(h.deps.db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** A queued Request of the tenant (an async health check), for request paths. */
+export async function queuedRequest(h: TestApp, tenant: Tenant, endUser = tenant.endUser): Promise<string> {
+  const res = await h.app.inject({
+    method: "GET",
+    url: "/v1/ledger-desktop/health-check",
+    headers: {
+      authorization: `Bearer ${tenant.key}`,
+      "svc-end-user-id": endUser,
+      prefer: "respond-async",
+    },
+  });
+  return expectStatus<{ id: string }>(res, 202).id;
+}
+
+/**
+ * The path objects `op` needs that must be made first: a queued Request of the tenant, and a fresh
+ * end user for a DELETE (the world's end users must survive every test).
+ */
+export async function objectsFor(
+  world: World,
+  op: Operation,
+  tenant: Tenant,
+): Promise<Partial<Record<PathObject, string>>> {
+  const kinds = op.pathParams.map((p) => pathObjectOf(op, p));
+  const objects: Partial<Record<PathObject, string>> = {};
+  if (kinds.includes("request")) objects.request = await queuedRequest(world.h, tenant);
+  if (kinds.includes("endUser") && op.method === "DELETE") {
+    objects.endUser = await onlineEndUser(world.h, tenant, `disposable-${++disposable}`);
+  }
+  return objects;
+}
+let disposable = 0;
+
+/** A new online end user of the tenant (a connection with an empty queue). */
+export async function freshEndUser(world: World, tenant: Tenant): Promise<string> {
+  return onlineEndUser(world.h, tenant, `fresh-${++disposable}`);
+}
+
+export interface CallOptions {
+  /** The key to send (null: no Authorization header). Defaults to the tenant's secret key. */
+  key?: string | null;
+  /** Objects to use for the path and end user (defaults to the tenant's own). */
+  objects?: Partial<Record<PathObject, string>> & { endUserHeader?: string | null };
+  /** Example body to send (defaults to `write` when present, else the first). */
+  example?: string;
+  body?: unknown;
+  query?: string;
+  headers?: Record<string, string>;
+  /** Application operations are called async unless this is set. */
+  sync?: boolean;
+}
+
+/** A valid call of `op` as `tenant` (async for application operations), with overrides. */
+export async function call(
+  world: World,
+  op: Operation,
+  tenant: Tenant,
+  options: CallOptions = {},
+): Promise<LightMyRequestResponse> {
+  const objects = options.objects ?? {};
+  let url = op.path;
+  for (const param of op.pathParams) {
+    const kind = pathObjectOf(op, param);
+    const value =
+      objects[kind] ??
+      (kind === "endUser"
+        ? tenant.endUser
+        : kind === "request"
+          ? assert.fail(`${op.operationId}: pass a request (see objectsFor)`)
+          : kind === "integrationSlug"
+            ? "ledger_desktop"
+            : "80000001-1700000000");
+    url = url.replace(`{${param}}`, percentEncode(value));
+  }
+  if (options.query) url += `?${options.query}`;
+  const headers: Record<string, string> = {};
+  const key = options.key === undefined ? tenant.key : options.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  if (takesEndUserHeader(op)) {
+    const header = objects.endUserHeader === undefined ? tenant.endUser : objects.endUserHeader;
+    if (header !== null) headers["svc-end-user-id"] = header;
+  }
+  if (isApplicationOperation(op) && !options.sync) headers.prefer = "respond-async";
+  Object.assign(headers, options.headers);
+  const inject: InjectOptions = { method: op.method, url, headers };
+  const body = options.body === undefined ? exampleBody(op, tenant, options.example) : options.body;
+  if (body !== undefined) inject.payload = body as NonNullable<InjectOptions["payload"]>;
+  return world.h.app.inject(inject);
+}
+
+let uniqueSequence = 0;
+
+/**
+ * The operation's example body for the tenant: `endUserId` and `publishableKey` are its own, and a
+ * `sourceId` (unique per project and mode) is made unique so that a create can succeed again.
+ */
+export function exampleBody(op: Operation, tenant: Tenant, name?: string): unknown {
+  const names = Object.keys(op.examples);
+  const chosen = name ?? (names.includes("write") ? "write" : names[0]);
+  if (chosen === undefined) return undefined;
+  const example = op.examples[chosen];
+  assert.ok(example !== undefined, `${op.operationId} has an example named ${chosen}`);
+  if (example === null || typeof example !== "object" || Array.isArray(example)) return example;
+  const body = { ...(example as Record<string, unknown>) };
+  if ("endUserId" in body) body.endUserId = tenant.endUser;
+  if ("publishableKey" in body) body.publishableKey = tenant.publishableKey;
+  if (typeof body.sourceId === "string") body.sourceId = `${body.sourceId}-${++uniqueSequence}`;
+  return body;
+}
+
+/**
+ * Percent-encodes the UTF-8 bytes of a value (a lone surrogate becomes U+FFFD's bytes, as any
+ * HTTP client would send it; `encodeURIComponent` would throw).
+ */
+export function percentEncode(value: string): string {
+  return [...Buffer.from(value, "utf8")]
+    .map((byte) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
+}
+
+/** `{op} ({method} {path})`, for test names. */
+export const label = (op: Operation): string => `${op.operationId} (${op.method} ${op.path})`;
+
+/**
+ * At most `max` operations, spread evenly over the list, so a suite's run time stays bounded when
+ * the typed operations arrive (hundreds of them). Platform operations are always all included.
+ */
+export function sample(operations: Operation[], max = 40): Operation[] {
+  const platform = operations.filter((op) => !op.path.startsWith("/v1/ledger-desktop/"));
+  const ledger = operations.filter((op) => op.path.startsWith("/v1/ledger-desktop/"));
+  const room = Math.max(1, max - platform.length);
+  if (ledger.length <= room) return operations;
+  const step = ledger.length / room;
+  return [...platform, ...Array.from({ length: room }, (_, i) => ledger[Math.floor(i * step)] as Operation)];
+}
