@@ -181,7 +181,11 @@ describe("every resource group against the response schema", () => {
       if (!resource.entry.singleton && resource.actions.includes("retrieve") && sampled !== undefined) {
         const sampledId = childText(sampled, resource.idElement) ?? "";
         const one = await exchange(session, retrieveMessage(resource, sampledId), `${name} retrieve`);
-        assert.equal(childText(recordOf(one), resource.idElement), sampledId, `${name} retrieve: ${status(one)}`);
+        assert.equal(
+          childText(recordOf(one), resource.idElement),
+          sampledId,
+          `${name} retrieve: ${status(one)}`,
+        );
       }
       if (resource.create === null) return;
       const created = await factory.create(resource);
