@@ -154,6 +154,20 @@ describe("what the application computes", () => {
     assert.equal(statusOf(unpaid.rs[0]).code, "1");
   });
 
+  it("IsAutoApply applies a payment to the customer's open invoices, oldest first", async () => {
+    const { session } = await setup();
+    const payment = ret(
+      await send(
+        session,
+        `<ReceivePaymentAddRq><ReceivePaymentAdd><CustomerRef><FullName>Globex Inc</FullName></CustomerRef><TotalAmount>250.00</TotalAmount><IsAutoApply>true</IsAutoApply></ReceivePaymentAdd></ReceivePaymentAddRq>`,
+      ),
+    );
+    // Globex's one invoice is 300.00.
+    assert.equal(childText(child(payment, "AppliedToTxnRet") ?? payment, "Amount"), "250.00");
+    assert.equal(childText(child(payment, "AppliedToTxnRet") ?? payment, "BalanceRemaining"), "50.00");
+    assert.equal(childText(payment, "UnusedPayment"), "0.00");
+  });
+
   it("a customer's TotalBalance includes its jobs; a vendor's balance follows its bills", async () => {
     const { session } = await setup();
     const acme = await queryOne(
