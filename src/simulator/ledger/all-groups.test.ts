@@ -177,6 +177,16 @@ describe("every resource group against the response schema", () => {
         const one = await exchange(session, retrieveMessage(resource, ""), `${name} retrieve`);
         assert.equal(attr(one, "statusCode"), "0", status(one));
       }
+      const sampled = list.children.find((c) => resource.records.has(c.name));
+      if (!resource.entry.singleton && resource.actions.includes("retrieve") && sampled !== undefined) {
+        const sampledId = childText(sampled, resource.idElement) ?? "";
+        const one = await exchange(session, retrieveMessage(resource, sampledId), `${name} retrieve`);
+        assert.equal(
+          childText(recordOf(one), resource.idElement),
+          sampledId,
+          `${name} retrieve: ${status(one)}`,
+        );
+      }
       if (resource.create === null) return;
       const created = await factory.create(resource);
       const id = childText(created, resource.idElement) ?? "";

@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import type { BeginSessionOptions } from "../application.ts";
 import { SimulatedLedgerApplication } from "./application.ts";
 import { PATH, requestXml, setup, testClock } from "./test-support.ts";
-import { parseDocument } from "./xml-parse.ts";
-import { childText, childrenNamed } from "./xml-tree.ts";
+import { parseDocument } from "../../ledger/xml/parse.ts";
+import { childText, childrenNamed } from "../../ledger/xml/tree.ts";
 
 const OPTIONS: BeginSessionOptions = {
   companyFilePath: "",

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { attr, child, childText, childrenNamed, type XmlElement } from "../../ledger/xml/tree.ts";
+import { ledgerSchema } from "../../ledger/xml/schema.ts";
+import { messageProblem } from "../../ledger/xml/validate-tree.ts";
 import { DELETED_RETENTION_SECONDS } from "./lifecycle-ops.ts";
 import { ITERATOR_IDLE_SECONDS } from "./query-ops.ts";
 import { send, setup, statusOf } from "./test-support.ts";
@@ -150,6 +152,20 @@ describe("what the application computes", () => {
       `<InvoiceQueryRq><EntityFilter><FullName>Umbrella LLC</FullName></EntityFilter><PaidStatus>PaidOnly</PaidStatus></InvoiceQueryRq>`,
     );
     assert.equal(statusOf(unpaid.rs[0]).code, "1");
+  });
+
+  it("IsAutoApply applies a payment to the customer's open invoices, oldest first", async () => {
+    const { session } = await setup();
+    const payment = ret(
+      await send(
+        session,
+        `<ReceivePaymentAddRq><ReceivePaymentAdd><CustomerRef><FullName>Globex Inc</FullName></CustomerRef><TotalAmount>250.00</TotalAmount><IsAutoApply>true</IsAutoApply></ReceivePaymentAdd></ReceivePaymentAddRq>`,
+      ),
+    );
+    // Globex's one invoice is 300.00.
+    assert.equal(childText(child(payment, "AppliedToTxnRet") ?? payment, "Amount"), "250.00");
+    assert.equal(childText(child(payment, "AppliedToTxnRet") ?? payment, "BalanceRemaining"), "50.00");
+    assert.equal(childText(payment, "UnusedPayment"), "0.00");
   });
 
   it("a customer's TotalBalance includes its jobs; a vendor's balance follows its bills", async () => {
@@ -324,5 +340,53 @@ describe("iterators", () => {
       `<CustomerQueryRq iterator="Continue" iteratorID="${second}"></CustomerQueryRq>`,
     );
     assert.equal(statusOf(after.rs[0]).code, "3391");
+  });
+});
+
+describe("views the application derives", () => {
+  it("bills to pay, payments to deposit and item quantities per site, valid against the response schema", async () => {
+    const { session } = await setup();
+    const toPay = await send(
+      session,
+      `<BillToPayQueryRq><PayeeEntityRef><FullName>Paper Supply Co</FullName></PayeeEntityRef></BillToPayQueryRq>`,
+    );
+    const bill = child(ret(toPay), "BillToPay");
+    assert.equal(childText(bill ?? toPay.msgs, "RefNumber"), "PS-1001");
+    assert.equal(childText(bill ?? toPay.msgs, "AmountDue"), "180.00");
+    await send(
+      session,
+      `<ReceivePaymentAddRq><ReceivePaymentAdd><CustomerRef><FullName>Initech</FullName></CustomerRef><TotalAmount>42.00</TotalAmount><IsAutoApply>false</IsAutoApply></ReceivePaymentAdd></ReceivePaymentAddRq>`,
+    );
+    const toDeposit = await send(
+      session,
+      `<ReceivePaymentToDepositQueryRq></ReceivePaymentToDepositQueryRq>`,
+    );
+    assert.equal(childText(ret(toDeposit), "Amount"), "42.00");
+    await send(
+      session,
+      `<ItemInventoryAddRq><ItemInventoryAdd><Name>Bolt</Name><QuantityOnHand>7</QuantityOnHand></ItemInventoryAdd></ItemInventoryAddRq>`,
+    );
+    const sites = await send(session, `<ItemSitesQueryRq></ItemSitesQueryRq>`);
+    assert.equal(childText(ret(sites), "QuantityOnHand"), "7");
+    for (const rs of [toPay.rs[0], toDeposit.rs[0], sites.rs[0]]) {
+      assert.ok(rs !== undefined);
+      assert.equal(messageProblem(ledgerSchema(), rs), null);
+    }
+  });
+
+  it("the deleted list honours DeletedDateRangeFilter", async () => {
+    const { session, clock } = await setup();
+    const bill = await queryOne(session, `<BillQueryRq><RefNumber>PS-1001</RefNumber></BillQueryRq>`);
+    clock.advance(86400);
+    await send(
+      session,
+      `<TxnDelRq><TxnDelType>Bill</TxnDelType><TxnID>${childText(bill, "TxnID") ?? ""}</TxnID></TxnDelRq>`,
+    );
+    const query = (from: string): string =>
+      `<TxnDeletedQueryRq><TxnDelType>Bill</TxnDelType><DeletedDateRangeFilter><FromDeletedDate>${from}</FromDeletedDate></DeletedDateRangeFilter></TxnDeletedQueryRq>`;
+    assert.equal(statusOf((await send(session, query("2026-01-16"))).rs[0]).code, "0");
+    assert.equal(statusOf((await send(session, query("2026-01-17"))).rs[0]).code, "1");
+    const until = `<TxnDeletedQueryRq><TxnDelType>Bill</TxnDelType><DeletedDateRangeFilter><ToDeletedDate>2026-01-15</ToDeletedDate></DeletedDateRangeFilter></TxnDeletedQueryRq>`;
+    assert.equal(statusOf((await send(session, until)).rs[0]).code, "1");
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { CompanyFile } from "./company-file.ts";
 import { STATUS_OK } from "./status.ts";
-import { leaf, node, renderDocument, type XmlElement } from "./xml-tree.ts";
+import { leaf, node, renderDocument, type XmlElement } from "../../ledger/xml/tree.ts";
 
 /** What the host reports about itself. */
 export interface HostInfo {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { requestXml, names, send, setup, statusOf } from "./test-support.ts";
-import { attr, child, childText } from "./xml-tree.ts";
+import { attr, child, childText } from "../../ledger/xml/tree.ts";
 
 const ADD_CUSTOMER = (name: string, requestId = "1") =>
   `<CustomerAddRq requestID="${requestId}"><CustomerAdd><Name>${name}</Name><CompanyName>${name}</CompanyName><BillAddress><Addr1>123 Main St.</Addr1><City>Mountain View</City><State>CA</State><PostalCode>94566</PostalCode></BillAddress><Email>joe@example.com</Email><CreditLimit>2000</CreditLimit></CustomerAdd></CustomerAddRq>`;

@@ -8,7 +8,7 @@
  */
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
 import { slotsOf } from "../../ledger/xml/slots.ts";
-import { attr, childText, childrenNamed, type XmlElement } from "../../ledger/xml/tree.ts";
+import { attr, child, childText, childrenNamed, node, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
 import { DELETED_LIST, DELETED_RETENTION_SECONDS, DELETED_TXN } from "./lifecycle-ops.ts";
 import { objectType, objectTypes } from "./objects.ts";
@@ -23,7 +23,8 @@ import {
   statusObjectNotFound,
   type Status,
 } from "./status.ts";
-import { deletedRet, transactionRet } from "./views.ts";
+import { billsToPay, deletedRet, itemSitesRet, paymentsToDeposit, transactionRet } from "./views.ts";
+import { parseDateTime } from "./time.ts";
 import type { OpResult } from "./write-ops.ts";
 
 /** An idle iterator is forgotten after this many seconds (company-file clock). */
@@ -75,6 +76,22 @@ function storedSource(objects: readonly string[], file: CompanyFile): QuerySourc
   };
 }
 
+/** A stand-in record for an element of a view (only its identity is used). */
+function viewHolder(index: number): { record: LedgerRecord } {
+  return {
+    record: {
+      object: "",
+      id: `view:${index}`,
+      created: 0,
+      modified: 0,
+      editSequence: 0,
+      fields: [],
+      lines: [],
+      txnNumber: undefined,
+    },
+  };
+}
+
 /** The source of a query request, or undefined when the simulator has no records for it. */
 function sourceOf(rqName: string, rq: XmlElement, file: CompanyFile): QuerySource | undefined {
   const schema = ledgerSchema();
@@ -82,7 +99,14 @@ function sourceOf(rqName: string, rq: XmlElement, file: CompanyFile): QuerySourc
   if (rqName === "ListDeletedQueryRq" || rqName === "TxnDeletedQueryRq") {
     const isList = rqName === "ListDeletedQueryRq";
     const types = childrenNamed(rq, isList ? "ListDelType" : "TxnDelType").map((c) => c.text);
-    const oldest = file.nowSeconds() - DELETED_RETENTION_SECONDS;
+    const range = child(rq, "DeletedDateRangeFilter");
+    const from = childText(range ?? rq, "FromDeletedDate");
+    const to = childText(range ?? rq, "ToDeletedDate");
+    const fromSeconds =
+      from === undefined || range === undefined ? undefined : parseDateTime(from, file.utcOffset, false);
+    const toSeconds =
+      to === undefined || range === undefined ? undefined : parseDateTime(to, file.utcOffset, true);
+    const oldest = Math.max(file.nowSeconds() - DELETED_RETENTION_SECONDS, fromSeconds ?? 0);
     return {
       isList: false,
       pool: () =>
@@ -91,9 +115,27 @@ function sourceOf(rqName: string, rq: XmlElement, file: CompanyFile): QuerySourc
           .filter(
             (r) =>
               r.modified >= oldest &&
+              (toSeconds === undefined || r.modified <= toSeconds) &&
               types.includes(fieldText(r.fields, isList ? "ListDelType" : "TxnDelType") ?? ""),
           ),
       render: (record) => deletedRet(record, file, isList),
+    };
+  }
+  if (rqName === "BillToPayQueryRq" || rqName === "ReceivePaymentToDepositQueryRq") {
+    // Views without an ID of their own: each answer element is built once, then listed as is.
+    const elements = rqName === "BillToPayQueryRq" ? billsToPay(rq, file) : paymentsToDeposit(file);
+    const holders = elements.map((element, i) => ({ ...viewHolder(i), element }));
+    return {
+      isList: false,
+      pool: () => holders.map((h) => h.record),
+      render: (record) => holders.find((h) => h.record === record)?.element ?? node("", []),
+    };
+  }
+  if (rqName === "ItemSitesQueryRq") {
+    return {
+      isList: true,
+      pool: () => [...file.recordsOf("ItemInventory"), ...file.recordsOf("ItemInventoryAssembly")],
+      render: (record) => itemSitesRet(record, file),
     };
   }
   if (rqName === "TransactionQueryRq") {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { begin, names, send, setup, statusOf } from "./test-support.ts";
-import { attr, child, childText, childrenNamed } from "./xml-tree.ts";
+import { attr, child, childText, childrenNamed } from "../../ledger/xml/tree.ts";
 
 describe("IDs, EditSequence and timestamps", () => {
   it("follow the application's formats with an injected clock", async () => {

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import type { ApplicationSession } from "../application.ts";
 import { SimulatedLedgerApplication, type SimulatedLedgerOptions } from "./application.ts";
-import { parseDocument } from "./xml-parse.ts";
-import { attr, type XmlElement } from "./xml-tree.ts";
+import { parseDocument } from "../../ledger/xml/parse.ts";
+import { attr, type XmlElement } from "../../ledger/xml/tree.ts";
 
 /** 2026-01-15T12:00:00Z = 07:00:00 at -05:00. */
 export const START_MS = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -3,11 +3,12 @@
  * (`TransactionRet`) and the entries of the deleted lists (`ListDeletedRet`, `TxnDeletedRet`).
  */
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
-import { leaf, node, type XmlElement } from "../../ledger/xml/tree.ts";
+import { child, childText, leaf, node, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
 import { computedValue } from "./computed.ts";
-import { money, total } from "./ledger-math.ts";
-import { fieldText, type LedgerRecord } from "./records.ts";
+import { money, openAmount, stockOf, total } from "./ledger-math.ts";
+import { fieldText, refId, type LedgerRecord } from "./records.ts";
+import { renderType } from "./render.ts";
 import { refTarget } from "./refs.ts";
 import { formatDateTime } from "./time.ts";
 
@@ -61,5 +62,83 @@ export function deletedRet(entry: LedgerRecord, file: CompanyFile, isList: boole
     leaf("TimeCreated", formatDateTime(entry.created, file.utcOffset)),
     leaf("TimeDeleted", formatDateTime(entry.modified, file.utcOffset)),
     ...(label === undefined ? [] : [leaf(labelName, label)]),
+  ]);
+}
+
+/** `BillToPayRet`s of a vendor: open bills to pay and open credits to apply. */
+export function billsToPay(rq: XmlElement, file: CompanyFile): XmlElement[] {
+  const payee = child(rq, "PayeeEntityRef");
+  const vendor = payee === undefined ? undefined : file.resolveRef("Bill", node("VendorRef", payee.children));
+  if (vendor === undefined) return [];
+  const dueBy = childText(rq, "DueDate");
+  const out: XmlElement[] = [];
+  for (const [object, element, amountName] of [
+    ["Bill", "BillToPay", "AmountDue"],
+    ["VendorCredit", "CreditToApply", "CreditRemaining"],
+  ] as const) {
+    for (const record of file.recordsOf(object)) {
+      if (refId(record.fields, "VendorRef") !== vendor.id) continue;
+      const open = openAmount(record, file);
+      const due = fieldText(record.fields, "DueDate");
+      if (open.lte(0) || (dueBy !== undefined && due !== undefined && due > dueBy)) continue;
+      const fields = [
+        leaf("TxnID", record.id),
+        leaf("TxnType", object),
+        ...record.fields.filter((f) => ["APAccountRef", "TxnDate", "RefNumber", "DueDate"].includes(f.name)),
+        leaf(amountName, money(open)),
+      ];
+      const typeKey = ledgerSchema().keyOf(element, null);
+      out.push(
+        node("BillToPayRet", [
+          node(
+            element,
+            renderType(typeKey, fields, file, () => undefined),
+          ),
+        ]),
+      );
+    }
+  }
+  return out;
+}
+
+/** Payments received into undeposited funds that no deposit holds yet. */
+export function paymentsToDeposit(file: CompanyFile): XmlElement[] {
+  const deposited = new Set(
+    file.recordsOf("Deposit").flatMap((d) => d.lines.map((l) => fieldText(l.fields, "PaymentTxnID") ?? "")),
+  );
+  const out: XmlElement[] = [];
+  for (const object of ["ReceivePayment", "SalesReceipt"]) {
+    for (const record of file.recordsOf(object)) {
+      if (refId(record.fields, "DepositToAccountRef") !== undefined || deposited.has(record.id)) continue;
+      const fields = [
+        leaf("TxnID", record.id),
+        leaf("TxnType", object),
+        ...record.fields.filter((f) => ["CustomerRef", "TxnDate", "RefNumber"].includes(f.name)),
+        leaf("Amount", money(total(record, file))),
+      ];
+      out.push(
+        node(
+          "ReceivePaymentToDepositRet",
+          renderType("ReceivePaymentToDepositRet", fields, file, () => undefined),
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+/** `ItemSitesRet` of an inventory item: its quantities (the simulator keeps a single site). */
+export function itemSitesRet(item: LedgerRecord, file: CompanyFile): XmlElement {
+  const stock = stockOf(file).get(item.id);
+  const refName = item.object === "ItemInventoryAssembly" ? "ItemInventoryAssemblyRef" : "ItemInventoryRef";
+  return node("ItemSitesRet", [
+    leaf("ListID", item.id),
+    leaf("TimeCreated", formatDateTime(item.created, file.utcOffset)),
+    leaf("TimeModified", formatDateTime(item.modified, file.utcOffset)),
+    leaf("EditSequence", String(item.editSequence)),
+    node(refName, [leaf("ListID", item.id), leaf("FullName", file.fullNameOf(item))]),
+    leaf("QuantityOnHand", (stock?.onHand ?? 0).toString()),
+    leaf("QuantityOnPurchaseOrders", (stock?.onOrder ?? 0).toString()),
+    leaf("QuantityOnSalesOrders", (stock?.onSalesOrder ?? 0).toString()),
   ]);
 }

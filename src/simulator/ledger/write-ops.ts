@@ -6,6 +6,7 @@ import { childText, leaf, node, type XmlElement } from "../../ledger/xml/tree.ts
 import type { CompanyFile } from "./company-file.ts";
 import { mergeFields, modLines, newLines } from "./merge-fields.ts";
 import { slotNamed, type ObjectType } from "./objects.ts";
+import { big, money, openAmount } from "./ledger-math.ts";
 import { fieldText, refId, type LedgerRecord } from "./records.ts";
 import { renderRet, WRITE_RENDER } from "./render.ts";
 import {
@@ -145,6 +146,31 @@ function checkName(object: ObjectType, candidate: LedgerRecord, file: CompanyFil
   return taken ? statusNameInUse(file.fullNameOf(candidate)) : undefined;
 }
 
+/**
+ * `IsAutoApply` on a payment: the application applies it to the customer's open invoices and
+ * charges, oldest first, up to the payment's total.
+ */
+function autoApplied(fields: readonly XmlElement[], file: CompanyFile): XmlElement[] {
+  if (fieldText(fields, "IsAutoApply") !== "true") return [...fields];
+  const customer = refId(fields, "CustomerRef");
+  let left = big(fieldText(fields, "TotalAmount"));
+  const open = ["Invoice", "Charge"]
+    .flatMap((o) => file.recordsOf(o))
+    .filter((r) => refId(r.fields, "CustomerRef") === customer)
+    .sort((a, b) =>
+      (fieldText(a.fields, "TxnDate") ?? "").localeCompare(fieldText(b.fields, "TxnDate") ?? ""),
+    );
+  const applied: XmlElement[] = [];
+  for (const txn of open) {
+    const due = openAmount(txn, file);
+    if (left.lte(0) || due.lte(0)) continue;
+    const amount = due.lt(left) ? due : left;
+    left = left.minus(amount);
+    applied.push(node("AppliedToTxnRet", [leaf("TxnID", txn.id), leaf("PaymentAmount", money(amount))]));
+  }
+  return [...fields.filter((f) => f.name !== "AppliedToTxnRet"), ...applied];
+}
+
 /** `…AddRq`: creates a record. */
 export function addRecord(
   object: ObjectType,
@@ -155,7 +181,7 @@ export function addRecord(
   const input = storeInput(object, object.add, add.children, file);
   if ("code" in input) return { status: input, body: [] };
   const now = file.nowSeconds();
-  const fields = [...input.fields, ...defaults(object, input.fields, file)];
+  const fields = autoApplied([...input.fields, ...defaults(object, input.fields, file)], file);
   const probe: LedgerRecord = {
     object: object.name,
     id: "",
