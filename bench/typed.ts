@@ -67,7 +67,12 @@ async function waitOnline(sys: System, eu: ConnectedEndUser): Promise<void> {
 }
 
 /** Seeds invoices straight into the simulated company file (not measured). */
-async function seedInvoices(sys: System, eu: ConnectedEndUser, customerId: string, itemId: string): Promise<void> {
+async function seedInvoices(
+  sys: System,
+  eu: ConnectedEndUser,
+  customerId: string,
+  itemId: string,
+): Promise<void> {
   const begun = await sys.ledger.beginSession({
     companyFilePath: eu.companyFilePath,
     appName: "bench seed",
@@ -112,7 +117,10 @@ export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
     const eu = await sys.connectEndUser({ companyName: "Bench Co" });
     await waitOnline(sys, eu);
     const call = async (method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-      const response = await sys.call(method, path, { endUserId: eu.endUserId, ...(body === undefined ? {} : { body }) });
+      const response = await sys.call(method, path, {
+        endUserId: eu.endUserId,
+        ...(body === undefined ? {} : { body }),
+      });
       return { status: response.status, body: (await response.json()) as Json };
     };
     const factory = new TypedFactory(call);
@@ -144,12 +152,17 @@ export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
     const walkMs = performance.now() - walkStarted;
 
     // 3. Sync create-invoice round trips.
-    const body = { customerId: customer.id, transactionDate: "2026-11-02", lines: [{ itemId: item.id, quantity: 1, rate: "10.00" }] };
+    const body = {
+      customerId: customer.id,
+      transactionDate: "2026-11-02",
+      lines: [{ itemId: item.id, quantity: 1, rate: "10.00" }],
+    };
     for (let i = 0; i < 20; i++) await call("POST", "/v1/ledger-desktop/invoices", body);
     const createStarted = performance.now();
     for (let i = 0; i < CREATES; i++) {
       const created = await call("POST", "/v1/ledger-desktop/invoices", body);
-      if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.body).slice(0, 300)}`);
+      if (created.status !== 201)
+        throw new Error(`create failed: ${JSON.stringify(created.body).slice(0, 300)}`);
     }
     const createsPerSecond = CREATES / ((performance.now() - createStarted) / 1000);
 
@@ -178,8 +191,16 @@ export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
 export function codecRows(): TypedRow[] {
   const figures = measureCodec();
   return [
-    { figure: "JSON → XML, 1,000 invoices × 5 lines (validate + write)", value: `${figures.encodeMs.toFixed(1)} ms`, goal: "≤ 50 ms" },
-    { figure: "XML → JSON, 1,000 invoices × 5 lines (parse + read)", value: `${figures.decodeMs.toFixed(1)} ms`, goal: "≤ 50 ms" },
+    {
+      figure: "JSON → XML, 1,000 invoices × 5 lines (validate + write)",
+      value: `${figures.encodeMs.toFixed(1)} ms`,
+      goal: "≤ 50 ms",
+    },
+    {
+      figure: "XML → JSON, 1,000 invoices × 5 lines (parse + read)",
+      value: `${figures.decodeMs.toFixed(1)} ms`,
+      goal: "≤ 50 ms",
+    },
   ];
 }
 

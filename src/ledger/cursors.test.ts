@@ -174,8 +174,12 @@ async function openCursor(
   return id;
 }
 
-const resume = (token: string, nowMs: number, filters: Record<string, unknown> = {}, tenant: Tenant = TENANT) =>
-  resumeCursor(store.db, { tenant, endUserId: END_USER, operationId: OP, token, filters, nowMs });
+const resume = (
+  token: string,
+  nowMs: number,
+  filters: Record<string, unknown> = {},
+  tenant: Tenant = TENANT,
+) => resumeCursor(store.db, { tenant, endUserId: END_USER, operationId: OP, token, filters, nowMs });
 
 async function rejects(promise: Promise<unknown>, code: string, reason?: string): Promise<ServiceError> {
   try {
@@ -270,7 +274,10 @@ describe("application cursors", () => {
   test("foreign, malformed other-project and other-mode cursors are CURSOR_INVALID", async () => {
     const id = await openCursor(T0);
     await rejects(resume("not-a-cursor", T0), "CURSOR_INVALID");
-    await rejects(resume(cursorToken(id, 1), T0, {}, { projectId: OTHER_PROJECT, mode: "live" }), "CURSOR_INVALID");
+    await rejects(
+      resume(cursorToken(id, 1), T0, {}, { projectId: OTHER_PROJECT, mode: "live" }),
+      "CURSOR_INVALID",
+    );
     await rejects(resume(cursorToken(id, 1), T0, {}, { projectId: PROJECT, mode: "test" }), "CURSOR_INVALID");
     await rejects(
       resumeCursor(store.db, {

@@ -45,7 +45,8 @@ export type FieldKindName =
   | "id"
   | "enum"
   | "email"
-  | "url";
+  | "url"
+  | "duration";
 
 /** A value in [0, 1), like `Math.random()`; passed in so that fakes stay reproducible. */
 export type RandomSource = () => number;
@@ -683,6 +684,32 @@ export function uuid<C extends boolean = false>(
         const hex = digits.join("");
         return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
       },
+    },
+    options.clearable ?? (false as C),
+  );
+}
+
+const DURATION = /^PT(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+S)?$/;
+const durationSchema = z.string().regex(DURATION, {
+  error: "expected an ISO 8601 duration of hours, minutes and seconds, for example PT1H30M",
+});
+
+/**
+ * A duration (time tracking): ISO 8601 `PT…H…M…S`, as the application writes it. Other ISO forms
+ * (days, fractions, signs) are refused rather than converted.
+ */
+export function duration<C extends boolean = false>(
+  options: ClearableOption<C> = {},
+): FieldKind<string, NoInfer<C>> {
+  return defineKind<string, C>(
+    {
+      kind: "duration",
+      expected: "a duration string (PT1H30M)",
+      accepts: isString,
+      base: durationSchema,
+      toXml: (value) => value,
+      fromXml: (value) => (DURATION.test(value.trim()) ? ok(value.trim()) : UNREADABLE),
+      fake: (random) => `PT${pickInt(random, 0, 9)}H${pickInt(random, 1, 59)}M`,
     },
     options.clearable ?? (false as C),
   );

@@ -199,8 +199,7 @@ function listQuerySchema(resource: ResourceDefinition): z.ZodType {
   const entries: Record<string, z.ZodType> = {};
   for (const param of listFilters(resource).params) entries[param.name] = raw.describe(param.description);
   if (resource.queryElements.has("MaxReturned")) entries.limit = raw.describe("Page size (1 to 150).");
-  if (resource.entry.listKind === "cursor")
-    entries.cursor = raw.describe("The `nextCursor` of the latest page.");
+  if (resource.pages) entries.cursor = raw.describe("The `nextCursor` of the latest page.");
   return z.strictObject(entries);
 }
 
@@ -262,8 +261,7 @@ async function list(ctx: Ctx, operation: TypedOperation): Promise<RouteResult> {
   }
 
   const usesIdList = ["ids", "fullNames", "names", "refNumbers"].some((name) => values.has(name));
-  const paged =
-    resource.entry.listKind === "cursor" && !usesIdList && resource.queryElements.has("MaxReturned");
+  const paged = resource.pages && !usesIdList && resource.queryElements.has("MaxReturned");
   const children = [...filters.build(values), ...includeDefaults];
   if (!usesIdList && resource.queryElements.has("MaxReturned") && (paged || limit !== null)) {
     children.push(leaf("MaxReturned", String(limit ?? CURSOR_PAGE_SIZE_MAX)));
@@ -413,7 +411,7 @@ function listParameters(
       schema: { type: "integer", minimum: 1, maximum: CURSOR_PAGE_SIZE_MAX },
     });
   }
-  if (resource.entry.listKind === "cursor") {
+  if (resource.pages) {
     params.push({
       name: "cursor",
       required: false,
@@ -707,7 +705,11 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         write: true,
         body: mergeBody,
         examples: {
-          minimal: { revisionNumber: "1700000000", mergeIntoId: "80000002-1700000000", mergeIntoRevisionNumber: "1700000000" },
+          minimal: {
+            revisionNumber: "1700000000",
+            mergeIntoId: "80000002-1700000000",
+            mergeIntoRevisionNumber: "1700000000",
+          },
         },
         headers: WRITE_HEADERS,
         response: { status: 200, description: "The merge result" },

@@ -18,6 +18,12 @@ export interface ResourceDefinition {
   readonly queryRequest: string;
   /** Element names the query request offers (filters, `IncludeLineItems`…). */
   readonly queryElements: ReadonlySet<string>;
+  /**
+   * Whether lists page with the application's iterators: the market pages the group and its query
+   * takes `iterator` (payroll wage items are paged by the market but their query cannot iterate,
+   * so they are answered whole, `limit` capping the count).
+   */
+  readonly pages: boolean;
   /** Record elements a query answers with, each with its objectType and output shape. */
   readonly records: ReadonlyMap<string, { objectType: string; shape: Shape }>;
   /** The main record element (`InvoiceRet`). */
@@ -113,6 +119,10 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
     operationPrefix: `ledger.${entry.resource}`,
     idElement: entry.kind === "transaction" ? "TxnID" : "ListID",
     queryRequest,
+    pages:
+      entry.listKind === "cursor" &&
+      schema.isComplex(queryRequest) &&
+      "iterator" in schema.typeOf(queryRequest, null).attributes,
     queryElements: new Set(
       schema.isComplex(queryRequest) ? slotsOf(schema, queryRequest).map((s) => s.name) : [],
     ),

@@ -38,8 +38,6 @@ function sampleValue(field: Field, sources: SampleSources, path: readonly string
   if (field.form === "object" && field.shape !== null) return sampleBody(field.shape, sources, path);
   if (field.slot.name === "TxnID" && path.length > 0) return sources.txnId(field, path);
   const entry = field.slot.type.kind === "simple" ? field.slot.type.entry : undefined;
-  // A duration has no field kind of its own yet (it reads as text).
-  if (entry?.b === "timeinterval") return "PT1H30M";
   const value = field.kind?.fake(sources.random) ?? "";
   if (NAMES.has(field.slot.name) && typeof value === "string") {
     const max = entry?.max ?? 31;

@@ -132,6 +132,10 @@ const OVERRIDES: Partial<NameTable> = {
   global: {
     AdditionalContactRef: "customContactFields",
     MinFinanceCharge: "minimumFinanceCharge",
+    // Misaligned by the importer (the market omits these elements; they took a neighbour's name).
+    LastCheckNumber: "lastCheckNumber",
+    CompanyEmailForCustomer: "companyEmailForCustomer",
+    CompanyWebSite: "website",
   },
   byType: {
     CustomerRet: CONTACTS_RET,
@@ -142,6 +146,8 @@ const OVERRIDES: Partial<NameTable> = {
     VendorMod: CONTACTS_MOD,
     AdditionalContactRef: { ContactName: "name", ContactValue: "value" },
     ContactsRet: { Contact: "name" },
+    // A payment to deposit is a transaction or one of its lines: both IDs are kept.
+    ReceivePaymentToDepositRet: { TxnID: "transactionId", TxnLineID: "transactionLineId" },
     Contacts: { Contact: "name" },
     ContactsMod: { Contact: "name" },
   },

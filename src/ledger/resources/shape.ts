@@ -4,6 +4,7 @@ import {
   date,
   dateTime,
   decimal,
+  duration,
   enumOf,
   id,
   integer,
@@ -127,6 +128,8 @@ function makeLeafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFiel
     }
     case "float":
       return decimal({ ...options, places: 5 });
+    case "timeinterval":
+      return duration(options);
     default:
       return text({ ...options, max: entry.max ?? 4095 });
   }

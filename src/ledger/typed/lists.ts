@@ -1,5 +1,12 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import { cursorExpiresAt, cursorToken, endCursor, parsePageRequestId, recordPage, tenantOf } from "../cursors.ts";
+import {
+  cursorExpiresAt,
+  cursorToken,
+  endCursor,
+  parsePageRequestId,
+  recordPage,
+  tenantOf,
+} from "../cursors.ts";
 import type { Decoded, FinishContext } from "../operations.ts";
 import type { ResourceDefinition } from "../resources/definitions.ts";
 import type { RequestRow } from "../../store/requests.ts";

@@ -311,10 +311,42 @@ describe("documentation examples (OpenAPI, sent by the contract suites)", () => 
       if (!route.body || !route.examples) continue;
       for (const [name, example] of Object.entries(route.examples)) {
         const parsed = route.body.safeParse(example);
-        assert.ok(parsed.success, `${route.operationId} example ${name}: ${JSON.stringify(parsed.error?.issues[0])}`);
+        assert.ok(
+          parsed.success,
+          `${route.operationId} example ${name}: ${JSON.stringify(parsed.error?.issues[0])}`,
+        );
         checked++;
       }
     }
     assert.ok(checked > 100, `checked ${checked} examples`);
+  });
+});
+
+describe("registry invariants", () => {
+  test("a group pages only when its query can iterate, and every other cursor group is named", async () => {
+    const { allResources } = await import("../resources/definitions.ts");
+    const unpaged = allResources()
+      .filter((r) => r.entry.listKind === "cursor" && !r.pages)
+      .map((r) => r.entry.resource);
+    assert.deepEqual(unpaged, ["payrollWageItems"]);
+  });
+
+  test("JSON names are unique within every shape", async () => {
+    const { allResources } = await import("../resources/definitions.ts");
+    const seen = new Set<unknown>();
+    const check = (
+      shape: { typeKey: string; fields: readonly { json: string; shape: unknown }[] } | null,
+    ): void => {
+      if (!shape || seen.has(shape)) return;
+      seen.add(shape);
+      const names = shape.fields.map((f) => f.json);
+      assert.equal(new Set(names).size, names.length, `${shape.typeKey}: ${names.join(",")}`);
+      for (const field of shape.fields) check(field.shape as typeof shape);
+    };
+    for (const resource of allResources()) {
+      for (const record of resource.records.values()) check(record.shape);
+      check(resource.create);
+      check(resource.update);
+    }
   });
 });
