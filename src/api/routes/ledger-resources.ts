@@ -40,7 +40,6 @@ import { leaf, node, renderElementText, type XmlElement } from "../../ledger/xml
 import { messageProblem } from "../../ledger/xml/validate-tree.ts";
 import { DEFAULT_TIMEOUT_SECONDS, parseCallOptions, type CallOptions } from "../../requests/call-options.ts";
 import { submit } from "../../requests/submit.ts";
-import { newId } from "../../platform/ids.ts";
 import { SERVICE_OWNER_ID } from "../../tenancy/auth-sessions.ts";
 import type { ConnectionRow } from "../../store/connections.ts";
 import { runApplicationOperation } from "../application.ts";
