@@ -2,7 +2,8 @@ import { pino } from "pino";
 import { buildApp } from "./app.ts";
 import { loadConfig } from "./config.ts";
 import type { Deps } from "./deps.ts";
-import { seedDemo } from "./demo.ts";
+import { seedDemo } from "./simulation/demo.ts";
+import { SimulationHost } from "./simulation/host.ts";
 import { systemClock } from "./platform/clock.ts";
 import { openStore } from "./store/database.ts";
 import { recoverAfterRestart } from "./requests/restart.ts";
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL });
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const deps: Deps = { config, store, db: store.db, clock: systemClock, logger };
+  const simulation = config.SIMULATOR === "on" ? new SimulationHost(deps) : null;
+  deps.simulatedConnectors = simulation ?? undefined;
   const interrupted = await recoverAfterRestart(deps);
   if (interrupted > 0) logger.warn({ interrupted }, "requests in flight at the last stop await recovery");
   const app = await buildApp(deps);
@@ -25,9 +28,12 @@ async function main(): Promise<void> {
   // Queue TTL and idempotency retention are enforced in the background too (requests/sweeper.ts).
   const sweeper = startSweeper(deps);
   stops.push(() => sweeper.stop());
-  if (config.SIMULATOR === "on") {
-    const demo = await seedDemo(deps);
-    stops.push(demo.stop);
+  if (simulation) {
+    // Simulated end users (the demo one and any attached through a setup page or the CLI) check in
+    // as soon as the service listens, with their company files as they were left.
+    stops.push(() => simulation.stop());
+    await simulation.restoreAll();
+    const demo = await seedDemo(deps, simulation);
     process.stdout.write(demo.banner);
   } else {
     logger.info({ url: config.publicUrl, engine: store.engine }, "ledger-bridge listening (simulator off)");

@@ -157,6 +157,17 @@ export interface ConnectorSessionsTable {
   closed_at: NullableTimestamp;
 }
 
+/** Simulator mode only: the simulated company file behind a connection (migration 0005). */
+export interface SimulatedCompanyFilesTable {
+  connection_id: string;
+  project_id: string;
+  company_name: string;
+  snapshot: Json<unknown>;
+  attached: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -166,4 +177,5 @@ export interface DatabaseSchema {
   requests: RequestsTable;
   idempotency_keys: IdempotencyKeysTable;
   connector_sessions: ConnectorSessionsTable;
+  simulated_company_files: SimulatedCompanyFilesTable;
 }

@@ -4,6 +4,7 @@
  */
 import { definitionOf, objectsOfKind } from "./definitions/index.ts";
 import type { FileView, LedgerRecord } from "./records.ts";
+import { parseCompanyFileSnapshot, type CompanyFileSnapshot } from "./snapshot.ts";
 import type { XmlElement } from "./xml-tree.ts";
 
 /** Options of {@link CompanyFile}. */
@@ -48,6 +49,64 @@ export class CompanyFile implements FileView {
   ) {
     this.companyName = options.companyName;
     this.utcOffset = options.utcOffset ?? "-05:00";
+  }
+
+  /**
+   * The whole file as plain JSON data (records, ID counters, saved message sets, data extensions):
+   * what a store keeps so that the file survives a restart. {@link CompanyFile.restore} is its inverse.
+   */
+  snapshot(): CompanyFileSnapshot {
+    return {
+      format: 1,
+      path: this.path,
+      companyName: this.companyName,
+      utcOffset: this.utcOffset,
+      counters: {
+        list: this.listCounter,
+        transaction: this.txnCounter,
+        transactionNumber: this.txnNumberCounter,
+      },
+      records: [...this.records.values()].map((r) => ({ ...r, txnNumber: r.txnNumber ?? null })),
+      savedMessageSets: [...this.savedMessageSets.entries()].map(([id, responses]) => ({
+        id,
+        responses: [...responses],
+      })),
+      companyDataExts: this.companyDataExts.map((d) => ({ ...d })),
+    };
+  }
+
+  /** A new file from {@link CompanyFile.snapshot} data; throws on data that is not a snapshot. */
+  static restore(data: unknown, clock: LedgerClock): CompanyFile {
+    const snapshot = parseCompanyFileSnapshot(data);
+    const file = new CompanyFile(
+      snapshot.path,
+      { companyName: snapshot.companyName, utcOffset: snapshot.utcOffset },
+      clock,
+    );
+    file.load(snapshot);
+    return file;
+  }
+
+  /**
+   * Puts this file back to the state of an earlier {@link CompanyFile.snapshot} of itself, in place
+   * (open sessions keep working on it): how a change that could not be saved is undone.
+   */
+  revertTo(data: unknown): void {
+    const snapshot = parseCompanyFileSnapshot(data);
+    if (snapshot.path !== this.path)
+      throw new Error(`snapshot of ${snapshot.path} cannot revert ${this.path}`);
+    this.load(snapshot);
+  }
+
+  private load(snapshot: CompanyFileSnapshot): void {
+    this.listCounter = snapshot.counters.list;
+    this.txnCounter = snapshot.counters.transaction;
+    this.txnNumberCounter = snapshot.counters.transactionNumber;
+    this.records.clear();
+    for (const r of snapshot.records) this.records.set(r.id, { ...r, txnNumber: r.txnNumber ?? undefined });
+    this.savedMessageSets.clear();
+    for (const set of snapshot.savedMessageSets) this.savedMessageSets.set(set.id, set.responses);
+    this.companyDataExts.splice(0, this.companyDataExts.length, ...snapshot.companyDataExts);
   }
 
   /** Current time in whole unix seconds. */
