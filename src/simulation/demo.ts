@@ -56,9 +56,10 @@ async function loadOrCreate(deps: Deps): Promise<DemoFile> {
 }
 
 /** Attaches the demo end user's simulated company file through a fresh auth session, unless it runs already. */
-async function connectSimulator(deps: Deps, host: SimulationHost, file: DemoFile): Promise<void> {
+async function connectSimulator(deps: Deps, host: SimulationHost, file: DemoFile): Promise<boolean> {
   const existing = await findConnectionForEndUser(deps.db, file.projectId, file.endUserId);
-  if (existing && host.isRunning(existing.id)) return;
+  // Restored at start: its first check-in is under way. The banner's commands work once it is online.
+  if (existing && host.isRunning(existing.id)) return host.waitUntilOnline(existing.id);
   const principal: Principal = {
     projectId: file.projectId,
     organization: file.organization,
@@ -73,31 +74,18 @@ async function connectSimulator(deps: Deps, host: SimulationHost, file: DemoFile
   });
   const setup = await loadSetup(deps, session.id, session.clientSecret);
   if (setup.state !== "waiting") throw new Error(`Demo setup is ${setup.state}`);
-  await host.attach({ connection: setup.connection, password: setup.password, companyName: "Demo Company" });
-}
-
-/** How long the banner waits for the demo connection's first check-in. */
-const ONLINE_WAIT_MS = 30_000;
-
-/**
- * Waits (bounded) until the demo connection is online, so that the banner's curl commands work the
- * moment they are shown (before its first check-in, a call would fail INTEGRATION_CONNECTION_NOT_SET_UP).
- */
-async function waitUntilOnline(deps: Deps, file: DemoFile): Promise<boolean> {
-  const deadline = deps.clock.now() + ONLINE_WAIT_MS;
-  for (;;) {
-    const connection = await findConnectionForEndUser(deps.db, file.projectId, file.endUserId);
-    if (connection?.status === "online") return true;
-    if (deps.clock.now() >= deadline) return false;
-    await deps.clock.sleep(50);
-  }
+  const attached = await host.attach({
+    connection: setup.connection,
+    password: setup.password,
+    companyName: "Demo Company",
+  });
+  return attached.online;
 }
 
 /** Loads or creates the demo project and end user and makes sure its simulated connector runs. */
 export async function seedDemo(deps: Deps, host: SimulationHost): Promise<Demo> {
   const file = await loadOrCreate(deps);
-  await connectSimulator(deps, host, file);
-  const online = await waitUntilOnline(deps, file);
+  const online = await connectSimulator(deps, host, file);
   const url = deps.config.publicUrl;
   const key = file.keys.secretLive;
   const banner = `

@@ -1,4 +1,5 @@
 import type { Deps } from "../deps.ts";
+import { systemClock } from "../platform/clock.ts";
 import { connectionChannel } from "../requests/engine.ts";
 import { SimulatedLedgerApplication } from "../simulator/ledger/application.ts";
 import { PersistedApplication, type CompanyFileSnapshot } from "../simulator/ledger/index.ts";
@@ -44,6 +45,9 @@ interface Running {
   nudging: boolean;
   again: boolean;
 }
+
+/** How long an attach waits for the connection's first successful check-in. */
+const ONLINE_WAIT_MS = 30_000;
 
 /** Check-ins one wake-up may cause in a row when work stays queued (a fault keeps it from running). */
 const CHECK_INS_PER_WAKE_MAX = 3;
@@ -96,7 +100,23 @@ export class SimulationHost implements SimulatedConnectors {
       new Date(this.deps.clock.now()),
     );
     const companyFilePath = await this.start(connection, input.password, row.companyName, snapshot);
-    return { connectionId: connection.id, companyFilePath, reused: existing !== null };
+    const online = await this.waitUntilOnline(connection.id);
+    return { connectionId: connection.id, companyFilePath, reused: existing !== null, online };
+  }
+
+  /**
+   * Waits (bounded, in real time: the simulated connector runs on real time) until the connection is
+   * online after its first check-in, so that calls made right after an attach or a start succeed
+   * (before it, a call fails fast with INTEGRATION_CONNECTION_NOT_SET_UP).
+   */
+  async waitUntilOnline(connectionId: string, timeoutMs = ONLINE_WAIT_MS): Promise<boolean> {
+    const deadline = systemClock.now() + timeoutMs;
+    for (;;) {
+      const connection = await findConnectionById(this.deps.db, connectionId);
+      if (connection?.status === "online") return true;
+      if (!this.running.has(connectionId) || systemClock.now() >= deadline) return false;
+      await systemClock.sleep(50);
+    }
   }
 
   /** Stops every simulated connector (the company files are already saved). */

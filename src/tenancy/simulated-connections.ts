@@ -42,6 +42,8 @@ export interface AttachedSimulatedConnector {
   companyFilePath: string;
   /** True when an existing company file (with its data) was attached again. */
   reused: boolean;
+  /** Whether the first check-in made the connection online (waited for, within a bound). */
+  online: boolean;
 }
 
 /** Gives a connection a new connector password; older setup links stop working (their password is gone). */

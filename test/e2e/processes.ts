@@ -88,8 +88,9 @@ export async function startService(
     await exited;
   });
   const simulator = (env.SIMULATOR ?? ws.env.SIMULATOR ?? "on") === "on";
+  const url = env.PORT ? `http://127.0.0.1:${env.PORT}` : ws.url;
   const started = Date.now();
-  while (!(simulator ? out.includes("API reference:") : err.includes("ledger-bridge listening"))) {
+  while (!(simulator ? out.includes("API reference:") : await answers(`${url}/readyz`))) {
     if (child.exitCode !== null) assert.fail(`the service exited (${child.exitCode}):\n${out}\n${err}`);
     assert.ok(Date.now() - started < 60_000, `the service did not start:\n${out}\n${err}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -102,6 +103,14 @@ export async function startService(
     demoEndUserId: /Demo end user\s+(eu_\w+)/.exec(out)?.[1] ?? "",
     stop,
   };
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url)).status === 200;
+  } catch {
+    return false;
+  }
 }
 
 export interface CliResult {
