@@ -7,9 +7,11 @@ import { buildTestApp } from "../../src/testing/harness.ts";
  * readiness does and answers 503 SERVICE_UNAVAILABLE in the spec's error shape when the store is down.
  */
 test("liveness and readiness while the store is up, and once it is down", async (t) => {
-  const { app, deps, close } = await buildTestApp(null);
+  const testApp = await buildTestApp(null);
+  const { app, deps } = testApp;
   t.after(async () => {
-    await close().catch(() => {});
+    // The store is closed by the test itself; closing it again may fail.
+    await testApp.close().catch(() => {});
   });
 
   const live = await app.inject({ method: "GET", url: "/livez" });
