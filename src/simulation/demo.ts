@@ -95,6 +95,7 @@ ledger-bridge is running at ${url}  (store: ${deps.store.engine}, simulator: on)
   Secret key        ${key}
   Test secret key   ${file.keys.secretTest}
   Publishable key   ${file.keys.publishableLive}
+  Test publishable  ${file.keys.publishableTest}
   Demo end user     ${file.endUserId}  (simulated company file "Demo Company"${online ? "" : ", not connected yet"})
 
 Try it:
