@@ -92,7 +92,7 @@ export async function startService(
   const started = Date.now();
   while (!(simulator ? out.includes("API reference:") : await answers(`${url}/readyz`))) {
     if (child.exitCode !== null) assert.fail(`the service exited (${child.exitCode}):\n${out}\n${err}`);
-    assert.ok(Date.now() - started < 60_000, `the service did not start:\n${out}\n${err}`);
+    assert.ok(Date.now() - started < 150_000, `the service did not start:\n${out}\n${err}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
