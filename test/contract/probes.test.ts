@@ -1,17 +1,29 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { buildTestApp } from "../../src/testing/harness.ts";
+import { pino } from "pino";
+import { buildApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import { FakeClock } from "../../src/platform/clock.ts";
+import { buildTestApp, openTestStore } from "../../src/testing/harness.ts";
 
 /**
  * Liveness and readiness probes (README "Operating it"): liveness never touches the store,
  * readiness does and answers 503 SERVICE_UNAVAILABLE in the spec's error shape when the store is down.
  */
 test("liveness and readiness while the store is up, and once it is down", async (t) => {
-  const testApp = await buildTestApp(null);
-  const { app, deps } = testApp;
+  // The test closes the store itself, so it builds the app on a store it owns.
+  const { store, drop } = await openTestStore();
+  const deps = {
+    config: loadConfig({ LOG_LEVEL: "silent" }),
+    store,
+    db: store.db,
+    clock: new FakeClock(),
+    logger: pino({ level: "silent" }),
+  };
+  const app = await buildApp(deps);
   t.after(async () => {
-    // The store is closed by the test itself; closing it again may fail.
-    await testApp.close().catch(() => {});
+    await app.close();
+    await drop();
   });
 
   const live = await app.inject({ method: "GET", url: "/livez" });
