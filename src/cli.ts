@@ -14,7 +14,7 @@ const USAGE = `Usage:
   ledger-bridge keys create --project PROJECT_ID [--kind secret|publishable] [--mode live|test] [--read-only]
   ledger-bridge keys list --project PROJECT_ID
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
-  ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--mode live|test]
+  ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID
 
 Runs inside the service when one runs on this DATA_DIR (or DATABASE_URL); otherwise opens the store.
 'end-users simulate' attaches a simulated Web Connector and company file (needs a running service
@@ -93,8 +93,7 @@ function command(
     case "end-users simulate": {
       const projectId = required(values, "project");
       const endUserId = required(values, "end-user");
-      const test = mode(values) === "test";
-      return async (ops) => (print(await ops.simulateEndUser({ projectId, endUserId, test })), 0);
+      return async (ops) => (print(await ops.simulateEndUser({ projectId, endUserId })), 0);
     }
     default:
       return null;

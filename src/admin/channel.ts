@@ -30,7 +30,6 @@ const keyBody = z.strictObject({
   mode: z.enum(["live", "test"]),
   readOnly: z.boolean(),
 });
-const simulateBody = z.strictObject({ test: z.boolean() });
 
 /** Builds the channel's HTTP handlers (without listening). */
 export function buildAdminChannel(deps: Deps): FastifyInstance {
@@ -79,11 +78,7 @@ export function buildAdminChannel(deps: Deps): FastifyInstance {
   app.post<{ Params: Params }>(
     "/projects/:projectId/end-users/:endUserId/simulated-connector",
     async (request) =>
-      ops.simulateEndUser({
-        projectId: request.params.projectId,
-        endUserId: request.params.endUserId,
-        ...simulateBody.parse(request.body ?? {}),
-      }),
+      ops.simulateEndUser({ projectId: request.params.projectId, endUserId: request.params.endUserId }),
   );
   return app;
 }

@@ -77,7 +77,7 @@ export function remoteAdmin(socketPath: string): AdminOperations {
     revokeKey: async (projectId, keyId) =>
       (await send<{ revoked: boolean }>("POST", `/projects/${p(projectId)}/keys/${p(keyId)}/revoke`, {}))
         .revoked,
-    simulateEndUser: ({ projectId, endUserId, test }) =>
-      send("POST", `/projects/${p(projectId)}/end-users/${p(endUserId)}/simulated-connector`, { test }),
+    simulateEndUser: ({ projectId, endUserId }) =>
+      send("POST", `/projects/${p(projectId)}/end-users/${p(endUserId)}/simulated-connector`, {}),
   };
 }

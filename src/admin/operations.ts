@@ -59,11 +59,7 @@ export interface AdminOperations {
   /** False when there is no such active key. */
   revokeKey(projectId: string, keyId: string): Promise<boolean>;
   /** Attaches a simulated connector and company file to an end user (service in simulator mode only). */
-  simulateEndUser(input: {
-    projectId: string;
-    endUserId: string;
-    test: boolean;
-  }): Promise<AttachedSimulatedConnector>;
+  simulateEndUser(input: { projectId: string; endUserId: string }): Promise<AttachedSimulatedConnector>;
 }
 
 const iso = (d: Date): string => d.toISOString();

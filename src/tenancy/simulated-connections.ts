@@ -3,12 +3,7 @@ import { ServiceError } from "../errors/service-error.ts";
 import { randomAlphanumeric } from "../platform/random.ts";
 import { hashSecret } from "../platform/secrets.ts";
 import { supersedePendingSessions } from "../store/auth-sessions.ts";
-import {
-  findConnectionById,
-  findConnectionForEndUser,
-  updateConnection,
-  type ConnectionRow,
-} from "../store/connections.ts";
+import { findConnectionById, updateConnection, type ConnectionRow } from "../store/connections.ts";
 import { findEndUser } from "../store/end-users.ts";
 import { findProject } from "../store/projects.ts";
 import { ensureConnection } from "./auth-sessions.ts";
@@ -60,22 +55,24 @@ export async function issueConnectorPassword(deps: Deps, connectionId: string): 
 
 /**
  * What `ledger-bridge end-users simulate` needs: the end user's connection (created like an auth
- * session would, `test` choosing a test connection when there is none yet) with a fresh password.
+ * session would, in the end user's mode) with a fresh password.
  */
 export async function prepareSimulatedConnection(
   deps: Deps,
-  input: { projectId: string; endUserId: string; test: boolean },
+  input: { projectId: string; endUserId: string },
 ): Promise<AttachSimulatedConnector> {
   const project = await findProject(deps.db, input.projectId);
-  const endUser = project ? await findEndUser(deps.db, project.id, input.endUserId) : null;
+  // The operator works across modes: the end user's own mode decides its connection's.
+  const endUser = project
+    ? ((await findEndUser(deps.db, { projectId: project.id, mode: "live" }, input.endUserId)) ??
+      (await findEndUser(deps.db, { projectId: project.id, mode: "test" }, input.endUserId)))
+    : null;
   if (!project || !endUser)
     throw new ServiceError("RESOURCE_MISSING", {
       param: "endUserId",
       message: "No such end user in this project.",
     });
-  // An existing connection keeps its mode; `test` chooses the mode of a new one.
-  const existing = await findConnectionForEndUser(deps.db, project.id, endUser.id);
-  const test = existing ? existing.is_test : input.test;
+  const test = endUser.mode === "test";
   const password = randomAlphanumeric(24);
   const principal = {
     projectId: project.id,
