@@ -14,6 +14,8 @@ import tseslint from "typescript-eslint";
 const LAYERS = [
   { type: "root", pattern: ["src/deps.ts", "src/config.ts"], mode: "file" },
   { type: "app", pattern: ["src/app.ts", "src/main.ts", "src/cli.ts", "src/demo.ts"], mode: "file" },
+  // Simulator mode's composition: the demo and the host of simulated end users inside the service.
+  { type: "app", pattern: "src/simulation" },
   { type: "api", pattern: "src/api" },
   { type: "requests", pattern: "src/requests" },
   { type: "tenancy", pattern: "src/tenancy" },
@@ -41,7 +43,7 @@ const ARROWS = [
   { from: "store", allow: ["root", "errors", "platform"] },
   { from: "errors", allow: ["errors"] },
   { from: "platform", allow: ["platform"] },
-  { from: "root", allow: ["root", "platform", "store"] },
+  { from: "root", allow: ["root", "platform", "store", "tenancy"] },
   // The simulated Web Connector writes its envelopes with the connector's SOAP codec (a client the
   // service did not write, npm `soap` on the official WSDL, checks the endpoint independently).
   { from: "simulator", allow: ["simulator", "ledger", "platform", "errors", "connector"] },

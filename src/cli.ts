@@ -1,93 +1,130 @@
 import { parseArgs } from "node:util";
-import { pino } from "pino";
+import { openAdmin } from "./admin/connect.ts";
+import type { AdminOperations } from "./admin/operations.ts";
 import { loadConfig } from "./config.ts";
-import type { Deps } from "./deps.ts";
-import { systemClock } from "./platform/clock.ts";
-import { openStore } from "./store/database.ts";
-import { listApiKeys, listProjects, revokeApiKey } from "./store/projects.ts";
-import { createApiKey, createProject } from "./tenancy/api-keys.ts";
 
 /**
- * Operator CLI: `ledger-bridge projects create|list`, `ledger-bridge keys create|list|revoke`.
- * Secrets are printed once and never stored in clear.
+ * Operator CLI. Commands run inside the running service when there is one (over its admin channel),
+ * otherwise on the store directly (admin/connect.ts, decision 0005). Results are JSON on stdout;
+ * notes for the operator go to stderr. Secrets are printed once and never stored in clear.
  */
 const USAGE = `Usage:
   ledger-bridge projects create --name NAME [--organization ORG]
   ledger-bridge projects list
   ledger-bridge keys create --project PROJECT_ID [--kind secret|publishable] [--mode live|test] [--read-only]
   ledger-bridge keys list --project PROJECT_ID
-  ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID`;
+  ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
+  ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID
+
+Runs inside the service when one runs on this DATA_DIR (or DATABASE_URL); otherwise opens the store.
+'end-users simulate' attaches a simulated Web Connector and company file (needs a running service
+with SIMULATOR=on). Environment: DATA_DIR, DATABASE_URL, as for the service.`;
+
+class UsageError extends Error {}
+
+const options = {
+  name: { type: "string" },
+  organization: { type: "string" },
+  project: { type: "string" },
+  kind: { type: "string", default: "secret" },
+  mode: { type: "string", default: "live" },
+  "read-only": { type: "boolean", default: false },
+  key: { type: "string" },
+  "end-user": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>["values"];
+
+function required(values: Values, name: "name" | "project" | "key" | "end-user"): string {
+  const value = values[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function mode(values: Values): "live" | "test" {
+  if (values.mode !== "live" && values.mode !== "test") throw new UsageError("--mode must be live or test");
+  return values.mode;
+}
+
+/** The command, or null when `noun verb` is not one. */
+function command(
+  noun: string,
+  verb: string,
+  values: Values,
+): ((ops: AdminOperations) => Promise<number>) | null {
+  const print = (value: unknown): void => console.log(JSON.stringify(value, null, 2));
+  switch (`${noun} ${verb}`) {
+    case "projects create": {
+      const name = required(values, "name");
+      return async (ops) => {
+        print(await ops.createProject({ name, organization: values.organization }));
+        console.error("Store these keys now: they are shown once.");
+        return 0;
+      };
+    }
+    case "projects list":
+      return async (ops) => (print(await ops.listProjects()), 0);
+    case "keys create": {
+      const projectId = required(values, "project");
+      if (values.kind !== "secret" && values.kind !== "publishable")
+        throw new UsageError("--kind must be secret or publishable");
+      const kind = values.kind;
+      const keyMode = mode(values);
+      return async (ops) => {
+        print(await ops.createKey({ projectId, kind, mode: keyMode, readOnly: values["read-only"] }));
+        console.error("Store this key now: it is shown once.");
+        return 0;
+      };
+    }
+    case "keys list": {
+      const projectId = required(values, "project");
+      return async (ops) => (print(await ops.listKeys(projectId)), 0);
+    }
+    case "keys revoke": {
+      const projectId = required(values, "project");
+      const keyId = required(values, "key");
+      return async (ops) => {
+        const revoked = await ops.revokeKey(projectId, keyId);
+        console.log(revoked ? "revoked" : "no such active key");
+        return revoked ? 0 : 1;
+      };
+    }
+    case "end-users simulate": {
+      const projectId = required(values, "project");
+      const endUserId = required(values, "end-user");
+      return async (ops) => (print(await ops.simulateEndUser({ projectId, endUserId })), 0);
+    }
+    default:
+      return null;
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: "string" },
-      organization: { type: "string" },
-      project: { type: "string" },
-      kind: { type: "string", default: "secret" },
-      mode: { type: "string", default: "live" },
-      "read-only": { type: "boolean", default: false },
-      key: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [noun, verb] = positionals;
-  if (values.help || !noun || !verb) {
-    console.log(USAGE);
-    return values.help ? 0 : 1;
-  }
-  const config = loadConfig();
-  const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
-  const deps: Deps = { config, store, db: store.db, clock: systemClock, logger: pino({ level: "silent" }) };
+  if (values.help) return (console.log(USAGE), 0);
+  const run = noun && verb ? command(noun, verb, values) : null;
+  if (!run) return (console.error(USAGE), 1);
+  const session = await openAdmin(loadConfig());
   try {
-    if (noun === "projects" && verb === "create") {
-      if (!values.name) throw new Error("--name is required");
-      const created = await createProject(deps, {
-        name: values.name,
-        ...(values.organization ? { organization: values.organization } : {}),
-      });
-      console.log(JSON.stringify({ project: created.project, keys: created.keys }, null, 2));
-      console.error("Store these keys now: they are shown once.");
-    } else if (noun === "projects" && verb === "list") {
-      console.log(JSON.stringify(await listProjects(deps.db), null, 2));
-    } else if (noun === "keys" && verb === "create") {
-      if (!values.project) throw new Error("--project is required");
-      if (values.kind !== "secret" && values.kind !== "publishable")
-        throw new Error("--kind must be secret or publishable");
-      if (values.mode !== "live" && values.mode !== "test") throw new Error("--mode must be live or test");
-      const created = await createApiKey(deps, values.project, {
-        kind: values.kind,
-        mode: values.mode,
-        readOnly: values["read-only"],
-      });
-      console.log(
-        JSON.stringify({ id: created.key.id, key: created.secret, readOnly: created.key.readOnly }, null, 2),
-      );
-      console.error("Store this key now: it is shown once.");
-    } else if (noun === "keys" && verb === "list") {
-      if (!values.project) throw new Error("--project is required");
-      console.log(JSON.stringify(await listApiKeys(deps.db, values.project), null, 2));
-    } else if (noun === "keys" && verb === "revoke") {
-      if (!values.project || !values.key) throw new Error("--project and --key are required");
-      const done = await revokeApiKey(deps.db, values.project, values.key, new Date(systemClock.now()));
-      console.log(done ? "revoked" : "no such active key");
-      if (!done) return 1;
-    } else {
-      console.log(USAGE);
-      return 1;
-    }
-    return 0;
+    console.error(`(using ${session.via})`);
+    return await run(session.ops);
   } finally {
-    await store.close();
+    await session.close();
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
+    console.error(
+      error instanceof UsageError
+        ? `${error.message}\n\n${USAGE}`
+        : error instanceof Error
+          ? error.message
+          : error,
+    );
+    process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import type { Clock } from "./platform/clock.ts";
 import type { Db, Store } from "./store/database.ts";
+import type { SimulatedConnectors } from "./tenancy/simulated-connections.ts";
 
 /** Everything a module needs from the outside world, built once in main.ts (or the test harness). */
 export interface Deps {
@@ -10,4 +11,9 @@ export interface Deps {
   db: Db;
   clock: Clock;
   logger: Logger;
+  /**
+   * Simulator mode only (`SIMULATOR=on`): attaches simulated Web Connectors and company files to
+   * connections (the setup page's button, the CLI). Absent otherwise, and then nothing offers it.
+   */
+  simulatedConnectors?: SimulatedConnectors | undefined;
 }

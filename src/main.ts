@@ -1,22 +1,32 @@
 import { pino } from "pino";
+import { startAdminChannel, type AdminChannel } from "./admin/channel.ts";
+import { DataDirBusyError, ownDataDir } from "./admin/connect.ts";
+import { adminSocketPath } from "./admin/socket-path.ts";
 import { buildApp } from "./app.ts";
 import { loadConfig } from "./config.ts";
 import type { Deps } from "./deps.ts";
-import { seedDemo } from "./demo.ts";
+import { seedDemo } from "./simulation/demo.ts";
+import { SimulationHost } from "./simulation/host.ts";
 import { systemClock } from "./platform/clock.ts";
 import { openStore } from "./store/database.ts";
 import { recoverAfterRestart } from "./requests/restart.ts";
 import { startSweeper } from "./requests/sweeper.ts";
 
 /**
- * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint)
- * and, unless SIMULATOR=off, a simulated end user whose company file has sample data.
+ * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint),
+ * the operator's admin channel and, unless SIMULATOR=off, simulated end users (a demo one whose
+ * company file has sample data, and any attached through a setup page or the CLI).
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL });
+  // The embedded store is opened by this process only; operator commands reach it over the admin
+  // channel (decision 0005). PostgreSQL is shared by design.
+  const dataDirLock = config.DATABASE_URL ? null : await ownDataDir(config.DATA_DIR);
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const deps: Deps = { config, store, db: store.db, clock: systemClock, logger };
+  const simulation = config.SIMULATOR === "on" ? new SimulationHost(deps) : null;
+  deps.simulatedConnectors = simulation ?? undefined;
   const interrupted = await recoverAfterRestart(deps);
   if (interrupted > 0) logger.warn({ interrupted }, "requests in flight at the last stop await recovery");
   const app = await buildApp(deps);
@@ -25,9 +35,15 @@ async function main(): Promise<void> {
   // Queue TTL and idempotency retention are enforced in the background too (requests/sweeper.ts).
   const sweeper = startSweeper(deps);
   stops.push(() => sweeper.stop());
-  if (config.SIMULATOR === "on") {
-    const demo = await seedDemo(deps);
-    stops.push(demo.stop);
+  if (simulation) {
+    // Simulated end users check in as soon as the service listens, with their files as they were left.
+    stops.push(() => simulation.stop());
+    await simulation.restoreAll();
+  }
+  const admin = await openAdminChannel(deps);
+  if (admin) stops.unshift(() => admin.close());
+  if (simulation) {
+    const demo = await seedDemo(deps, simulation);
     process.stdout.write(demo.banner);
   } else {
     logger.info({ url: config.publicUrl, engine: store.engine }, "ledger-bridge listening (simulator off)");
@@ -41,13 +57,29 @@ async function main(): Promise<void> {
     for (const stop of stops) await stop();
     await app.close();
     await store.close();
+    dataDirLock?.release();
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
+/** The admin channel on `<DATA_DIR>/admin.sock`, or null (logged) when it cannot be offered. */
+async function openAdminChannel(deps: Deps): Promise<AdminChannel | null> {
+  const socket = adminSocketPath(deps.config.DATA_DIR);
+  const channel = socket ? await startAdminChannel(deps, socket) : null;
+  if (!channel) {
+    deps.logger.warn(
+      { dataDir: deps.config.DATA_DIR },
+      socket
+        ? "another service answers on this DATA_DIR's admin channel; operator commands go to it"
+        : "DATA_DIR's path is too long for the admin socket; operator commands cannot reach this service",
+    );
+  }
+  return channel;
+}
+
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(error instanceof DataDirBusyError ? error.message : error);
   process.exit(1);
 });

@@ -12,6 +12,8 @@ export interface SetupUrls {
   qwc: string;
   status: string;
   cancel: string;
+  /** Simulator mode only. */
+  simulate: string;
 }
 
 /** The walkthrough (or its finished state when the session is already completed or canceled). */
@@ -28,6 +30,8 @@ export interface SetupPageView {
   redirectTo: string | null;
   qwcFileName: string;
   urls: SetupUrls;
+  /** Simulator mode (SIMULATOR=on): offer a simulated company file instead of the end user's. */
+  simulator: boolean;
 }
 
 /** Pages for links that cannot be used (expired, superseded, invalid, already finished). */
@@ -240,6 +244,19 @@ const SCRIPT = `
       .then(function () { if (!finished) setTimeout(poll, data.pollMs); });
   }
 
+  // Simulator mode: the service attaches its simulated Web Connector; polling then sees it check in.
+  var simulateForm = $("simulate-form");
+  if (simulateForm) simulateForm.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var button = $("use-simulator");
+    button.disabled = true;
+    text("simulate-result", "Connecting a simulated company file…");
+    fetch(data.urls.simulate, { method: "POST", cache: "no-store", headers: { accept: "application/json" } })
+      .then(function (response) { return response.json(); })
+      .then(function (body) { text("simulate-result", ""); handle(body); })
+      .catch(function () { button.disabled = false; text("simulate-result", ""); show("network-error"); });
+  });
+
   var cancelForm = $("cancel-form");
   if (cancelForm) cancelForm.addEventListener("submit", function (event) {
     event.preventDefault();
@@ -293,7 +310,7 @@ export function renderSetupPage(view: SetupPageView, authSessionId: string, poll
     companyName: view.companyName,
     connectionStatus: view.connectionStatus,
     redirectTo: view.redirectTo,
-    urls: { status: view.urls.status, cancel: view.urls.cancel },
+    urls: { status: view.urls.status, cancel: view.urls.cancel, simulate: view.urls.simulate },
     pollMs,
     statusLabels: STATUS_LABELS,
     statusHints: STATUS_HINTS,
@@ -341,6 +358,7 @@ export function renderSetupPage(view: SetupPageView, authSessionId: string, poll
     <p class="hint" id="network-error" hidden>Cannot reach the server right now; still trying…</p>
   </li>
 </ol>
+${waiting && view.simulator ? simulatorSection(view) : ""}
 <section class="result" id="result" aria-live="polite"${waiting ? " hidden" : ""}>
   <h2 id="result-title"></h2>
   <p id="result-message"></p>
@@ -356,6 +374,22 @@ export function renderSetupPage(view: SetupPageView, authSessionId: string, poll
 <script>${SCRIPT}</script>
 `;
   return pageDocument(`Connect ${view.companyLabel} – ${view.appName}`, body);
+}
+
+/**
+ * Simulator mode only (the service runs with SIMULATOR=on, for development): instead of a real Web
+ * Connector, connect a simulated one with a sample company file. Never rendered otherwise.
+ */
+function simulatorSection(view: SetupPageView): string {
+  const e = escapeHtml;
+  return `<section class="step" id="simulator">
+  <h2>No accounting application here? (simulator mode)</h2>
+  <p class="hint">This service runs in simulator mode. It can connect a simulated Web Connector and a sample company file named “${e(view.companyLabel)}” instead, so you can try everything on this computer.</p>
+  <form id="simulate-form" method="post" action="${e(view.urls.simulate)}">
+    <button type="submit" class="secondary" id="use-simulator">Use a simulated company file</button>
+    <span class="hint" id="simulate-result" aria-live="polite"></span>
+  </form>
+</section>`;
 }
 
 /** A page for a link that cannot be used. */

@@ -180,6 +180,17 @@ export interface LedgerCursorsTable {
   last_used_at: Timestamp;
 }
 
+/** Simulator mode only: the simulated company file behind a connection (migration 0005). */
+export interface SimulatedCompanyFilesTable {
+  connection_id: string;
+  project_id: string;
+  company_name: string;
+  snapshot: Json<unknown>;
+  attached: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -190,4 +201,5 @@ export interface DatabaseSchema {
   idempotency_keys: IdempotencyKeysTable;
   connector_sessions: ConnectorSessionsTable;
   ledger_cursors: LedgerCursorsTable;
+  simulated_company_files: SimulatedCompanyFilesTable;
 }

@@ -120,7 +120,8 @@ function checkRedirectUrl(value: string, isTest: boolean): void {
   });
 }
 
-async function ensureConnection(
+/** The end user's connection (created `pending_setup` if needed), with `password` as its connector password. */
+export async function ensureConnection(
   deps: Deps,
   principal: Principal,
   endUserId: string,

@@ -7,6 +7,7 @@ import { loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
 import { startSweeper } from "../requests/sweeper.ts";
+import { SimulationHost } from "../simulation/host.ts";
 import { SimulatedLedgerApplication } from "../simulator/ledger/index.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
@@ -28,6 +29,8 @@ export interface SystemOptions {
   noOpPauseMs?: number;
   /** Existing store (restart tests). */
   store?: Store;
+  /** Simulator mode: setup pages and the admin operations can attach simulated connectors. */
+  simulator?: boolean;
 }
 
 export interface System {
@@ -38,6 +41,8 @@ export interface System {
   fakeClock: FakeClock | null;
   project: CreatedProject;
   ledger: SimulatedLedgerApplication;
+  /** The service's simulated end users (simulator mode only). */
+  simulation: SimulationHost | null;
   close(): Promise<void>;
   /** Creates an end user and connects a simulated Web Connector to it through an auth session. */
   connectEndUser(options?: { test?: boolean; companyName?: string }): Promise<ConnectedEndUser>;
@@ -91,6 +96,10 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     clock,
     logger: pino({ level: "silent" }),
   };
+  const simulation = options.simulator
+    ? new SimulationHost(deps, { noOpPauseMs: options.noOpPauseMs ?? 20 })
+    : null;
+  deps.simulatedConnectors = simulation ?? undefined;
   const app = await buildApp(deps);
   await app.listen({ port, host: "127.0.0.1" });
   const project = await createProject(deps, { name: "System test" });
@@ -166,6 +175,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     if (closed) return;
     closed = true;
     await Promise.all(connectors.map((c) => c.stop()));
+    await simulation?.stop();
     await sweeper.stop();
     await app.close();
     if (!options.store) {
@@ -174,5 +184,5 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     }
   };
   t?.after(close);
-  return { app, deps, url, clock, fakeClock, project, ledger, close, connectEndUser, call };
+  return { app, deps, url, clock, fakeClock, project, ledger, simulation, close, connectEndUser, call };
 }

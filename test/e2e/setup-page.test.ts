@@ -469,3 +469,66 @@ test("unusable links: invalid secret 404, superseded 410, expired 410", async (t
     body: { state: "expired", connectionStatus: null, companyName: null, redirectTo: null },
   });
 });
+
+test("simulator mode: any end user finishes setup with a simulated company file, then the first call runs", async (t) => {
+  const opened = await newPage(t);
+  if (!opened) return;
+  const { page } = opened;
+  // The service in simulator mode (SIMULATOR=on), with its own store.
+  const simulated = await startSystem(t, { simulator: true, config: { CONNECTOR_HOLD_MS: "300" } });
+  const key = simulated.project.keys.secretTest;
+  const created = await simulated.call("POST", "/v1/end-users", {
+    key,
+    body: { companyName: "Newcomer Books", sourceId: "newcomer-1" },
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const endUserId = ((await created.json()) as { id: string }).id;
+  const sessionResponse = await simulated.call("POST", "/v1/auth-sessions", {
+    key,
+    body: {
+      publishableKey: simulated.project.keys.publishableTest,
+      endUserId,
+      redirectUrl: `${appUrl}/return?from=simulator`,
+    },
+  });
+  assert.equal(sessionResponse.status, 201, await sessionResponse.clone().text());
+  const session = (await sessionResponse.json()) as Session;
+
+  await page.goto(session.authFlowUrl);
+  await page.getByRole("heading", { name: /simulator mode/ }).waitFor();
+  await page.getByRole("button", { name: "Use a simulated company file" }).click();
+  await page.waitForURL((url) => url.pathname === "/return", { timeout: 30_000 });
+  const returned = new URL(page.url());
+  assert.equal(returned.searchParams.get("status"), "completed");
+  assert.equal(returned.searchParams.get("authSessionId"), session.id);
+  assert.equal(returned.searchParams.get("from"), "simulator");
+
+  // The first call runs against the simulated company file, named after the end user's company.
+  const health = await simulated.call("GET", "/v1/ledger-desktop/health-check", { key, endUserId });
+  assert.equal(health.status, 200, await health.clone().text());
+  const body = (await health.json()) as { ledger: { companyName: string } };
+  assert.equal(body.ledger.companyName, "Newcomer Books");
+  const customers = await simulated.call("POST", `/v1/end-users/${endUserId}/passthrough/ledger_desktop`, {
+    key,
+    body: "<CustomerQueryRq><MaxReturned>2</MaxReturned></CustomerQueryRq>",
+  });
+  assert.equal(customers.status, 200, await customers.clone().text());
+  assert.match(await customers.text(), /<CustomerRet>/);
+});
+
+test("without simulator mode the page offers no simulated company file, and the route does not exist", async (t) => {
+  const opened = await newPage(t);
+  if (!opened) return;
+  const { page } = opened;
+  const session = await createSession(await createEndUser("Real Books Only"));
+  await page.goto(session.authFlowUrl);
+  await page.getByRole("heading", { name: /Download the connection file/ }).waitFor();
+  assert.equal(await page.locator("#use-simulator").count(), 0);
+  assert.equal(await page.getByText(/simulator mode/i).count(), 0);
+  const response = await fetch(
+    `${sys.url}/setup/${session.id}/simulate?clientSecret=${encodeURIComponent(session.clientSecret)}`,
+    { method: "POST" },
+  );
+  assert.equal(response.status, 404);
+  assert.equal((await statusOf(session)).body.state, "waiting", "nothing was attached");
+});

@@ -4,10 +4,12 @@ import { buildOpenApi } from "../openapi.ts";
 import { docsPage } from "../docs-page.ts";
 import { renderSupportPage } from "../support-page-html.ts";
 import { apiRoutes } from "./index.ts";
+import { registerProbes } from "./probes.ts";
 import { registerSetupPages } from "./setup-pages.ts";
 
-/** Unauthenticated pages: OpenAPI, docs, support, the hosted setup flow. Not rate limited per project. */
+/** Unauthenticated pages: OpenAPI, docs, support, probes, the hosted setup flow. Not rate limited per project. */
 export async function registerPublicPages(app: FastifyInstance, deps: Deps): Promise<void> {
+  registerProbes(app, deps);
   const document = buildOpenApi(apiRoutes, deps.config.publicUrl);
   app.get("/openapi.json", { config: { rateLimit: false } }, async () => document);
   const page = docsPage(document);

@@ -17,6 +17,9 @@ import {
  *   GET  /setup/:id/qwc      the `.qwc` file, only while the session is waiting
  *   GET  /setup/:id/status   JSON for the page's polling; completes the session on the first check-in
  *   POST /setup/:id/cancel   cancels; JSON, or 303 for a plain form post
+ *   POST /setup/:id/simulate simulator mode only (SIMULATOR=on; absent otherwise): attaches a
+ *                            simulated Web Connector and company file instead of the end user's;
+ *                            JSON, or 303 back to the page for a plain form post
  *
  * All take `?clientSecret=` (the credential; checked in constant time by the tenancy layer), never an
  * API key, and are not rate limited. The query string is never logged: the routes log at `warn` and
@@ -86,6 +89,7 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
           redirectTo: state.state === "completed" || state.state === "canceled" ? state.redirectTo : null,
           qwcFileName: qwcFileName(companyLabel).ascii,
           urls,
+          simulator: deps.simulatedConnectors !== undefined,
         },
         request.params.id,
         SETUP_POLL_MS,
@@ -148,7 +152,44 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
       }
       return reply.code(jsonStatusCode(state)).send({ state: state.state, redirectTo });
     });
+
+    registerSimulateRoute(scope, deps, options);
   });
+}
+
+/**
+ * Simulator mode: the page offers "Use a simulated company file". The service attaches its own
+ * simulated connector (with the password this link holds) and the first check-in completes the
+ * session as a real one would; the page's polling then redirects as usual.
+ */
+function registerSimulateRoute(scope: FastifyInstance, deps: Deps, options: { logLevel: "warn" }): void {
+  const simulated = deps.simulatedConnectors;
+  if (!simulated) return;
+  scope.post<SetupRoute>(
+    "/setup/:id/simulate",
+    { ...options, config: { rateLimit: false } },
+    async (request, reply) => {
+      const secret = clientSecretOf(request);
+      const state = await loadSetup(deps, request.params.id, secret);
+      if (state.state === "waiting") {
+        await simulated.attach({
+          connection: state.connection,
+          password: state.password,
+          companyName: await companyLabelOf(deps, state),
+        });
+      }
+      const after = state.state === "waiting" ? await loadSetup(deps, request.params.id, secret) : state;
+      if (isFormPost(request)) {
+        if (after.state === "invalid") return sendProblem(reply, "invalid", FALLBACK_APP_NAME);
+        return reply.code(303).header("Location", setupUrls(request.params.id, secret).page).send();
+      }
+      return reply.code(jsonStatusCode(after)).send({
+        state: after.state,
+        connectionStatus: after.state === "waiting" ? after.connectionStatus : null,
+        redirectTo: after.state === "completed" || after.state === "canceled" ? after.redirectTo : null,
+      });
+    },
+  );
 }
 
 function clientSecretOf(request: SetupRequest): string {
@@ -171,6 +212,7 @@ function setupUrls(id: string, clientSecret: string): SetupUrls {
     qwc: `${base}/qwc${query}`,
     status: `${base}/status${query}`,
     cancel: `${base}/cancel${query}`,
+    simulate: `${base}/simulate${query}`,
   };
 }
 

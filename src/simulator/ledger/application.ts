@@ -77,11 +77,23 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
   createCompanyFile(path: string, options: CompanyFileOptions): CompanyFile {
     const file = new CompanyFile(path, options, this.clock);
     if (options.seed === "sample") seedSampleCompany(file, this.host);
-    const existing = this.files.findIndex((f) => samePath(f.path, path));
+    return this.add(file);
+  }
+
+  private add(file: CompanyFile): CompanyFile {
+    const existing = this.files.findIndex((f) => samePath(f.path, file.path));
     if (existing >= 0) this.files.splice(existing, 1, file);
     else this.files.push(file);
-    this.openPath ??= path;
+    this.openPath ??= file.path;
     return file;
+  }
+
+  /**
+   * Adds (or replaces) a company file from `CompanyFile.snapshot` data, as kept by a store between
+   * runs; like {@link createCompanyFile}, the first file is opened.
+   */
+  restoreCompanyFile(data: unknown): CompanyFile {
+    return this.add(CompanyFile.restore(data, this.clock));
   }
 
   /** Makes `path` the open company file. */

@@ -7,6 +7,7 @@ import type { XmlElement } from "../../ledger/xml/tree.ts";
 import { objectType } from "./objects.ts";
 import type { LedgerRecord } from "./records.ts";
 import { refTarget } from "./refs.ts";
+import { parseCompanyFileSnapshot, type CompanyFileSnapshot } from "./snapshot.ts";
 
 /** Options of {@link CompanyFile}. */
 export interface CompanyFileOptions {
@@ -86,6 +87,64 @@ export class CompanyFile {
   ) {
     this.companyName = options.companyName;
     this.utcOffset = options.utcOffset ?? "-05:00";
+  }
+
+  /**
+   * The whole file as plain JSON data (records, ID counters, saved message sets, data extensions):
+   * what a store keeps so that the file survives a restart. {@link CompanyFile.restore} is its inverse.
+   */
+  snapshot(): CompanyFileSnapshot {
+    return {
+      format: 1,
+      path: this.path,
+      companyName: this.companyName,
+      utcOffset: this.utcOffset,
+      counters: {
+        list: this.listCounter,
+        transaction: this.txnCounter,
+        transactionNumber: this.txnNumberCounter,
+      },
+      records: [...this.records.values()].map((r) => ({ ...r, txnNumber: r.txnNumber ?? null })),
+      savedMessageSets: [...this.savedMessageSets.entries()].map(([id, responses]) => ({
+        id,
+        responses: [...responses],
+      })),
+      companyDataExts: this.companyDataExts.map((d) => ({ ...d })),
+    };
+  }
+
+  /** A new file from {@link CompanyFile.snapshot} data; throws on data that is not a snapshot. */
+  static restore(data: unknown, clock: LedgerClock): CompanyFile {
+    const snapshot = parseCompanyFileSnapshot(data);
+    const file = new CompanyFile(
+      snapshot.path,
+      { companyName: snapshot.companyName, utcOffset: snapshot.utcOffset },
+      clock,
+    );
+    file.load(snapshot);
+    return file;
+  }
+
+  /**
+   * Puts this file back to the state of an earlier {@link CompanyFile.snapshot} of itself, in place
+   * (open sessions keep working on it): how a change that could not be saved is undone.
+   */
+  revertTo(data: unknown): void {
+    const snapshot = parseCompanyFileSnapshot(data);
+    if (snapshot.path !== this.path)
+      throw new Error(`snapshot of ${snapshot.path} cannot revert ${this.path}`);
+    this.load(snapshot);
+  }
+
+  private load(snapshot: CompanyFileSnapshot): void {
+    this.listCounter = snapshot.counters.list;
+    this.txnCounter = snapshot.counters.transaction;
+    this.txnNumberCounter = snapshot.counters.transactionNumber;
+    this.records.clear();
+    for (const r of snapshot.records) this.records.set(r.id, { ...r, txnNumber: r.txnNumber ?? undefined });
+    this.savedMessageSets.clear();
+    for (const set of snapshot.savedMessageSets) this.savedMessageSets.set(set.id, set.responses);
+    this.companyDataExts.splice(0, this.companyDataExts.length, ...snapshot.companyDataExts);
   }
 
   /** Current time in whole unix seconds. */

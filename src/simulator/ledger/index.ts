@@ -12,3 +12,5 @@ export {
 export type { LedgerFault } from "./faults.ts";
 export type { LedgerLine, LedgerRecord } from "./records.ts";
 export { LedgerSession } from "./session.ts";
+export { PersistedApplication, type CompanyFileStore } from "./persisted-application.ts";
+export type { CompanyFileSnapshot } from "./snapshot.ts";

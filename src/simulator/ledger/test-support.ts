@@ -3,7 +3,7 @@
  * `send` that wraps request bodies in a message set and parses the response.
  */
 import assert from "node:assert/strict";
-import type { ApplicationSession } from "../application.ts";
+import type { ApplicationSession, SimulatedApplication } from "../application.ts";
 import { SimulatedLedgerApplication, type SimulatedLedgerOptions } from "./application.ts";
 import { parseDocument } from "../../ledger/xml/parse.ts";
 import { attr, type XmlElement } from "../../ledger/xml/tree.ts";
@@ -42,7 +42,7 @@ export async function setup(options: SimulatedLedgerOptions & { seed?: "sample" 
 }
 
 /** Begins a session on the open file or fails the test. */
-export async function begin(app: SimulatedLedgerApplication, path = ""): Promise<ApplicationSession> {
+export async function begin(app: SimulatedApplication, path = ""): Promise<ApplicationSession> {
   const result = await app.beginSession({
     companyFilePath: path,
     appName: "Bridge",

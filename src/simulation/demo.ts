@@ -1,18 +1,19 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Deps } from "./deps.ts";
-import { SimulatedLedgerApplication } from "./simulator/ledger/index.ts";
-import { SimulatedWebConnector } from "./simulator/web-connector.ts";
-import { createProject, type Principal } from "./tenancy/api-keys.ts";
-import { createAuthSession, loadSetup, qwcForSetup } from "./tenancy/auth-sessions.ts";
-import { createEndUser } from "./tenancy/end-users.ts";
-import { findProject } from "./store/projects.ts";
+import type { Deps } from "../deps.ts";
+import { createProject, type Principal } from "../tenancy/api-keys.ts";
+import { createAuthSession, loadSetup } from "../tenancy/auth-sessions.ts";
+import { createEndUser } from "../tenancy/end-users.ts";
+import { findConnectionForEndUser } from "../store/connections.ts";
+import { findProject } from "../store/projects.ts";
+import type { SimulationHost } from "./host.ts";
 
 /**
  * Demo data for `npm start`: one project whose keys are kept in `<DATA_DIR>/demo.json` (a dev
  * convenience, so every start prints the same working keys), and one end user whose company file
- * is simulated: a simulated Web Connector is set up through a real auth session (its `.qwc` and
- * password) and checks in over HTTP like the real one.
+ * is simulated. The first start sets the simulated Web Connector up through a real auth session
+ * (its `.qwc` and password); later starts find it among the simulated end users the host restored,
+ * with the company file as it was left.
  */
 interface DemoFile {
   projectId: string;
@@ -24,7 +25,6 @@ interface DemoFile {
 export interface Demo {
   file: DemoFile;
   banner: string;
-  stop: () => Promise<void>;
 }
 
 async function loadOrCreate(deps: Deps): Promise<DemoFile> {
@@ -55,8 +55,11 @@ async function loadOrCreate(deps: Deps): Promise<DemoFile> {
   return file;
 }
 
-/** Connects the demo end user's simulated company file through a fresh auth session. */
-async function connectSimulator(deps: Deps, file: DemoFile): Promise<SimulatedWebConnector> {
+/** Attaches the demo end user's simulated company file through a fresh auth session, unless it runs already. */
+async function connectSimulator(deps: Deps, host: SimulationHost, file: DemoFile): Promise<boolean> {
+  const existing = await findConnectionForEndUser(deps.db, file.projectId, file.endUserId);
+  // Restored at start: its first check-in is under way. The banner's commands work once it is online.
+  if (existing && host.isRunning(existing.id)) return host.waitUntilOnline(existing.id);
   const principal: Principal = {
     projectId: file.projectId,
     organization: file.organization,
@@ -71,23 +74,18 @@ async function connectSimulator(deps: Deps, file: DemoFile): Promise<SimulatedWe
   });
   const setup = await loadSetup(deps, session.id, session.clientSecret);
   if (setup.state !== "waiting") throw new Error(`Demo setup is ${setup.state}`);
-  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
-  ledger.createCompanyFile("C:\\Company Files\\Demo Company.qbw", {
-    companyName: "Demo Company",
-    seed: "sample",
-  });
-  const connector = new SimulatedWebConnector({
-    qwc: qwcForSetup(deps, setup.connection, "Demo Company"),
+  const attached = await host.attach({
+    connection: setup.connection,
     password: setup.password,
-    application: ledger,
+    companyName: "Demo Company",
   });
-  connector.start();
-  return connector;
+  return attached.online;
 }
 
-export async function seedDemo(deps: Deps): Promise<Demo> {
+/** Loads or creates the demo project and end user and makes sure its simulated connector runs. */
+export async function seedDemo(deps: Deps, host: SimulationHost): Promise<Demo> {
   const file = await loadOrCreate(deps);
-  const connector = await connectSimulator(deps, file);
+  const online = await connectSimulator(deps, host, file);
   const url = deps.config.publicUrl;
   const key = file.keys.secretLive;
   const banner = `
@@ -97,7 +95,8 @@ ledger-bridge is running at ${url}  (store: ${deps.store.engine}, simulator: on)
   Secret key        ${key}
   Test secret key   ${file.keys.secretTest}
   Publishable key   ${file.keys.publishableLive}
-  Demo end user     ${file.endUserId}  (simulated company file "Demo Company")
+  Test publishable  ${file.keys.publishableTest}
+  Demo end user     ${file.endUserId}  (simulated company file "Demo Company"${online ? "" : ", not connected yet"})
 
 Try it:
   curl -s ${url}/v1/end-users -H "Authorization: Bearer ${key}"
@@ -108,5 +107,5 @@ Try it:
 
 API reference: ${url}/docs   OpenAPI: ${url}/openapi.json
 `;
-  return { file, banner, stop: () => connector.stop() };
+  return { file, banner };
 }

@@ -1,0 +1,246 @@
+import type { Deps } from "../deps.ts";
+import { systemClock } from "../platform/clock.ts";
+import { connectionChannel } from "../requests/engine.ts";
+import { SimulatedLedgerApplication } from "../simulator/ledger/application.ts";
+import { PersistedApplication, type CompanyFileSnapshot } from "../simulator/ledger/index.ts";
+import { SimulatedWebConnector, type ConnectorEvent } from "../simulator/web-connector.ts";
+import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
+import { waitingRequests } from "../store/requests.ts";
+import {
+  attachSimulatedCompanyFile,
+  detachSimulatedCompanyFile,
+  findSimulatedCompanyFile,
+  listAttachedSimulatedCompanyFiles,
+  saveSimulatedCompanyFile,
+} from "../store/simulated-company-files.ts";
+import { qwcForSetup } from "../tenancy/auth-sessions.ts";
+import {
+  issueConnectorPassword,
+  type AttachSimulatedConnector,
+  type AttachedSimulatedConnector,
+  type SimulatedConnectors,
+} from "../tenancy/simulated-connections.ts";
+
+/**
+ * Simulated end users inside the service (`SIMULATOR=on`): for each attached connection, a
+ * simulated Web Connector (speaking SOAP to this service over HTTP, like the real one) and the
+ * simulated application with one company file, saved in the store after every change
+ * (`PersistedApplication`), so Requests and the file they changed survive a restart together.
+ *
+ * Two departures from a real end user's computer, both for a local developer's first hour:
+ * - each connector checks in at once when the service starts (`restoreAll`), and again whenever work
+ *   is queued for its connection while it is between sessions, instead of waiting up to its
+ *   scheduled interval (`CONNECTOR_CHECK_IN_SECONDS`) as a real one would;
+ * - its password is re-issued at every start (the store keeps only digests).
+ */
+export interface SimulationHostOptions {
+  /** Pause after a NoOp (ms); the real connector's 5 s by default. */
+  noOpPauseMs?: number;
+}
+
+interface Running {
+  readonly connectionId: string;
+  readonly connector: SimulatedWebConnector;
+  readonly watching: AbortController;
+  nudging: boolean;
+  again: boolean;
+}
+
+/** How long an attach waits for the connection's first successful check-in. */
+const ONLINE_WAIT_MS = 30_000;
+
+/** Check-ins one wake-up may cause in a row when work stays queued (a fault keeps it from running). */
+const CHECK_INS_PER_WAKE_MAX = 3;
+
+export class SimulationHost implements SimulatedConnectors {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: SimulationHostOptions = {},
+  ) {}
+
+  /** Whether a simulated connector runs for the connection. */
+  isRunning(connectionId: string): boolean {
+    return this.running.has(connectionId);
+  }
+
+  /** Starts every attached simulated end user kept in the store; returns how many started. */
+  async restoreAll(): Promise<number> {
+    let started = 0;
+    for (const row of await listAttachedSimulatedCompanyFiles(this.deps.db)) {
+      const connection = await findConnectionById(this.deps.db, row.connectionId);
+      if (!connection) continue;
+      try {
+        const password = await issueConnectorPassword(this.deps, connection.id);
+        await this.start(connection, password, row.companyName, row.snapshot);
+        started += 1;
+      } catch (error) {
+        this.deps.logger.error(
+          { err: error, connectionId: row.connectionId },
+          "simulated end user not started",
+        );
+      }
+    }
+    return started;
+  }
+
+  async attach(input: AttachSimulatedConnector): Promise<AttachedSimulatedConnector> {
+    const { connection } = input;
+    const existing = await findSimulatedCompanyFile(this.deps.db, connection.id);
+    const snapshot = existing?.snapshot ?? newCompanyFile(input.companyName);
+    const row = await attachSimulatedCompanyFile(
+      this.deps.db,
+      {
+        connectionId: connection.id,
+        projectId: connection.project_id,
+        companyName: existing?.companyName ?? input.companyName,
+        snapshot,
+      },
+      new Date(this.deps.clock.now()),
+    );
+    const companyFilePath = await this.start(connection, input.password, row.companyName, snapshot);
+    const online = await this.waitUntilOnline(connection.id);
+    return { connectionId: connection.id, companyFilePath, reused: existing !== null, online };
+  }
+
+  /**
+   * Waits (bounded, in real time: the simulated connector runs on real time) until the connection is
+   * online after its first check-in, so that calls made right after an attach or a start succeed
+   * (before it, a call fails fast with INTEGRATION_CONNECTION_NOT_SET_UP).
+   */
+  async waitUntilOnline(connectionId: string, timeoutMs = ONLINE_WAIT_MS): Promise<boolean> {
+    const deadline = systemClock.now() + timeoutMs;
+    for (;;) {
+      const connection = await findConnectionById(this.deps.db, connectionId);
+      if (connection?.status === "online") return true;
+      if (!this.running.has(connectionId) || systemClock.now() >= deadline) return false;
+      await systemClock.sleep(50);
+    }
+  }
+
+  /** Stops every simulated connector (the company files are already saved). */
+  async stop(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((id) => this.stopOne(id)));
+  }
+
+  private async start(
+    connection: ConnectionRow,
+    password: string,
+    companyName: string,
+    snapshot: unknown,
+  ): Promise<string> {
+    await this.stopOne(connection.id);
+    const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+    const file = ledger.restoreCompanyFile(snapshot);
+    const application = new PersistedApplication(ledger, {
+      save: (next) => this.save(connection.id, next),
+    });
+    application.markSaved(file);
+    const entry: Running = {
+      connectionId: connection.id,
+      connector: new SimulatedWebConnector({
+        qwc: qwcForSetup(this.deps, connection, companyName),
+        password,
+        application,
+        ...(this.options.noOpPauseMs === undefined ? {} : { noOpPauseMs: this.options.noOpPauseMs }),
+        onEvent: (event) => this.observe(entry, event),
+      }),
+      watching: new AbortController(),
+      nudging: false,
+      again: false,
+    };
+    this.running.set(connection.id, entry);
+    entry.connector.start();
+    void this.watch(entry);
+    return file.path;
+  }
+
+  private async stopOne(connectionId: string): Promise<void> {
+    const entry = this.running.get(connectionId);
+    if (!entry) return;
+    this.running.delete(connectionId);
+    entry.watching.abort();
+    await entry.connector.stop();
+  }
+
+  private async save(connectionId: string, snapshot: CompanyFileSnapshot): Promise<void> {
+    const saved = await saveSimulatedCompanyFile(
+      this.deps.db,
+      connectionId,
+      snapshot,
+      new Date(this.deps.clock.now()),
+    );
+    if (!saved) {
+      void this.stopOne(connectionId);
+      throw new Error("the end user of this company file was deleted");
+    }
+  }
+
+  /** A password the service no longer accepts means the end user set up another connector. */
+  private observe(entry: Running, event: ConnectorEvent): void {
+    if (event.type !== "session_ended" || event.report.outcome !== "invalid_user") return;
+    if (this.running.get(entry.connectionId) !== entry) return;
+    this.deps.logger.info(
+      { connectionId: entry.connectionId },
+      "simulated connector detached: its password changed",
+    );
+    void detachSimulatedCompanyFile(this.deps.db, entry.connectionId, new Date(this.deps.clock.now()))
+      .then(() => this.stopOne(entry.connectionId))
+      .catch((error: unknown) =>
+        this.deps.logger.error({ err: error }, "detaching a simulated connector failed"),
+      );
+  }
+
+  /** Checks in when work is queued for the connection (wake-ups: in process, or LISTEN/NOTIFY). */
+  private async watch(entry: Running): Promise<void> {
+    const signal = entry.watching.signal;
+    while (!signal.aborted) {
+      await this.deps.store.notifier.wait(connectionChannel(entry.connectionId), signal);
+      if (signal.aborted) return;
+      void this.nudge(entry).catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, connectionId: entry.connectionId }, "simulated check-in failed"),
+      );
+    }
+  }
+
+  private async nudge(entry: Running): Promise<void> {
+    if (entry.nudging) {
+      // The check-in running now may end before it sees this work: look again after it.
+      entry.again = true;
+      return;
+    }
+    entry.nudging = true;
+    try {
+      for (let i = 0; i < CHECK_INS_PER_WAKE_MAX && (i === 0 || entry.again); i++) {
+        entry.again = false;
+        if (entry.watching.signal.aborted || !(await this.hasWork(entry.connectionId))) continue;
+        // Joins the session in progress, if any, like "Update Selected" in the real connector.
+        await entry.connector.checkInNow();
+      }
+    } finally {
+      entry.nudging = false;
+    }
+  }
+
+  private async hasWork(connectionId: string): Promise<boolean> {
+    const waiting = await waitingRequests(this.deps.db, connectionId, ["queued", "waiting_for_connection"]);
+    return waiting.length > 0;
+  }
+}
+
+/** A new company file with the sample data, as a snapshot. */
+function newCompanyFile(companyName: string): CompanyFileSnapshot {
+  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+  return ledger.createCompanyFile(companyFilePath(companyName), { companyName, seed: "sample" }).snapshot();
+}
+
+/** `C:\Company Files\<name>.company`, with the characters Windows refuses in file names replaced. */
+export function companyFilePath(companyName: string): string {
+  const safe = companyName
+    // eslint-disable-next-line no-control-regex
+    .replace(/[<>:"/\\|?*\u0000-\u001f]+/g, "-")
+    .trim()
+    .slice(0, 60);
+  return `C:\\Company Files\\${safe || "Company"}.company`;
+}

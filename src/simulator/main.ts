@@ -1,0 +1,133 @@
+/**
+ * `npm run simulator`: a standalone simulated end user (Web Connector + accounting application with
+ * one company file) for a ledger-bridge service running elsewhere, or with SIMULATOR=off. It reaches
+ * the service only as a real end user's computer does: the setup link (or a `.qwc` file and its
+ * password) and then the connector protocol over HTTP.
+ *
+ *   npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH]
+ *   npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH]
+ *
+ * Environment instead of flags: LEDGER_SIMULATOR_SETUP_URL, LEDGER_SIMULATOR_QWC,
+ * LEDGER_SIMULATOR_PASSWORD, LEDGER_SIMULATOR_FILE. `--connector-url` replaces the `.qwc`'s AppURL
+ * (the service's connector endpoint, for example when the file names a public address).
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { SimulatedLedgerApplication } from "./ledger/application.ts";
+import { PersistedApplication } from "./ledger/persisted-application.ts";
+import { JsonFileStore } from "./json-file-store.ts";
+import { SimulatedWebConnector } from "./web-connector.ts";
+
+const USAGE = `Usage:
+  npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH]
+  npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH]
+
+  --setup-url      the auth session's authFlowUrl: the .qwc and the password are taken from it
+  --qwc, --password  a .qwc file and the password shown on the setup page
+  --connector-url  use this connector endpoint instead of the .qwc's AppURL
+  --company        company name of a new company file (default "Simulated Company")
+  --file           keep the company file here as JSON (default ./simulated-company.json); an
+                   existing file is used as it is
+Environment: LEDGER_SIMULATOR_SETUP_URL, LEDGER_SIMULATOR_QWC, LEDGER_SIMULATOR_PASSWORD,
+LEDGER_SIMULATOR_FILE.`;
+
+interface Registration {
+  qwc: string;
+  password: string;
+}
+
+/** Follows the setup link as the end user does: downloads the .qwc and reads the password shown. */
+async function fromSetupLink(setupUrl: string): Promise<Registration> {
+  const url = new URL(setupUrl);
+  const page = await fetch(url);
+  if (page.status !== 200) throw new Error(`The setup link answered ${page.status}: is it still valid?`);
+  const password = /<code id="password">([A-Za-z0-9]+)<\/code>/.exec(await page.text())?.[1];
+  if (!password) throw new Error("The setup page shows no password: the setup may be finished already.");
+  const qwcUrl = new URL(url);
+  qwcUrl.pathname = `${url.pathname.replace(/\/$/, "")}/qwc`;
+  const qwc = await fetch(qwcUrl);
+  if (qwc.status !== 200) throw new Error(`The .qwc download answered ${qwc.status}.`);
+  return { qwc: await qwc.text(), password };
+}
+
+function withConnectorUrl(qwc: string, connectorUrl: string | undefined): string {
+  if (!connectorUrl) return qwc;
+  const escaped = connectorUrl.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+  return qwc.replace(/<AppURL>[^<]*<\/AppURL>/, `<AppURL>${escaped}</AppURL>`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      "setup-url": { type: "string" },
+      qwc: { type: "string" },
+      password: { type: "string" },
+      "connector-url": { type: "string" },
+      company: { type: "string" },
+      file: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return void console.log(USAGE);
+  const env = process.env;
+  const setupUrl = values["setup-url"] ?? env.LEDGER_SIMULATOR_SETUP_URL;
+  const qwcPath = values.qwc ?? env.LEDGER_SIMULATOR_QWC;
+  const password = values.password ?? env.LEDGER_SIMULATOR_PASSWORD;
+  let registration: Registration;
+  if (setupUrl) registration = await fromSetupLink(setupUrl);
+  else if (qwcPath && password) registration = { qwc: readFileSync(qwcPath, "utf8"), password };
+  else throw new UsageError("Give --setup-url, or --qwc and --password.");
+
+  const store = new JsonFileStore(values.file ?? env.LEDGER_SIMULATOR_FILE ?? "simulated-company.json");
+  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+  const stored = store.load();
+  const companyName = values.company ?? "Simulated Company";
+  const file =
+    stored === null
+      ? ledger.createCompanyFile(`C:\\Company Files\\${companyName.replace(/[<>:"/\\|?*]+/g, "-")}.company`, {
+          companyName,
+          seed: "sample",
+        })
+      : ledger.restoreCompanyFile(stored);
+  const application = new PersistedApplication(ledger, store);
+  if (stored === null) await application.save(file);
+  else application.markSaved(file);
+
+  const connector = new SimulatedWebConnector({
+    qwc: withConnectorUrl(registration.qwc, values["connector-url"]),
+    password: registration.password,
+    application,
+    onEvent: (event) => {
+      if (event.type !== "session_ended") return;
+      const { outcome, message, requestsProcessed } = event.report;
+      console.log(
+        `${new Date().toISOString()} check-in: ${outcome}${message ? ` (${message})` : ""}, ${requestsProcessed} request(s)`,
+      );
+    },
+  });
+  const every = connector.intervalSeconds;
+  console.log(
+    `Simulated end user "${file.companyName}" (company file ${store.path}) checks in at ${connector.registration.appUrl}` +
+      (every === undefined ? " once." : ` now and every ${every} s. Ctrl+C stops it.`),
+  );
+  connector.start();
+  const stop = (): void => {
+    void connector.stop().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(
+    error instanceof UsageError
+      ? `${error.message}\n\n${USAGE}`
+      : error instanceof Error
+        ? error.message
+        : error,
+  );
+  process.exit(error instanceof UsageError ? 2 : 1);
+});

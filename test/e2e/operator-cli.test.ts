@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { test } from "node:test";
+import { call, runCli, startService, workspace, type Workspace } from "./processes.ts";
+
+/**
+ * The operator CLI beside a running service, both as real child processes on the suite's store (a
+ * PGlite data directory, or a PostgreSQL database): commands run inside the service over its admin
+ * channel, so their keys work at once and a revoked key stops at once; the CLI attaches a simulated
+ * connector and company file to any end user; a second service never opens the same embedded store.
+ * (operator-restart.test.ts covers the CLI without a service and the restart.)
+ */
+async function cliJson<T>(ws: Workspace, args: string[]): Promise<{ value: T; stderr: string }> {
+  const result = await runCli(ws, args);
+  assert.equal(result.code, 0, `ledger-bridge ${args.join(" ")}:\n${result.stdout}\n${result.stderr}`);
+  return { value: JSON.parse(result.stdout) as T, stderr: result.stderr };
+}
+
+interface CreatedProject {
+  project: { id: string; name: string };
+  keys: { secretLive: string; secretTest: string; publishableLive: string; publishableTest: string };
+}
+
+test("projects and keys created, listed and revoked while the service runs; a simulated end user attached", async (t) => {
+  const ws = await workspace(t);
+  const service = await startService(t, ws);
+
+  const created = await cliJson<CreatedProject>(ws, ["projects", "create", "--name", "Operator project"]);
+  assert.match(created.stderr, /using the running service \(pid \d+\)/);
+  const projectId = created.value.project.id;
+  const liveKey = created.value.keys.secretLive;
+  assert.equal(
+    (await call(ws, liveKey, "GET", "/v1/end-users")).status,
+    200,
+    "a new project's key works at once",
+  );
+
+  const readOnly = await cliJson<{ id: string; key: string; readOnly: boolean }>(ws, [
+    "keys",
+    "create",
+    "--project",
+    projectId,
+    "--read-only",
+  ]);
+  assert.equal(readOnly.value.readOnly, true);
+  assert.equal((await call(ws, readOnly.value.key, "GET", "/v1/end-users")).status, 200);
+  const listed = await cliJson<{ id: string; revokedAt: string | null }[]>(ws, [
+    "keys",
+    "list",
+    "--project",
+    projectId,
+  ]);
+  assert.equal(listed.value.length, 5);
+  assert.ok(listed.value.some((k) => k.id === readOnly.value.id && k.revokedAt === null));
+
+  const revoked = await runCli(ws, ["keys", "revoke", "--project", projectId, "--key", readOnly.value.id]);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.equal(revoked.stdout.trim(), "revoked");
+  assert.equal((await call(ws, readOnly.value.key, "GET", "/v1/end-users")).status, 401, "revoked at once");
+
+  // Any end user gets a simulated connector and company file from the CLI (simulator mode).
+  const endUser = await call(ws, liveKey, "POST", "/v1/end-users", {
+    body: JSON.stringify({ companyName: "Attached From The CLI", sourceId: "cli-1" }),
+  });
+  assert.equal(endUser.status, 201);
+  const endUserId = ((await endUser.json()) as { id: string }).id;
+  const attached = await cliJson<{ connectionId: string; reused: boolean; online: boolean }>(ws, [
+    "end-users",
+    "simulate",
+    "--project",
+    projectId,
+    "--end-user",
+    endUserId,
+  ]);
+  assert.deepEqual([attached.value.reused, attached.value.online], [false, true]);
+  const health = await call(ws, liveKey, "GET", "/v1/ledger-desktop/health-check", { endUserId });
+  assert.equal(health.status, 200, await health.clone().text());
+  assert.equal(
+    ((await health.json()) as { ledger: { companyName: string } }).ledger.companyName,
+    "Attached From The CLI",
+  );
+
+  await secondServiceOnTheSameDataDir(ws, service.child.pid ?? 0);
+  assert.equal(await service.stop(), 0);
+});
+
+/**
+ * PGlite: a second service refuses to open the same data directory and names the first. (On
+ * PostgreSQL, sharing is by design: a second instance simply runs, without the admin channel.)
+ */
+async function secondServiceOnTheSameDataDir(ws: Workspace, firstPid: number): Promise<void> {
+  if (ws.env.DATABASE_URL) return;
+  const { DATABASE_URL: _server, ...inherited } = process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { ...inherited, ...ws.env, PORT: String(Number(ws.env.PORT) + 1), SIMULATOR: "off" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  assert.equal(code, 1);
+  assert.match(stderr, new RegExp(`Another ledger-bridge service \\(pid ${firstPid} `));
+}

@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { openTestStore } from "../../src/testing/harness.ts";
+import { freePort } from "../../src/testing/system.ts";
+
+/**
+ * The service and the operator CLI as real child processes, as an operator runs them: `npm start`
+ * (src/main.ts) and `ledger-bridge …` (src/cli.ts), on the store the suite runs on (a fresh PGlite
+ * data directory, or a fresh database on the PostgreSQL server named by DATABASE_URL).
+ */
+const ROOT = join(import.meta.dirname, "..", "..");
+
+export interface Workspace {
+  /** Environment shared by the service and the CLI: DATA_DIR, PORT, DATABASE_URL when set. */
+  env: Record<string, string>;
+  dataDir: string;
+  url: string;
+}
+
+/** A data directory (and, on PostgreSQL, a database) removed when the test ends. */
+export async function workspace(t: TestContext, env: Record<string, string> = {}): Promise<Workspace> {
+  const dataDir = mkdtempSync(join(tmpdir(), "lb-op-"));
+  const port = await freePort();
+  const opened = await openTestStore();
+  // The service and the CLI open the database themselves.
+  await opened.store.close();
+  t.after(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    await opened.drop();
+  });
+  return {
+    dataDir,
+    url: `http://127.0.0.1:${port}`,
+    env: {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: "warn",
+      ...(opened.url ? { DATABASE_URL: opened.url } : {}),
+      ...env,
+    },
+  };
+}
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  // DATABASE_URL of the suite names the server, not the test's database: only `env` decides.
+  const { DATABASE_URL: _server, ...rest } = process.env;
+  return { ...rest, ...env };
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything the service printed on stdout (the banner). */
+  stdout: () => string;
+  stderr: () => string;
+  secretKey: string;
+  demoEndUserId: string;
+  /** Stops with SIGTERM and waits for the exit. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `src/main.ts` and waits for its banner (simulator on) or its "listening" log (off). */
+export async function startService(
+  t: TestContext,
+  ws: Workspace,
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: childEnv({ ...ws.env, ...env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    return exited;
+  };
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exited;
+  });
+  const simulator = (env.SIMULATOR ?? ws.env.SIMULATOR ?? "on") === "on";
+  const url = env.PORT ? `http://127.0.0.1:${env.PORT}` : ws.url;
+  const started = Date.now();
+  while (!(simulator ? out.includes("API reference:") : await answers(`${url}/readyz`))) {
+    if (child.exitCode !== null) assert.fail(`the service exited (${child.exitCode}):\n${out}\n${err}`);
+    assert.ok(Date.now() - started < 150_000, `the service did not start:\n${out}\n${err}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    secretKey: /Secret key\s+(sk_live_\w+)/.exec(out)?.[1] ?? "",
+    demoEndUserId: /Demo end user\s+(eu_\w+)/.exec(out)?.[1] ?? "",
+    stop,
+  };
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `ledger-bridge <args>` to its end. */
+export async function runCli(
+  ws: Workspace,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: ROOT,
+    env: childEnv({ ...ws.env, ...env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  return { code, stdout, stderr };
+}
+
+/** `fetch` with a Bearer key. */
+export function call(
+  ws: Workspace,
+  key: string,
+  method: string,
+  path: string,
+  init: { endUserId?: string; body?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...init.headers };
+  if (init.endUserId) headers["svc-end-user-id"] = init.endUserId;
+  if (init.body !== undefined) headers["content-type"] = init.contentType ?? "application/json";
+  return fetch(`${ws.url}${path}`, {
+    method,
+    headers,
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
+}

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { CompanyFile } from "../../src/simulator/ledger/company-file.ts";
+import { startSystem } from "../../src/testing/system.ts";
+import { eventually } from "./helpers.ts";
+
+/**
+ * `npm run simulator`: a standalone simulated end user, as its own process, pointed at a running
+ * service (here in-process, simulator mode off) only through the auth session's setup link. It
+ * completes the setup, answers calls, and keeps its company file in a JSON file across runs.
+ */
+const ROOT = join(import.meta.dirname, "..", "..");
+
+test("npm run simulator follows a setup link, answers calls and keeps its company file", async (t) => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  assert.equal(pkg.scripts.simulator, "tsx src/simulator/main.ts");
+  const sys = await startSystem(t, { config: { CONNECTOR_HOLD_MS: "300" } });
+  const dir = mkdtempSync(join(tmpdir(), "lb-sim-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const companyJson = join(dir, "company.json");
+
+  const created = await sys.call("POST", "/v1/end-users", {
+    body: { companyName: "Standalone Co", sourceId: "sa-1" },
+  });
+  assert.equal(created.status, 201);
+  const endUserId = ((await created.json()) as { id: string }).id;
+  const sessionResponse = await sys.call("POST", "/v1/auth-sessions", {
+    body: { publishableKey: sys.project.keys.publishableLive, endUserId },
+  });
+  const session = (await sessionResponse.json()) as { id: string; clientSecret: string; authFlowUrl: string };
+
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "src/simulator/main.ts",
+      "--setup-url",
+      session.authFlowUrl,
+      "--company",
+      "Standalone Co",
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LEDGER_SIMULATOR_FILE: companyJson },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  t.after(async () => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    await exited;
+  });
+
+  const status = `${sys.url}/setup/${session.id}/status?clientSecret=${encodeURIComponent(session.clientSecret)}`;
+  await eventually(
+    `the setup completes (simulator output: ${output})`,
+    async () => ((await (await fetch(status)).json()) as { state: string }).state === "completed",
+    60_000,
+  );
+  assert.match(output, /Simulated end user "Standalone Co"/);
+
+  const health = await sys.call("GET", "/v1/ledger-desktop/health-check", { endUserId });
+  assert.equal(health.status, 200, await health.clone().text());
+  assert.equal(
+    ((await health.json()) as { ledger: { companyName: string } }).ledger.companyName,
+    "Standalone Co",
+  );
+  const added = await sys.call("POST", `/v1/end-users/${endUserId}/passthrough/ledger_desktop`, {
+    body: "<CustomerAddRq><CustomerAdd><Name>Kept In The File</Name></CustomerAdd></CustomerAddRq>",
+  });
+  assert.equal(added.status, 200, await added.clone().text());
+
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0, output);
+  const kept = CompanyFile.restore(JSON.parse(readFileSync(companyJson, "utf8")), { now: () => Date.now() });
+  assert.equal(kept.companyName, "Standalone Co");
+  assert.ok(kept.recordsOf("Customer").some((r) => r.fields.some((f) => f.text === "Kept In The File")));
+});
+
+test("npm run simulator without a registration explains its flags", async () => {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, LEDGER_SIMULATOR_SETUP_URL: "", LEDGER_SIMULATOR_QWC: "" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  assert.equal(code, 2);
+  assert.match(stderr, /--setup-url/);
+});
