@@ -34,6 +34,12 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   auth?: "secret";
   /** Writes are refused to read-only keys (403 API_KEY_READ_ONLY). Defaults to method !== GET. */
   write?: boolean;
+  /**
+   * Who honours `Idempotency-Key`, independent of {@link write}: `platform` (the default for
+   * non-GET routes) stores and replays the first HTTP response; `request` leaves it to the Request
+   * engine (application operations: same key attaches to or replays the Request); `none` ignores it.
+   */
+  idempotency?: "platform" | "request" | "none";
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   /** Names of path parameters, for OpenAPI. */

@@ -137,6 +137,59 @@ describe("the application's statuses become the spec's codes, with the native st
   });
 });
 
+describe("idempotency of typed writes (spec: Idempotency-Key)", () => {
+  test("the same key and body replays the Request; another body is IDEMPOTENCY_KEY_REUSED", async () => {
+    const headers = { "idempotency-key": "typed-create-1" };
+    const body = { name: "Once Only Ltd" };
+    const first = await sys.call("POST", "/v1/ledger-desktop/customers", {
+      endUserId: eu.endUserId,
+      body,
+      headers,
+    });
+    assert.equal(first.status, 201, await first.clone().text());
+    const again = await sys.call("POST", "/v1/ledger-desktop/customers", {
+      endUserId: eu.endUserId,
+      body,
+      headers,
+    });
+    assert.equal(again.status, 201, await again.clone().text());
+    assert.equal(again.headers.get("svc-request-id"), first.headers.get("svc-request-id"));
+    assert.deepEqual(await again.json(), await first.json());
+    const other = await sys.call("POST", "/v1/ledger-desktop/customers", {
+      endUserId: eu.endUserId,
+      body: { name: "Someone Else Ltd" },
+      headers,
+    });
+    assert.equal(other.status, 422);
+    assert.equal(((await other.json()) as { error: Json }).error.code, "IDEMPOTENCY_KEY_REUSED");
+    const named = await call(
+      "GET",
+      `/v1/ledger-desktop/customers?fullNames=${encodeURIComponent("Once Only Ltd")}`,
+    );
+    assert.equal((named.body.data as Json[]).length, 1, "written once");
+  });
+
+  test("a read-only key cannot create, but can list", async () => {
+    const { createApiKey } = await import("../../src/tenancy/api-keys.ts");
+    const readOnly = await createApiKey(sys.deps, sys.project.project.id, {
+      kind: "secret",
+      mode: "live",
+      readOnly: true,
+    });
+    const refused = await sys.call("POST", "/v1/ledger-desktop/customers", {
+      key: readOnly.secret,
+      endUserId: eu.endUserId,
+      body: { name: "Nope" },
+    });
+    assert.equal(refused.status, 403);
+    const listed = await sys.call("GET", "/v1/ledger-desktop/customers?limit=1", {
+      key: readOnly.secret,
+      endUserId: eu.endUserId,
+    });
+    assert.equal(listed.status, 200);
+  });
+});
+
 describe("input is checked before anything is queued", () => {
   test("delete without confirm=true, unknown fields and too many decimals queue nothing", async () => {
     const before = await requestCount();

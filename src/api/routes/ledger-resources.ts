@@ -615,6 +615,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         url: base,
         summary: `Create a ${name}`,
         write: true,
+        idempotency: "request",
         // Derived on first use (start-up would otherwise build every shape).
         get body() {
           return inputSchema(shape());
@@ -643,6 +644,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         pathParams: ["id"],
         summary: `Update a ${name}`,
         write: true,
+        idempotency: "request",
         get body() {
           if (!resource.update) throw new Error(`${operation.operationId}: no update shape`);
           return inputSchema(resource.update, { omit: OMIT_ID });
@@ -665,6 +667,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         pathParams: ["id"],
         summary: `Delete a ${name} (permanent; needs confirm=true)`,
         write: true,
+        idempotency: "request",
         query: confirmQuery,
         headers: WRITE_HEADERS,
         response: { status: 200, description: "The deleted record's summary" },
@@ -684,6 +687,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         pathParams: ["id"],
         summary: `Void a ${name}`,
         write: true,
+        idempotency: "request",
         headers: WRITE_HEADERS,
         response: { status: 200, description: "The voided record's summary" },
         handler: (ctx) =>
@@ -702,6 +706,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         pathParams: ["id"],
         summary: `Merge a ${name} into another (the first is deleted)`,
         write: true,
+        idempotency: "request",
         body: mergeBody,
         examples: {
           minimal: {
@@ -728,6 +733,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
         pathParams: ["id"],
         summary: `Set a custom field of a ${name}`,
         write: true,
+        idempotency: "request",
         body: customFieldBody,
         examples: { minimal: { operation: "update", name: "Colour", value: "Blue" } },
         headers: WRITE_HEADERS,
@@ -822,6 +828,7 @@ function unsupportedRoute(resource: ResourceDefinition, action: string): RouteDe
     pathParams: route.suffix.includes(":id") ? ["id"] : [],
     summary: `Not supported by the application (answers LEDGER_OPERATION_UNSUPPORTED)`,
     write: true,
+    idempotency: "request",
     headers: WRITE_HEADERS,
     response: { status: 422, description: "LEDGER_OPERATION_UNSUPPORTED with `details.alternatives`" },
     handler: () => {

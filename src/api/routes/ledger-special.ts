@@ -45,7 +45,9 @@ export const ledgerSpecialRoutes = [
     operationId: PASSTHROUGH_OPERATION,
     summary: "Send raw request messages (XML) to the end user's application",
     tag: "Passthrough",
+    // Read or write depends on the body: the handler refuses writes to read-only keys itself.
     write: false,
+    idempotency: "request",
     pathParams: ["id", "integrationSlug"],
     examples: {
       read: { xml: "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>" },
