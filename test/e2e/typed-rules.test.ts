@@ -190,6 +190,49 @@ describe("idempotency of typed writes (spec: Idempotency-Key)", () => {
   });
 });
 
+describe("reports through the API (spec: Report)", () => {
+  test("a profit and loss report comes back as rows and columns; the aging total matches the customers", async () => {
+    const pnl = await call(
+      "GET",
+      "/v1/ledger-desktop/reports/general-summary?reportType=profit_and_loss_standard",
+    );
+    assert.equal(pnl.status, 200, JSON.stringify(pnl.body));
+    assert.equal(pnl.body.objectType, "ledger_report");
+    assert.equal(pnl.body.reportType, "profit_and_loss_standard");
+    assert.equal(pnl.body.title, "Profit And Loss Standard");
+    const columns = pnl.body.columns as Json[];
+    assert.equal(columns.length, pnl.body.columnCount);
+    assert.equal((pnl.body.rows as Json[]).length, pnl.body.rowCount);
+
+    const customer = await factory.create(group("customers"));
+    const invoice = await call("POST", "/v1/ledger-desktop/invoices", {
+      customerId: customer.id,
+      lines: [{ description: "Report me", amount: "40.00" }],
+    });
+    assert.equal(invoice.status, 201, JSON.stringify(invoice.body));
+    const aging = await call("GET", "/v1/ledger-desktop/reports/aging?reportType=ar_aging_summary");
+    assert.equal(aging.status, 200, JSON.stringify(aging.body));
+    const rows = aging.body.rows as Array<{ kind: string; rowDescriptor: Json | null; cells: Json[] }>;
+    const mine = rows.find((r) => r.kind === "data" && r.rowDescriptor?.value === customer.fullName);
+    assert.ok(mine, "the new customer's open balance is in the aging report");
+    assert.equal(mine.cells.at(-1)?.value, "40.00");
+    const customers = await call("GET", "/v1/ledger-desktop/customers?limit=150");
+    const sum = (customers.body.data as Json[]).reduce((total, c) => total + Number(c.balance ?? 0), 0);
+    const totalRow = rows.find((r) => r.kind === "total");
+    assert.equal(Number(totalRow?.cells.at(-1)?.value), Number(sum.toFixed(2)));
+  });
+
+  test("a report parameter outside its enumeration is refused before anything is queued", async () => {
+    const before = await requestCount();
+    const bad = await call("GET", "/v1/ledger-desktop/reports/aging?reportType=nonsense");
+    const body = error(bad, 400, "INVALID_PARAMETER");
+    assert.equal(body.param, "reportType");
+    const missing = await call("GET", "/v1/ledger-desktop/reports/aging");
+    assert.equal(error(missing, 400, "INVALID_PARAMETER").param, "reportType");
+    assert.equal(await requestCount(), before);
+  });
+});
+
 describe("input is checked before anything is queued", () => {
   test("delete without confirm=true, unknown fields and too many decimals queue nothing", async () => {
     const before = await requestCount();

@@ -14,6 +14,7 @@ import { companyRet, hostRet, preferencesRet, type HostInfo } from "./hcp.ts";
 import { deleteRecord, mergeRecords, voidRecord } from "./lifecycle-ops.ts";
 import { objectType, slotNamed } from "./objects.ts";
 import { queryRecords, type QueryContext } from "./query-ops.ts";
+import { reportAnswer } from "./reports.ts";
 import { STATUS_NO_MATCH, STATUS_OK, statusNotAvailable } from "./status.ts";
 import { addRecord, modRecord, type OpResult } from "./write-ops.ts";
 
@@ -67,7 +68,8 @@ function handlerOf(name: string): Handler {
     return (rq, ctx) => addRecord(object, body(rq, `${object.name}Add`), ctx.file, retElements(rq));
   if (object !== undefined && family?.[2] === "Mod")
     return (rq, ctx) => modRecord(object, body(rq, `${object.name}Mod`), ctx.file, retElements(rq));
-  if (family?.[2] === "Query" && !name.endsWith("ReportQueryRq")) {
+  if (name.endsWith("ReportQueryRq")) return (rq, ctx) => reportAnswer(rq, ctx.file);
+  if (family?.[2] === "Query") {
     // Queries of things the simulator keeps none of (templates, payroll…) simply match nothing.
     return (rq, ctx) => queryRecords(rq, ctx.file, ctx) ?? { status: STATUS_NO_MATCH, body: [] };
   }
