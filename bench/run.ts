@@ -23,13 +23,14 @@ import { findConnectionById } from "../src/store/connections.ts";
 import { loadSetup, qwcForSetup } from "../src/tenancy/auth-sessions.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
 import type { WorkerCommand, WorkerReply, WorkerSetup } from "./end-user-worker.ts";
+import { codecRows, runTypedBench } from "./typed.ts";
 
 const WARM_UP_CALLS = 30;
 const HANDOVER_SAMPLES = 300;
 const THROUGHPUT_REQUESTS = 1500;
 const THROUGHPUT_CONCURRENCY = 8;
 const SEQUENTIAL_REQUESTS = 300;
-const WATCHDOG_MS = 170_000;
+const WATCHDOG_MS = 600_000;
 const PASSTHROUGH_BODY = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
 
 interface Row {
@@ -290,6 +291,9 @@ async function main(): Promise<void> {
       goal: "-",
     });
   }
+  // Typed operations (issue 7): the codec, a cursor walk and typed creates, on each store.
+  rows.push(...codecRows(), ...(await runTypedBench()));
+  if (databaseUrl) rows.push(...(await runTypedBench(databaseUrl)));
   console.log("");
   printTable(rows);
   const cpu = cpus()[0]?.model ?? "unknown CPU";

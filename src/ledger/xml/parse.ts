@@ -1,96 +1,82 @@
 /**
- * Parses a request document into {@link XmlElement}s. Anything that is not well-formed, or that has
- * more than one root, fails here; the processor turns every failure into HRESULT 0x80040400.
+ * Parses a message document into {@link XmlElement}s in one streaming pass (saxes: strict
+ * well-formedness, predefined and numeric references decoded). Anything that is not well-formed,
+ * that declares a DOCTYPE, mixes text with elements, nests deeper than any message does, or has more
+ * than one root fails here: the simulated application turns a failure into HRESULT 0x80040400 and
+ * the service into LEDGER_RESPONSE_UNREADABLE.
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { SaxesParser } from "saxes";
 import type { XmlElement } from "./tree.ts";
 
-/** A parsed request document. */
+/** A parsed message document. */
 export interface ParsedDocument {
   readonly root: XmlElement;
   /** The `<?qbxml version="…"?>` value, when present. */
   readonly qbxmlVersion: string | undefined;
 }
 
-// fast-xml-parser's preserveOrder output: one key per node plus ":@" for attributes.
-type OrderedNode = Record<string, unknown>;
+/** Deeper than any message of the schema nests (about 12); protects the recursive readers. */
+const MAX_DEPTH = 64;
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: "",
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignorePiTags: false,
-  // Entities are decoded below so that numeric references work too.
-  processEntities: false,
-  trimValues: true,
-});
-
-const NAMED_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-
-function decodeEntities(value: string): string {
-  return value.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (whole, body: string) => {
-    if (body.startsWith("#x")) return String.fromCodePoint(Number.parseInt(body.slice(2), 16));
-    if (body.startsWith("#")) return String.fromCodePoint(Number.parseInt(body.slice(1), 10));
-    return NAMED_ENTITIES[body] ?? whole;
-  });
+interface OpenElement {
+  readonly name: string;
+  readonly attrs: ReadonlyArray<readonly [string, string]>;
+  readonly children: XmlElement[];
+  text: string;
 }
 
-function nodeName(n: OrderedNode): string | undefined {
-  return Object.keys(n).find((key) => key !== ":@");
-}
-
-function readAttrs(n: OrderedNode): Array<readonly [string, string]> {
-  const raw = n[":@"];
-  if (typeof raw !== "object" || raw === null) return [];
-  return Object.entries(raw).map(([key, value]) => [key, decodeEntities(String(value))] as const);
-}
-
-function toElement(name: string, n: OrderedNode): XmlElement | undefined {
-  const body = n[name];
-  if (!Array.isArray(body)) return undefined;
-  const children: XmlElement[] = [];
-  let text = "";
-  for (const item of body as OrderedNode[]) {
-    const itemName = nodeName(item);
-    if (itemName === undefined) continue;
-    if (itemName === "#text") {
-      text += String(item["#text"]);
-      continue;
-    }
-    const converted = toElement(itemName, item);
-    if (converted === undefined) return undefined;
-    children.push(converted);
-  }
-  // Mixed content never appears in the protocol; treat it as a malformed document.
-  if (children.length > 0 && text.trim() !== "") return undefined;
-  return { name, attrs: readAttrs(n), children, text: decodeEntities(text) };
-}
+class Malformed extends Error {}
 
 /** Parses `xml`; `undefined` when it is not a well-formed single-root document. */
 export function parseDocument(xml: string): ParsedDocument | undefined {
-  if (XMLValidator.validate(xml) !== true) return undefined;
-  let nodes: unknown;
-  try {
-    nodes = parser.parse(xml);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(nodes)) return undefined;
+  const parser = new SaxesParser({ position: false });
+  const open: OpenElement[] = [];
   let root: XmlElement | undefined;
   let qbxmlVersion: string | undefined;
-  for (const n of nodes as OrderedNode[]) {
-    const name = nodeName(n);
-    if (name === undefined || name === "#text") continue;
-    if (name === "?xml") continue;
-    if (name === "?qbxml") {
-      qbxmlVersion = readAttrs(n).find(([key]) => key === "version")?.[1];
-      continue;
-    }
-    if (root !== undefined) return undefined;
-    root = toElement(name, n);
-    if (root === undefined) return undefined;
+  const fail = (): never => {
+    throw new Malformed();
+  };
+  parser.on("error", fail);
+  parser.on("doctype", fail);
+  parser.on("opentag", (tag) => {
+    if (root !== undefined || open.length >= MAX_DEPTH) fail();
+    open.push({
+      name: tag.name,
+      attrs: Object.entries(tag.attributes as Record<string, string>),
+      children: [],
+      text: "",
+    });
+  });
+  const appendText = (text: string): void => {
+    const top = open[open.length - 1];
+    if (top !== undefined) top.text += text;
+  };
+  parser.on("text", appendText);
+  parser.on("cdata", appendText);
+  parser.on("closetag", () => {
+    const element = open.pop();
+    if (element === undefined) return fail();
+    const text = element.text.trim();
+    // Mixed content never appears in the protocol; treat it as a malformed document.
+    if (element.children.length > 0 && text !== "") fail();
+    const done: XmlElement = {
+      name: element.name,
+      attrs: element.attrs,
+      children: element.children,
+      text: element.children.length > 0 ? "" : text,
+    };
+    const parent = open[open.length - 1];
+    if (parent !== undefined) parent.children.push(done);
+    else root = done;
+  });
+  parser.on("processinginstruction", (pi) => {
+    if (pi.target === "qbxml") qbxmlVersion = /\bversion\s*=\s*(["'])(.*?)\1/.exec(pi.body)?.[2];
+  });
+  try {
+    parser.write(xml).close();
+  } catch (error) {
+    if (error instanceof Malformed) return undefined;
+    throw error;
   }
   return root === undefined ? undefined : { root, qbxmlVersion };
 }
