@@ -163,9 +163,7 @@ void describe("a ticket whose session the service ended", () => {
       await ending.end(s, ticket);
       assert.equal(await s.hand.lastError(ticket), ending.text);
       assert.ok((await s.hand.receive(ticket, "<QBXML />")) < 0, "receiveResponseXML is negative");
-      const startedAt = Date.now();
       assert.equal(await s.hand.send(ticket, s.eu.companyFilePath), "");
-      assert.ok(Date.now() - startedAt < HOLD_MS, "a dead ticket is not held");
       // Never NoOp: that would make the connector pause and ask again, forever.
       assert.notEqual(await s.hand.lastError(ticket), NOOP);
       assert.equal(await s.hand.close(ticket), ending.closeText ?? ending.text);
@@ -203,9 +201,6 @@ void describe("receiveResponseXML", () => {
     assert.equal(failed.error?.code, "LEDGER_MODAL_DIALOG_OPEN");
     assert.equal(failed.error?.integrationCode, "0x80040414");
     assert.match(await s.hand.lastError(ticket), /close it so the sync can continue.*0x80040414/);
-    const connection = await findConnectionById(s.sys.deps.db, s.eu.connectionId);
-    assert.equal(connection?.status, "ledger_unavailable");
-    assert.equal(connection?.status_reason, "LEDGER_MODAL_DIALOG_OPEN");
   });
 
   void it("a write refused unprocessed is not applied; after any other failure its outcome is unknown", async () => {
@@ -246,9 +241,8 @@ void describe("sendRequestXML again before the answer (the answer was lost)", ()
     const first = await queue(s, READ);
     const second = await queue(s, "<AccountQueryRq><MaxReturned>1</MaxReturned></AccountQueryRq>");
     assert.match(await s.hand.send(ticket), /<CustomerQueryRq/);
-    const startedAt = Date.now();
+    // The very call that reveals the lost answer is handed the next request (no hold, no "").
     assert.match(await s.hand.send(ticket), /<AccountQueryRq/);
-    assert.ok(Date.now() - startedAt < HOLD_MS, "the queue moves on at once");
     const interrupted = await request(s, first);
     assert.equal(interrupted.status, "failed");
     assert.equal(interrupted.error?.code, "LEDGER_READ_INTERRUPTED");

@@ -318,10 +318,9 @@ export async function receiveResponseXML(
     );
     if (!failed) return PROGRESS;
     // The application failed instead of answering: the end user is told why, and the session stops.
+    // The connection's status is left to the next check-in, which opens the company file again
+    // (a dialog closed meanwhile is then no obstacle): waiting callers are not failed here.
     const error = errorForHResult(hresult, message);
-    const { connectionStatus } = mappingForHResult(hresult);
-    if (connectionStatus !== null)
-      await markUnavailable(deps, { id: session.connection_id }, connectionStatus, error, hresult.trim());
     await updateSession(deps.db, session.ticket_hash, { last_error: failureText(error, hresult) });
     return APPLICATION_FAILED;
   }

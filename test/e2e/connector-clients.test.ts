@@ -8,7 +8,7 @@ import type { ApplicationSession } from "../../src/simulator/application.ts";
 import { parseQwc } from "../../src/simulator/qwc.ts";
 import { referenceFile } from "../../src/testing/references.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
-import { E2E_CONFIG, READ, json, newestRequestIs, passthroughPath, type RequestResource } from "./helpers.ts";
+import { E2E_CONFIG, READ, newestRequestIs, passthroughPath, queueAsync, requestById } from "./helpers.ts";
 
 /**
  * Whole connector sessions driven by clients we did not write against our endpoint: a SOAP client
@@ -39,22 +39,6 @@ async function answer(app: ApplicationSession, xml: string): Promise<string> {
   const result = await app.processRequest(xml);
   assert.ok(result.ok, JSON.stringify(result));
   return result.response;
-}
-
-async function queueRead(sys: System, eu: ConnectedEndUser): Promise<string> {
-  const res = await sys.call("POST", passthroughPath(eu.endUserId), {
-    body: READ,
-    headers: { prefer: "respond-async" },
-  });
-  assert.equal(res.status, 202);
-  return (await json<RequestResource>(res)).id;
-}
-
-async function requestById(
-  sys: System,
-  id: string,
-): Promise<RequestResource & { error: { code: string; integrationCode: string | null } | null }> {
-  return json(await sys.call("GET", `/v1/requests/${id}`));
 }
 
 // ---- client 1: generated from the published WSDL by the `soap` package ------------------------
@@ -157,7 +141,7 @@ test("a client generated from the published WSDL runs whole sessions against the
   await t.test(
     "an error HRESULT fails the request with its code and ends the session with the reason",
     async () => {
-      const id = await queueRead(sys, eu);
+      const id = await queueAsync(sys, eu.endUserId, READ);
       const [ticket] = await authenticate();
       assert.ok(ticket);
       assert.match(await send(ticket, app.hostCompanyPreferencesXml()), /<CustomerQueryRq>/);
@@ -257,7 +241,7 @@ test("the connector's captured envelopes run whole sessions against the endpoint
   });
 
   await t.test("a session with an answer, a pause and a close", async () => {
-    const id = await queueRead(sys, eu);
+    const id = await queueAsync(sys, eu.endUserId, READ);
     const ticket = await authenticate();
     const document = await firstSend(ticket);
     assert.match(
@@ -291,7 +275,7 @@ test("the connector's captured envelopes run whole sessions against the endpoint
   });
 
   await t.test("the captured parse-error HRESULT fails the request and stops the session", async () => {
-    const id = await queueRead(sys, eu);
+    const id = await queueAsync(sys, eu.endUserId, READ);
     const ticket = await authenticate();
     assert.match(await firstSend(ticket), /<CustomerQueryRq>/);
     const failure = withTicket(capture("05_receiveResponseXML.request.hresult-0x80040400.xml"), ticket);
@@ -308,7 +292,7 @@ test("the connector's captured envelopes run whole sessions against the endpoint
   });
 
   await t.test("after the captured connectionError the ticket is dead: no NoOp loop", async () => {
-    await queueRead(sys, eu);
+    await queueAsync(sys, eu.endUserId, READ);
     const ticket = await authenticate();
     assert.equal(
       await postCapture(
