@@ -31,6 +31,16 @@ const schema = z.object({
   CONNECTOR_IDLE_CLOSE_MS: z.coerce.number().int().positive().default(300_000),
   /** A ticket expires this long after its last use. */
   CONNECTOR_TICKET_TTL_MS: z.coerce.number().int().positive().default(1_800_000),
+  /**
+   * Largest SOAP request the connector endpoint reads, in bytes. Its own limit, above the API's
+   * 20 MiB: a `receiveResponseXML` carries a whole answer of the application (large query pages).
+   * A bigger body is answered with a SOAP Fault.
+   */
+  CONNECTOR_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   /** Check-in interval written into generated `.qwc` files. */
   CONNECTOR_CHECK_IN_SECONDS: z.coerce.number().int().positive().default(60),
   /** A connection not seen for this long is `offline` and sync calls fail fast. */

@@ -1,20 +1,18 @@
 import type { Deps } from "../deps.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { mappingForHResult } from "../ledger/xml/status-codes.ts";
-import { recoveryQueryDocument } from "../ledger/xml/message-set.ts";
+import type { ServiceError } from "../errors/service-error.ts";
+import { closingQueryDocument, recoveryQueryDocument } from "../ledger/xml/message-set.ts";
+import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { systemClock } from "../platform/clock.ts";
 import { randomToken } from "../platform/random.ts";
 import { hashSecret, secretMatches } from "../platform/secrets.ts";
 import {
   completeFromAnswer,
   connectionChannel,
-  failWaitingSync,
   interruptSent,
   nextWork,
   resolveRecovery,
   transition,
 } from "../requests/engine.ts";
-import { completePendingSessions } from "../store/auth-sessions.ts";
 import {
   findConnectionById,
   findConnectionByUsername,
@@ -35,21 +33,63 @@ import {
   sentRequests,
   waitingRequests,
 } from "../store/requests.ts";
-import { SERVICE_OWNER_ID } from "../tenancy/auth-sessions.ts";
-import { negotiateVersion, readCompanyFacts } from "./hcp.ts";
+import {
+  acceptCompanyFile,
+  connectionErrorAnswer,
+  errorForHResult,
+  markUnavailable,
+} from "./company-file.ts";
 
 /**
- * The connector session state machine (ledger-protocol §1.2–1.3, architecture §2–3).
+ * The connector session state machine (ledger-protocol §1.2–1.3, programmer's guide ch. 8 and
+ * pp.61–82, architecture §2–3). A session is `open` from `authenticate` until it is closed; at
+ * most one document is handed over at a time, and the connector's next call tells what became of it.
  *
- *   authenticate ─▶ open ─sendRequestXML─▶ (hand over | hold ─▶ "" + NoOp) ─receiveResponseXML─▶ open …
- *                    │                       idle too long ─▶ "" + text ─▶ closeConnection ─▶ closed
- *                    └─ connectionError ─▶ closed          authenticate again while a request is sent ─▶ interrupted
+ *   authenticate ─▶ open ─ sendRequestXML ─▶ hand over: recovery query | request | closing query
+ *                   │                        or hold until work arrives, then "" + NoOp (pause, ask again)
+ *                   ├─ receiveResponseXML: the answer to what was handed over → 50 (ask again)
+ *                   │    the closing query's answer, nothing queued → 100 → closeConnection (clean end)
+ *                   │    a failure HRESULT instead of an answer → the request fails; negative
+ *                   │    nothing handed over → negative
+ *                   ├─ sendRequestXML again before answering: the answer was lost → a write goes to
+ *                   │    `outcome_unknown` and its recovery query is the next work, a read fails
+ *                   │    LEDGER_READ_INTERRUPTED; the queue moves on in the same call
+ *                   ├─ connectionError → another company file path (at most twice) or "done"
+ *                   └─▶ closed: closeConnection, a newer authenticate, ticket expiry (injected
+ *                       clock), a hung-up held call, the end of an idle session, connectionError
+ *                       "done", or a service restart.
  *
+ * A closed or unknown ticket gets "" from sendRequestXML, a negative value from receiveResponseXML
+ * and an error text (never NoOp) from getLastError, so the connector stops instead of looping.
  * Business errors are never SOAP faults: they are return values the connector understands.
  */
 export const NOOP = "NoOp";
-const INVALID_TICKET =
-  "The session ticket is not valid or has expired. The Web Connector will try again at its next update.";
+
+/** receiveResponseXML: more may come; the connector asks again (0–99 is "percent done"). */
+export const PROGRESS = 50;
+/** receiveResponseXML: nothing left; the connector closes the session. */
+export const DONE = 100;
+/** receiveResponseXML: the ticket's session has ended. */
+export const SESSION_ENDED = -1;
+/** receiveResponseXML: an answer arrived while nothing was handed over. */
+export const UNEXPECTED_ANSWER = -2;
+/** receiveResponseXML: the application failed instead of answering (an HRESULT). */
+export const APPLICATION_FAILED = -3;
+
+/** Texts `getLastError` and `closeConnection` answer; the connector shows them to the end user. */
+export const TEXTS = {
+  unknownTicket:
+    "The session ticket is not valid or has expired. The Web Connector will try again at its next update.",
+  ended: "This update session has ended. The Web Connector will start a new one at its next update.",
+  replaced: "This update session was replaced by a newer one from this computer. Nothing was lost.",
+  expired: "This update session expired. The Web Connector will start a new one at its next update.",
+  hungUp:
+    "The connection to the service was interrupted. The Web Connector will try again at its next update.",
+  unexpectedAnswer:
+    "The service received an answer it had not asked for, so this update stops. The Web Connector will try again at its next update.",
+  unreadableRecovery:
+    "The accounting application's answer could not be read, so this update stops. The Web Connector will try again at its next update.",
+} as const;
 
 export interface ConnectorContext {
   deps: Deps;
@@ -60,7 +100,7 @@ export interface ConnectorContext {
 /**
  * The hold is a transport keep-alive, bounded in real time whatever clock the service runs on:
  * the connector's HTTP client would give up on a call held longer. Business time rules (the idle
- * close) use the injected clock.
+ * close, ticket expiry) use the injected clock.
  */
 const realTime = systemClock;
 
@@ -79,7 +119,16 @@ export async function authenticate(
     last_check_in_at: now,
     updated_at: now,
   });
-  await interruptOpenSessions(ctx, connection, "A new connector session started before the answer arrived");
+  // A newer check-in ends the older session (PG p.42); what it had in flight was not answered.
+  for (const session of await openSessions(deps.db, connection.id))
+    await closeSession(
+      deps,
+      session,
+      "A new connector session started before the answer arrived",
+      TEXTS.replaced,
+    );
+  for (const row of await sentRequests(deps.db, connection.id))
+    await interruptSent(deps, row, "A new connector session started before the answer arrived");
   for (const row of await waitingRequests(deps.db, connection.id, ["waiting_for_connection"])) {
     await transition(deps, row, "queued", {}, "The connector checked in", ["waiting_for_connection"]);
   }
@@ -93,6 +142,8 @@ export async function authenticate(
     last_error: null,
     recovery_message_set_id: null,
     recoveries_checked: false,
+    closing_query_sent: false,
+    connection_errors: 0,
     company_file_path: null,
     xml_version: null,
     created_at: now,
@@ -112,23 +163,23 @@ async function hasReasonToOpen(deps: Deps, connection: ConnectionRow, nowMs: num
   return nowMs - lastRequest < deps.config.CONNECTOR_IDLE_CLOSE_MS;
 }
 
-async function interruptOpenSessions(
-  ctx: ConnectorContext,
-  connection: ConnectionRow,
-  why: string,
+/**
+ * Ends a session: what it had in flight is interrupted (never re-sent), a held call returns, and
+ * `userText` (kept if null) is what getLastError and closeConnection answer from now on.
+ */
+async function closeSession(
+  deps: Deps,
+  session: ConnectorSessionRow,
+  detail: string,
+  userText: string | null,
 ): Promise<void> {
-  const { deps } = ctx;
-  for (const session of await openSessions(deps.db, connection.id)) await closeSession(deps, session, why);
-  for (const row of await sentRequests(deps.db, connection.id)) await interruptSent(deps, row, why);
-}
-
-async function closeSession(deps: Deps, session: ConnectorSessionRow, why: string): Promise<void> {
   await updateSession(deps.db, session.ticket_hash, {
     state: "closed",
     closed_at: new Date(deps.clock.now()),
+    last_error: userText ?? session.last_error,
   });
   for (const row of await sentRequests(deps.db, session.connection_id)) {
-    if (row.ticket_hash === session.ticket_hash) await interruptSent(deps, row, why);
+    if (row.ticket_hash === session.ticket_hash) await interruptSent(deps, row, detail);
   }
   await deps.store.notifier.notify(connectionChannel(session.connection_id));
 }
@@ -141,7 +192,10 @@ async function liveSession(deps: Deps, ticket: string): Promise<ConnectorSession
   return keepAlive(deps, await findSession(deps.db, hashSecret(ticket)));
 }
 
-/** The session if it is open and its ticket has not expired (touched at most once a second). */
+/**
+ * The session if it is open and its ticket has not expired (touched at most once a second); an
+ * expired one is closed here, on the injected clock.
+ */
 async function keepAlive(
   deps: Deps,
   session: ConnectorSessionRow | null,
@@ -149,7 +203,7 @@ async function keepAlive(
   if (!session || session.state !== "open") return null;
   const now = deps.clock.now();
   if (now - session.last_activity_at.getTime() > deps.config.CONNECTOR_TICKET_TTL_MS) {
-    await closeSession(deps, session, "The session ticket expired");
+    await closeSession(deps, session, "The session ticket expired", TEXTS.expired);
     return null;
   }
   if (now - session.last_activity_at.getTime() >= TOUCH_INTERVAL_MS) {
@@ -174,6 +228,7 @@ export async function sendRequestXML(
 ): Promise<string> {
   const { deps } = ctx;
   let session = await liveSession(deps, input.ticket);
+  // A dead ticket: "" makes the connector ask getLastError, which explains, and it stops.
   if (!session) return "";
   if (!session.hcp_received) {
     const connection = await findConnectionById(deps.db, session.connection_id);
@@ -185,6 +240,10 @@ export async function sendRequestXML(
       return "";
     }
     session = (await findSession(deps.db, session.ticket_hash)) ?? session;
+  }
+  if (session.closing_query_sent) {
+    // The closing query's answer never came (it was a read: nothing to recover); the session goes on.
+    await updateSession(deps.db, session.ticket_hash, { closing_query_sent: false });
   }
   const version = session.xml_version ?? "13.0";
   const holdUntil = realTime.now() + deps.config.CONNECTOR_HOLD_MS;
@@ -198,7 +257,7 @@ export async function sendRequestXML(
     try {
       // A connector that hung up must not be handed work it can never answer; its session is over.
       if (callerGone.aborted) {
-        await closeSession(deps, session, "The connector hung up");
+        await closeSession(deps, session, "The connector hung up", TEXTS.hungUp);
         return "";
       }
       const work = await nextWork(deps, session.connection_id, session.ticket_hash, version);
@@ -207,10 +266,9 @@ export async function sendRequestXML(
       const now = deps.clock.now();
       const idleLeft = session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - now;
       if (idleLeft <= 0) {
-        await updateSession(deps.db, session.ticket_hash, {
-          last_error: "No more work: the session closes until the next update.",
-        });
-        return "";
+        // Idle too long: end cleanly. Its answer is acknowledged with 100 (receiveResponseXML).
+        await updateSession(deps.db, session.ticket_hash, { closing_query_sent: true, last_error: null });
+        return closingQueryDocument(version);
       }
       const holdLeft = holdUntil - realTime.now();
       if (holdLeft <= 0 || ctx.shutdown.aborted) {
@@ -225,7 +283,7 @@ export async function sendRequestXML(
       const fresh = await findSession(deps.db, session.ticket_hash);
       if (!fresh || fresh.state !== "open") return "";
       if (callerGone.aborted) {
-        await closeSession(deps, fresh, "The connector hung up");
+        await closeSession(deps, fresh, "The connector hung up", TEXTS.hungUp);
         return "";
       }
       session = fresh;
@@ -235,81 +293,6 @@ export async function sendRequestXML(
       callerGone.removeEventListener("abort", onShutdown);
     }
   }
-}
-
-/**
- * First send of a session: record the company file, check it is the file this connection adopted
- * (via the FileID stamp), and choose the message version. Returns the text for `getLastError` when
- * the session must not go on, else null.
- */
-async function acceptCompanyFile(
-  deps: Deps,
-  connection: ConnectionRow,
-  session: ConnectorSessionRow,
-  input: SendRequestInput,
-): Promise<string | null> {
-  const facts = readCompanyFacts(input.hcp, SERVICE_OWNER_ID);
-  const now = new Date(deps.clock.now());
-  const identity = facts?.fileId ?? null;
-  if (connection.file_identity !== null && identity !== connection.file_identity) {
-    const error = new ServiceError("LEDGER_WRONG_COMPANY_FILE_OPEN", {
-      message: `The open company file${facts?.companyName ? ` (${facts.companyName})` : ""} is not the one this connection was set up with.`,
-    });
-    await markUnavailable(deps, connection, "company_file_mismatch", error, null);
-    return "The company file that is open is not the one connected to this application. Open the right company file and update again.";
-  }
-  const version = negotiateVersion(input.major, input.minor, facts?.supportedVersions ?? []);
-  if (version === null) {
-    await markUnavailable(
-      deps,
-      connection,
-      "ledger_unavailable",
-      new ServiceError("LEDGER_VERSION_UNSUPPORTED"),
-      null,
-    );
-    return "This version of the accounting application is too old for this integration.";
-  }
-  await updateConnection(deps.db, connection.id, {
-    status: "online",
-    status_reason: null,
-    last_connection_error_code: null,
-    retry_at: null,
-    file_identity: connection.file_identity ?? identity,
-    company_file_path: connection.company_file_path ?? (input.companyFileName || null),
-    company_name: facts?.companyName ?? connection.company_name,
-    product: facts?.product ?? connection.product,
-    country: facts?.country ?? connection.country,
-    xml_version: version,
-    updated_at: now,
-  });
-  await completePendingSessions(deps.db, connection.id, now);
-  await updateSession(deps.db, session.ticket_hash, {
-    hcp_received: true,
-    xml_version: version,
-    company_file_path: input.companyFileName || null,
-  });
-  return null;
-}
-
-async function markUnavailable(
-  deps: Deps,
-  connection: ConnectionRow,
-  status: "ledger_unavailable" | "company_file_mismatch",
-  error: ServiceError,
-  hresult: string | null,
-): Promise<void> {
-  const now = deps.clock.now();
-  await updateConnection(deps.db, connection.id, {
-    status,
-    status_reason: error.code,
-    last_connection_error_code: hresult,
-    retry_at:
-      error.code === "LEDGER_FILE_MODE_CONFLICT"
-        ? new Date(now + deps.config.CONNECTOR_CHECK_IN_SECONDS * 1000)
-        : null,
-    updated_at: new Date(now),
-  });
-  await failWaitingSync(deps, connection.id, error, `The connector reported ${error.code}`);
 }
 
 export async function receiveResponseXML(
@@ -322,16 +305,9 @@ export async function receiveResponseXML(
   const { deps } = ctx;
   const found = await findSessionWithInFlight(deps.db, hashSecret(ticket));
   const session = await keepAlive(deps, found?.session ?? null);
-  if (!session) return -1;
-  const now = new Date(deps.clock.now());
-  if (session.recovery_message_set_id) {
-    const recovering = (await pendingRecoveries(deps.db, session.connection_id)).filter(
-      (r) => r.message_set_id === session.recovery_message_set_id,
-    );
-    for (const row of recovering) await resolveRecovery(deps, row, response);
-    await updateSession(deps.db, session.ticket_hash, { recovery_message_set_id: null, last_work_at: now });
-    return 50;
-  }
+  if (!session) return SESSION_ENDED;
+  const failed = isFailureHResult(hresult);
+  if (session.recovery_message_set_id) return recoveryAnswered(deps, session, response, failed, hresult);
   const inFlight = found?.inFlight ?? null;
   if (inFlight) {
     await completeFromAnswer(
@@ -340,11 +316,76 @@ export async function receiveResponseXML(
       { responseXml: response, hresult, message },
       session.ticket_hash,
     );
-  } else {
-    await updateSession(deps.db, session.ticket_hash, { last_work_at: now });
+    if (!failed) return PROGRESS;
+    // The application failed instead of answering: the end user is told why, and the session stops.
+    // The connection's status is left to the next check-in, which opens the company file again
+    // (a dialog closed meanwhile is then no obstacle): waiting callers are not failed here.
+    const error = errorForHResult(hresult, message);
+    await updateSession(deps.db, session.ticket_hash, { last_error: failureText(error, hresult) });
+    return APPLICATION_FAILED;
   }
-  // Below 100 keeps the session (and the open company file) warm for the next request.
-  return 50;
+  if (session.closing_query_sent) return closingQueryAnswered(deps, session);
+  await updateSession(deps.db, session.ticket_hash, { last_error: TEXTS.unexpectedAnswer });
+  return UNEXPECTED_ANSWER;
+}
+
+/** The text shown for an application failure: the error's end-user message and the HRESULT. */
+function failureText(error: ServiceError, hresult: string): string {
+  return `${error.userFacingMessage} (${hresult.trim()})`;
+}
+
+/**
+ * The answer to a write-recovery query resolves the write, unless it proves nothing (a failure or
+ * an unreadable answer): then the write stays `outcome_unknown`, the session stops, and the next
+ * session asks again, so a broken answer can never make a write look unapplied.
+ */
+async function recoveryAnswered(
+  deps: Deps,
+  session: ConnectorSessionRow,
+  response: string,
+  failed: boolean,
+  hresult: string,
+): Promise<number> {
+  const now = new Date(deps.clock.now());
+  let unresolved = failed;
+  if (!failed) {
+    for (const row of await pendingRecoveries(deps.db, session.connection_id)) {
+      if (row.message_set_id !== session.recovery_message_set_id) continue;
+      if ((await resolveRecovery(deps, row, response)) === "unresolved") unresolved = true;
+    }
+  }
+  const lastError = !unresolved
+    ? null
+    : failed
+      ? failureText(errorForHResult(hresult, ""), hresult)
+      : TEXTS.unreadableRecovery;
+  await updateSession(deps.db, session.ticket_hash, {
+    recovery_message_set_id: null,
+    last_work_at: now,
+    ...(lastError === null ? {} : { last_error: lastError }),
+  });
+  return unresolved ? APPLICATION_FAILED : PROGRESS;
+}
+
+/**
+ * The closing query was answered: with nothing queued the session ends cleanly (100); work that
+ * arrived meanwhile keeps it going.
+ */
+async function closingQueryAnswered(deps: Deps, session: ConnectorSessionRow): Promise<number> {
+  const now = new Date(deps.clock.now());
+  const queued = await waitingRequests(deps.db, session.connection_id, ["queued"]);
+  const recoveries = await pendingRecoveries(deps.db, session.connection_id);
+  if (queued.length > 0 || recoveries.length > 0) {
+    await updateSession(deps.db, session.ticket_hash, { closing_query_sent: false, last_work_at: now });
+    return PROGRESS;
+  }
+  await updateSession(deps.db, session.ticket_hash, {
+    closing_query_sent: false,
+    state: "closed",
+    closed_at: now,
+    last_error: null,
+  });
+  return DONE;
 }
 
 export async function connectionError(
@@ -354,20 +395,28 @@ export async function connectionError(
   message: string,
 ): Promise<string> {
   const { deps } = ctx;
-  const session = await findSession(deps.db, hashSecret(ticket));
+  const session = await keepAlive(deps, await findSession(deps.db, hashSecret(ticket)));
   if (!session) return "done";
   const connection = await findConnectionById(deps.db, session.connection_id);
-  if (connection) {
-    const mapping = mappingForHResult(hresult);
-    const error = new ServiceError(mapping.code, {
-      integrationCode: hresult,
-      ...(message
-        ? { message: `${new ServiceError(mapping.code).message} The application said: ${message}` }
-        : {}),
-    });
-    await markUnavailable(deps, connection, mapping.connectionStatus ?? "ledger_unavailable", error, hresult);
+  const failures = session.connection_errors + 1;
+  const error = errorForHResult(hresult, message);
+  const answer = connection ? connectionErrorAnswer(connection, hresult, failures) : "done";
+  if (answer !== "done") {
+    // Another path may work: the connection keeps its status until the outcome is known.
+    await updateSession(deps.db, session.ticket_hash, { connection_errors: failures });
+    await touchConnection(deps.db, session.connection_id, { last_connection_error_code: hresult.trim() });
+    return answer;
   }
-  await closeSession(deps, session, "The connector could not reach the application");
+  if (connection) {
+    const status = mappingForHResult(hresult).connectionStatus ?? "ledger_unavailable";
+    await markUnavailable(deps, connection, status, error, hresult.trim());
+  }
+  await closeSession(
+    deps,
+    { ...session, connection_errors: failures },
+    "The connector could not reach the application",
+    failureText(error, hresult),
+  );
   return "done";
 }
 
@@ -379,18 +428,29 @@ export async function connectionError(
 export async function connectorHungUp(ctx: ConnectorContext, ticket: string): Promise<void> {
   const session = await findSession(ctx.deps.db, hashSecret(ticket));
   if (session && session.state === "open")
-    await closeSession(ctx.deps, session, "The connector hung up during the hand-over");
+    await closeSession(ctx.deps, session, "The connector hung up during the hand-over", TEXTS.hungUp);
 }
 
+/**
+ * `NoOp` (pause, then ask again) only for a live session with nothing to report; otherwise the
+ * reason, so that a connector holding a dead ticket stops.
+ */
 export async function getLastError(ctx: ConnectorContext, ticket: string): Promise<string> {
-  const session = await findSession(ctx.deps.db, hashSecret(ticket));
-  if (!session) return INVALID_TICKET;
-  return session.last_error ?? NOOP;
+  const { deps } = ctx;
+  const session = await findSession(deps.db, hashSecret(ticket));
+  if (!session) return TEXTS.unknownTicket;
+  if (session.state !== "open") return session.last_error ?? TEXTS.ended;
+  const live = await keepAlive(deps, session);
+  if (!live) return TEXTS.expired;
+  return live.last_error ?? NOOP;
 }
 
+/** Ends the session; answers the text the connector shows in its status column. */
 export async function closeConnection(ctx: ConnectorContext, ticket: string): Promise<string> {
-  const session = await findSession(ctx.deps.db, hashSecret(ticket));
-  if (session && session.state === "open")
-    await closeSession(ctx.deps, session, "The connector closed the session before answering");
-  return "OK";
+  const { deps } = ctx;
+  const session = await findSession(deps.db, hashSecret(ticket));
+  if (!session) return TEXTS.unknownTicket;
+  if (session.state === "open")
+    await closeSession(deps, session, "The connector closed the session before answering", null);
+  return session.last_error ?? "OK";
 }

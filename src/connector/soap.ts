@@ -7,13 +7,20 @@
  * empty strings as self-closing elements (`<hresult />`), and embedded request/response documents
  * carried as entity-escaped text, never as markup.
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import {
+  SOAP_ENVELOPE_NAMESPACE,
+  SoapFaultError,
+  SoapParseError,
+  childElements,
+  readEnvelope,
+  textContent,
+  type SoapElement,
+} from "./envelope.ts";
+
+export { SOAP_ENVELOPE_NAMESPACE, SoapFaultError, SoapParseError } from "./envelope.ts";
 
 /** The namespace the connector requires for every operation (PG p.41). */
 export const CONNECTOR_NAMESPACE = "http://developer.intuit.com/";
-
-/** SOAP 1.1 envelope namespace. */
-export const SOAP_ENVELOPE_NAMESPACE = "http://schemas.xmlsoap.org/soap/envelope/";
 
 /** Content type of every SOAP 1.1 request and response. */
 export const SOAP_CONTENT_TYPE = "text/xml; charset=utf-8";
@@ -91,42 +98,10 @@ export const SOAP_METHODS: readonly SoapMethod[] = [
   "getServerVersion",
 ];
 
-/** Thrown when a body is not a SOAP envelope carrying a known connector operation. */
-export class SoapParseError extends Error {
-  override name = "SoapParseError";
-}
-
-/** Thrown by {@link parseSoapResponse} when the peer answered with a SOAP Fault. */
-export class SoapFaultError extends SoapParseError {
-  override name = "SoapFaultError";
-  /** The fault's `faultcode`, for example `soap:Client`. */
-  readonly faultCode: string;
-
-  constructor(faultCode: string, faultString: string) {
-    super(faultString);
-    this.faultCode = faultCode;
-  }
-}
-
 /** Whether a string names a connector operation. */
 export function isSoapMethod(name: string): name is SoapMethod {
   return Object.hasOwn(SOAP_PARAMETERS, name);
 }
-
-// Values must stay text: `parseTagValue:false` keeps `00123` and `13` as strings, `trimValues:false`
-// keeps the trailing newline of the connector's embedded documents, and entities are decoded in a
-// single pass by the library so `&amp;quot;` becomes `&quot;`, not `"`.
-const parser = new XMLParser({
-  parseTagValue: false,
-  parseAttributeValue: false,
-  removeNSPrefix: true,
-  htmlEntities: true,
-  trimValues: false,
-  ignoreAttributes: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  processEntities: { enabled: true, maxExpandedLength: Number.MAX_SAFE_INTEGER },
-});
 
 const ENVELOPE_OPEN =
   '<?xml version="1.0" encoding="utf-8"?>' +
@@ -134,12 +109,6 @@ const ENVELOPE_OPEN =
   'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ' +
   'xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>';
 const ENVELOPE_CLOSE = "</soap:Body></soap:Envelope>";
-
-type XmlNode = Record<string, unknown>;
-
-function isNode(value: unknown): value is XmlNode {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Escapes text content the way the connector's .NET serialiser does: `&`, `<`, `>` always; quotes
@@ -169,60 +138,41 @@ function element(name: string, text: string): string {
   return text === "" ? `<${name} />` : `<${name}>${escapeXmlText(text)}</${name}>`;
 }
 
-function parseEnvelope(body: string): XmlNode {
-  const source = body.startsWith("\uFEFF") ? body.slice(1) : body;
-  if (source.trim() === "") throw new SoapParseError("empty body");
-  // SOAP 1.1 §3 forbids a DTD; refusing it also keeps entity declarations out of the parser.
-  if (/<!DOCTYPE/i.test(source)) throw new SoapParseError("a SOAP message must not contain a DTD");
-  const validation = XMLValidator.validate(source);
-  if (validation !== true) {
-    throw new SoapParseError(`not well-formed XML: ${validation.err.msg} (line ${validation.err.line})`);
-  }
-  let document: unknown;
-  try {
-    document = parser.parse(source);
-  } catch (err) {
-    throw new SoapParseError(`not well-formed XML: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const envelope = isNode(document) ? document["Envelope"] : undefined;
-  if (!isNode(envelope)) throw new SoapParseError("no SOAP Envelope");
-  const soapBody = envelope["Body"];
-  if (!isNode(soapBody)) throw new SoapParseError("no SOAP Body");
-  return soapBody;
-}
-
-/** Reads a text child; `<x />`, `<x></x>` and a missing element all mean `""`. */
-function textOf(node: XmlNode, name: string): string {
-  const value = node[name];
-  if (value === undefined || value === "") return "";
-  if (typeof value === "string") return value;
-  throw new SoapParseError(`<${name}> must contain text only`);
-}
-
 /**
- * The first element of the Body is the operation. The library yields `""` for a self-closing
- * element, which is exactly the connector's parameterless `serverVersion`.
+ * The operation element of a call, checked: in the connector namespace, a known method, its
+ * parameters in the same namespace (the WSDL's schema is `elementFormDefault="qualified"`) and
+ * each given at most once.
  */
-function firstBodyElement(soapBody: XmlNode): [string, XmlNode] {
-  const entry = Object.entries(soapBody).find(([key]) => key !== "#text");
-  if (entry === undefined) throw new SoapParseError("empty SOAP Body");
-  const [name, content] = entry;
-  if (Array.isArray(content)) throw new SoapParseError(`more than one <${name}> in the SOAP Body`);
-  if (content === "") return [name, {}];
-  if (typeof content === "string") {
-    if (content.trim() === "") return [name, {}];
-    throw new SoapParseError(`<${name}> must contain elements`);
+function operationOf(body: string): { method: SoapMethod; parameters: Map<string, string> } {
+  const [operation] = readEnvelope(body);
+  if (!operation) throw new SoapParseError("The SOAP Body is empty.");
+  if (operation.namespace === SOAP_ENVELOPE_NAMESPACE && operation.name === "Fault")
+    throw new SoapParseError("A SOAP Fault is not a call.");
+  if (operation.namespace !== CONNECTOR_NAMESPACE) {
+    throw new SoapParseError(
+      `The operation <${operation.name}> must be in the namespace ${CONNECTOR_NAMESPACE} (found ${operation.namespace ?? "no namespace"}).`,
+    );
   }
-  if (!isNode(content)) throw new SoapParseError(`<${name}> is malformed`);
-  return [name, content];
+  if (!isSoapMethod(operation.name)) throw new SoapParseError(`Unknown method ${operation.name}.`);
+  const parameters = new Map<string, string>();
+  for (const child of childElements(operation.node, operation.scope)) {
+    if (child.namespace !== CONNECTOR_NAMESPACE) {
+      throw new SoapParseError(
+        `The parameter <${child.name}> of ${operation.name} must be in the namespace ${CONNECTOR_NAMESPACE} (found ${child.namespace ?? "no namespace"}).`,
+      );
+    }
+    if (parameters.has(child.name))
+      throw new SoapParseError(`More than one <${child.name}> in ${operation.name}.`);
+    parameters.set(child.name, textContent(child));
+  }
+  return { method: operation.name, parameters };
 }
 
 /** Parses a request body sent by the connector. Throws {@link SoapParseError} on garbage. */
 export function parseSoapCall(body: string): SoapCall {
-  const [name, node] = firstBodyElement(parseEnvelope(body));
-  if (name === "Fault") throw new SoapParseError("a SOAP Fault is not a call");
-  if (!isSoapMethod(name)) throw new SoapParseError(`unknown method ${name}`);
-  const text = (field: string): string => textOf(node, field);
+  const { method: name, parameters } = operationOf(body);
+  // `<x />`, `<x></x>` and a missing element all mean "" (.NET omits null strings).
+  const text = (field: string): string => parameters.get(field) ?? "";
   switch (name) {
     case "serverVersion":
       // Some WSDLs declare a `strVersion` child; the real connector sends none. Either is accepted.
@@ -316,48 +266,45 @@ export function soapResponse(method: SoapMethod, result: SoapResult): string {
  * A SOAP 1.1 Fault. Only for protocol garbage (unparseable body, unknown method): the connector
  * reports faults as its errors 1041–1045 and stops, so business errors must be ordinary results.
  */
-export function soapFault(message: string, faultCode: "soap:Client" | "soap:Server" = "soap:Client"): string {
+export function soapFault(message: string, faultCode: string = "soap:Client"): string {
   return (
     `${ENVELOPE_OPEN}<soap:Fault><faultcode>${faultCode}</faultcode>` +
     `${element("faultstring", message)}<detail /></soap:Fault>${ENVELOPE_CLOSE}`
   );
 }
 
-function stringItems(value: unknown): string[] {
-  if (value === undefined || value === "") return [];
-  if (!isNode(value)) {
-    if (typeof value === "string" && value.trim() === "") return [];
-    throw new SoapParseError("authenticateResult must contain <string> elements");
-  }
-  const raw = value["string"];
-  const list: unknown[] = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-  return list.map((item) => {
-    if (typeof item === "string") return item;
-    // `<string xsi:nil="true" />` parses as an empty node once attributes are ignored.
-    if (isNode(item) && Object.keys(item).length === 0) return "";
-    throw new SoapParseError("<string> must contain text only");
-  });
+/** The children of an element by local name (the client side reads answers leniently). */
+function childNamed(element: SoapElement, name: string): SoapElement | undefined {
+  return childElements(element.node, element.scope).find((child) => child.name === name);
 }
 
 /** Parses the service's answer to `method` (client side). Throws {@link SoapFaultError} on a Fault. */
 export function parseSoapResponse(method: SoapMethod, body: string): SoapResult {
-  const soapBody = parseEnvelope(body);
-  const fault = soapBody["Fault"];
-  if (isNode(fault)) {
-    throw new SoapFaultError(textOf(fault, "faultcode"), textOf(fault, "faultstring"));
+  const entries = readEnvelope(body);
+  const fault = entries.find(
+    (entry) => entry.name === "Fault" && entry.namespace === SOAP_ENVELOPE_NAMESPACE,
+  );
+  if (fault) {
+    const text = (name: string): string => {
+      const child = childNamed(fault, name);
+      return child ? textContent(child) : "";
+    };
+    throw new SoapFaultError(text("faultcode"), text("faultstring"));
   }
   const responseName = `${method}Response`;
-  const responseNode = soapBody[responseName];
-  if (responseNode === undefined) throw new SoapParseError(`no <${responseName}> in the SOAP Body`);
-  const node: XmlNode = isNode(responseNode) ? responseNode : {};
-  if (!isNode(responseNode) && !(typeof responseNode === "string" && responseNode.trim() === "")) {
-    throw new SoapParseError(`<${responseName}> is malformed`);
+  const response = entries.find((entry) => entry.name === responseName);
+  if (!response) throw new SoapParseError(`no <${responseName}> in the SOAP Body`);
+  const result = childNamed(response, `${method}Result`);
+  if (method === "authenticate") {
+    if (!result) return [];
+    // `<string xsi:nil="true" />` reads as "".
+    return childElements(result.node, result.scope)
+      .filter((item) => item.name === "string")
+      .map((item) => textContent(item));
   }
-  const resultName = `${method}Result`;
-  if (method === "authenticate") return stringItems(node[resultName]);
-  const text = textOf(node, resultName);
+  const text = result ? textContent(result) : "";
   if (method === "receiveResponseXML") {
-    if (!/^\s*[+-]?\d+\s*$/.test(text)) throw new SoapParseError(`${resultName} is not an int: ${text}`);
+    if (!/^\s*[+-]?\d+\s*$/.test(text)) throw new SoapParseError(`${method}Result is not an int: ${text}`);
     return Number.parseInt(text, 10);
   }
   return text;

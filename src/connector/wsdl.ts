@@ -7,7 +7,9 @@
  * parameter optional (`minOccurs="0"`, as .NET omits null strings), the two version numbers of
  * `sendRequestXML` and the result of `receiveResponseXML` typed `int`, `authenticate` returning an
  * `ArrayOfString`, and `serverVersion` taking no parameters, which is what the connector sends.
- * Service, port and binding names are ours: the connector never reads them.
+ * The service, port type, binding and port carry the names of the connector's published WSDL, so
+ * that tooling generated from either document finds the same service (a protocol fact, like the
+ * namespace; our own identifiers stay neutral).
  */
 import {
   CONNECTOR_NAMESPACE,
@@ -16,6 +18,11 @@ import {
   escapeXmlAttributeValue,
   type SoapMethod,
 } from "./soap.ts";
+
+/** `wsdl:service` name in the connector's published WSDL. */
+export const WSDL_SERVICE_NAME = "QBWebConnectorSvc";
+/** Port type, binding and port name in the connector's published WSDL. */
+export const WSDL_PORT_NAME = `${WSDL_SERVICE_NAME}Soap`;
 
 const INT_PARAMETERS: ReadonlySet<string> = new Set(["qbXMLMajorVers", "qbXMLMinorVers"]);
 
@@ -130,15 +137,15 @@ export function wsdlDocument(endpointUrl: string): string {
     "    </s:schema>",
     "  </wsdl:types>",
     ...SOAP_METHODS.map(messages),
-    '  <wsdl:portType name="LedgerConnectorServiceSoap">',
+    `  <wsdl:portType name="${WSDL_PORT_NAME}">`,
     ...SOAP_METHODS.map(portTypeOperation),
     "  </wsdl:portType>",
-    '  <wsdl:binding name="LedgerConnectorServiceSoap" type="tns:LedgerConnectorServiceSoap">',
+    `  <wsdl:binding name="${WSDL_PORT_NAME}" type="tns:${WSDL_PORT_NAME}">`,
     '    <soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="document" />',
     ...SOAP_METHODS.map(bindingOperation),
     "  </wsdl:binding>",
-    '  <wsdl:service name="LedgerConnectorService">',
-    '    <wsdl:port name="LedgerConnectorServiceSoap" binding="tns:LedgerConnectorServiceSoap">',
+    `  <wsdl:service name="${WSDL_SERVICE_NAME}">`,
+    `    <wsdl:port name="${WSDL_PORT_NAME}" binding="tns:${WSDL_PORT_NAME}">`,
     `      <soap:address location="${escapeXmlAttributeValue(endpointUrl)}" />`,
     "    </wsdl:port>",
     "  </wsdl:service>",

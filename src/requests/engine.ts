@@ -1,13 +1,14 @@
 import type { Deps } from "../deps.ts";
-import type { ErrorCode } from "../errors/catalogue.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { summarizeResponse, withXmlVersion } from "../ledger/xml/message-set.ts";
+import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { randomGuid } from "../platform/random.ts";
 import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
 import {
   claimNextRequest,
   expiredUnsent,
+  findRequestById,
   transitionRequest,
   waitingRequests,
   type RequestChanges,
@@ -91,15 +92,21 @@ export type NextWork =
  * The connector's next piece of work (architecture §3): a recovery query comes before anything
  * else; then the oldest queued request, claimed in one statement that commits `sent` before the
  * XML is returned. Unsent requests found past their queue TTL are ended (REQUEST_EXPIRED).
+ *
+ * A request this session handed over and never got an answer for means the answer was lost (the
+ * connector asks for more work instead of answering, programmer's guide p.53): it is interrupted
+ * (a write goes to recovery, which is then the next work; a read fails LEDGER_READ_INTERRUPTED)
+ * and the queue moves on in the same call.
  */
 export async function nextWork(
   deps: Deps,
   connectionId: string,
   ticketHash: string,
   xmlVersion: string,
+  lostAlreadyHandled = false,
 ): Promise<NextWork> {
   const now = new Date(deps.clock.now());
-  const { claimed, recoveryMessageSetId, hasExpired } = await claimNextRequest(deps.db, {
+  const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = await claimNextRequest(deps.db, {
     connectionId,
     ticketHash,
     xmlVersion,
@@ -108,6 +115,16 @@ export async function nextWork(
     entry: timelineEntry("sent", "Handed to the connector", now.getTime(), now),
   });
   if (hasExpired) await expireQueued(deps, connectionId);
+  if (lostRequestId !== null && !lostAlreadyHandled) {
+    const lost = await findRequestById(deps.db, lostRequestId);
+    if (lost)
+      await interruptSent(
+        deps,
+        lost,
+        "The connector asked for the next request without answering this one: its answer was lost",
+      );
+    return nextWork(deps, connectionId, ticketHash, xmlVersion, true);
+  }
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
   if (!claimed) return null;
   const document = withXmlVersion(claimed.request_xml ?? "", xmlVersion);
@@ -152,14 +169,25 @@ export async function completeFromAnswer(
   const now = deps.clock.now();
   const session = { ticketHash, at: new Date(now) };
   const base = { completed_at: new Date(now) };
-  if (answer.responseXml.trim() === "") {
-    // The request processor refused the whole message set: nothing was applied.
-    const code: ErrorCode =
-      answer.hresult.toLowerCase() === "0x80040414" ? "LEDGER_MODAL_DIALOG_OPEN" : "LEDGER_REQUEST_ERROR";
-    const error = new ServiceError(code, {
-      integrationCode: answer.hresult || null,
-      outcome: "not_applied",
-      ...(answer.message ? { message: `The application rejected the request: ${answer.message}` } : {}),
+  if (isFailureHResult(answer.hresult)) {
+    // The request processor threw instead of answering (programmer's guide p.77).
+    const mapping = mappingForHResult(answer.hresult);
+    const detail = `Application error ${answer.hresult.trim()}`;
+    if (row.is_write && !mapping.refusedUnprocessed) {
+      return transition(
+        deps,
+        row,
+        "outcome_unknown",
+        { outcome: "unknown", error: errorBodyOf(deps, outcomeUnknownError(row), row.id) },
+        `${detail}: the write may have been applied`,
+        ["sent"],
+        { session },
+      );
+    }
+    const error = new ServiceError(mapping.code, {
+      integrationCode: answer.hresult.trim(),
+      outcome: row.is_write ? "not_applied" : "not_applicable",
+      ...(answer.message ? { message: `The application refused the request: ${answer.message}` } : {}),
     });
     return transition(
       deps,
@@ -170,7 +198,7 @@ export async function completeFromAnswer(
         outcome: row.is_write ? "not_applied" : "not_applicable",
         error: errorBodyOf(deps, error, row.id),
       },
-      `Application error ${answer.hresult}`,
+      detail,
       ["sent"],
       { session },
     );
@@ -267,6 +295,10 @@ async function connectionFor(
   return handler.usesConnection && row.connection_id ? findConnectionById(deps.db, row.connection_id) : null;
 }
 
+function outcomeUnknownError(row: RequestRow): ServiceError {
+  return new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", { details: { requestId: row.id } });
+}
+
 /**
  * The session carrying a sent request broke (re-authentication, connection error, close without an
  * answer, or a restart of the service). Writes become `outcome_unknown` and wait for recovery;
@@ -275,12 +307,11 @@ async function connectionFor(
 export async function interruptSent(deps: Deps, row: RequestRow, why: string): Promise<RequestRow | null> {
   const now = deps.clock.now();
   if (row.is_write) {
-    const error = new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", { details: { requestId: row.id } });
     return transition(
       deps,
       row,
       "outcome_unknown",
-      { outcome: "unknown", error: errorBodyOf(deps, error, row.id) },
+      { outcome: "unknown", error: errorBodyOf(deps, outcomeUnknownError(row), row.id) },
       why,
       ["sent"],
     );
@@ -298,17 +329,21 @@ export async function interruptSent(deps: Deps, row: RequestRow, why: string): P
 
 /**
  * Resolves an `outcome_unknown` write from the recovery query's answer: a stored result completes
- * it (`recovered: true`); no stored state (status 600) means it was not applied.
+ * it (`recovered: true`); no stored state (status 600) means it was not applied. Any other answer
+ * (unreadable, empty, a set with no stored responses) proves nothing: the write stays
+ * `outcome_unknown` for the next recovery query, and `unresolved` is returned.
  */
 export async function resolveRecovery(
   deps: Deps,
   row: RequestRow,
   responseXml: string,
-): Promise<RequestRow | null> {
+): Promise<RequestRow | null | "unresolved"> {
   const summary = summarizeResponse(responseXml);
   const now = deps.clock.now();
-  const stored = summary !== null && summary.messageSetStatusCode !== 600 && summary.statuses.length > 0;
-  if (stored) {
+  if (summary === null) return "unresolved";
+  const nothingStored = summary.messageSetStatusCode === 600;
+  if (!nothingStored && summary.statuses.length === 0) return "unresolved";
+  if (!nothingStored) {
     const sent = { ...row, status: "sent" };
     const handler = operationHandler(row.operation_id);
     const first = summary.statuses[0];

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { Principal } from "../tenancy/api-keys.ts";
-import { effectiveStatus } from "../tenancy/connections.ts";
+import { effectiveStatus, unavailableError } from "../tenancy/connections.ts";
 import { findCallTarget, type ConnectionRow } from "../store/connections.ts";
 import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
 import { findRequestById, insertRequest, type NewRequestRow, type RequestRow } from "../store/requests.ts";
@@ -171,7 +171,8 @@ function isReachable(deps: Deps, connection: ConnectionRow): boolean {
 
 /**
  * Rules that end a just-created request at once: no connection yet, a disabled connection, a full
- * queue, or (sync only) a connector that is offline: the caller is told now instead of waiting.
+ * queue, or (sync only) a connector that is offline or reports the application unreachable (the
+ * connection's own error): the caller is told now instead of waiting out its timeout.
  */
 async function rejectIfUnreachable(
   deps: Deps,
@@ -181,6 +182,7 @@ async function rejectIfUnreachable(
   queueFull: boolean,
 ): Promise<RequestRow | null> {
   let error: ServiceError | null = null;
+  const unavailable = connection && !s.options.async ? unavailableError(connection) : null;
   if (!connection || connection.status === "pending_setup") {
     error = new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
   } else if (connection.status === "disabled") {
@@ -191,6 +193,8 @@ async function rejectIfUnreachable(
         ? `The connector was last seen ${Math.round((deps.clock.now() - connection.last_seen_at.getTime()) / 1000)} s ago.`
         : "The connector has not checked in yet.",
     });
+  } else if (unavailable) {
+    error = unavailable;
   } else if (queueFull) {
     error = new ServiceError("CONNECTION_QUEUE_FULL");
   }

@@ -524,6 +524,27 @@ void describe("SimulatedWebConnector faults", () => {
     ]);
   });
 
+  void it("send_again_without_answer processes the document, asks for the next one instead of answering, then clears", async () => {
+    const server = await startServer(
+      script({ sendRequestXML: sequence(QUERY, ADD, QUERY), receiveResponseXML: sequence(50, 100) }),
+    );
+    const app = fakeApplication();
+    const simulated = connector(server, app);
+    simulated.setFault({ kind: "send_again_without_answer", match: "write" });
+    const report = await simulated.runSession();
+    assert.equal(report.outcome, "completed");
+    assert.deepEqual(app.processed, [QUERY, ADD, QUERY]);
+    assert.deepEqual(methods(server.calls).slice(3), [
+      "sendRequestXML",
+      "receiveResponseXML",
+      "sendRequestXML",
+      "sendRequestXML",
+      "receiveResponseXML",
+      "closeConnection",
+    ]);
+    assert.equal(simulated.events.filter((event) => event.type === "answer_dropped").length, 1);
+  });
+
   void it("offline makes no HTTP calls at all", async () => {
     const server = await startServer(script());
     const app = fakeApplication();

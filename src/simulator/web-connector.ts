@@ -44,6 +44,12 @@ export type ConnectorFault =
    * application: nothing is applied, and the session ends silently; the fault then clears itself.
    */
   | { kind: "crash_before_write" }
+  /**
+   * The next request document (a write, a read, or any) is processed by the application, then the
+   * connector asks for the next one with sendRequestXML instead of sending the answer, in the same
+   * session (a client that lost its answer and carried on); the fault then clears itself.
+   */
+  | { kind: "send_again_without_answer"; match?: "write" | "read" }
   | null;
 
 /** How a session ended. */
@@ -141,6 +147,11 @@ class TransportError extends Error {
 
 class SessionAborted extends Error {
   override name = "SessionAborted";
+}
+
+function matches(kind: "write" | "read" | undefined, requestXml: string): boolean {
+  if (kind === undefined) return true;
+  return WRITE_REQUEST.test(requestXml) === (kind === "write");
 }
 
 function positiveSeconds(text: string | undefined): number | undefined {
@@ -438,6 +449,11 @@ export class SimulatedWebConnector {
         this.fault = null;
         this.record({ type: "answer_dropped", requestXml });
         return { ...report, outcome: "answer_lost", message: "The connection was closed unexpectedly." };
+      }
+      if (this.fault?.kind === "send_again_without_answer" && matches(this.fault.match, requestXml)) {
+        this.fault = null;
+        this.record({ type: "answer_dropped", requestXml });
+        continue;
       }
       const percent = await this.callInt(
         result.ok

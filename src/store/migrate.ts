@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from "k
 import * as m0001 from "./migrations/0001-initial.ts";
 import * as m0002 from "./migrations/0002-sweep-indexes.ts";
 import * as m0003 from "./migrations/0003-key-mode-scope.ts";
+import * as m0004 from "./migrations/0004-connector-session-protocol.ts";
 import * as m0005 from "./migrations/0005-simulated-company-files.ts";
 import * as m0010 from "./migrations/0010-ledger-cursors.ts";
 
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
   "0002-sweep-indexes": m0002,
   "0003-key-mode-scope": m0003,
+  "0004-connector-session-protocol": m0004,
   "0005-simulated-company-files": m0005,
   "0010-ledger-cursors": m0010,
 };

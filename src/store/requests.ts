@@ -222,13 +222,19 @@ export interface ClaimResult {
   recoveryMessageSetId: string | null;
   /** Unsent requests of the connection whose queue TTL has passed (to be ended). */
   hasExpired: boolean;
+  /**
+   * A request this session was handed and has not answered: asking for more work means its answer
+   * was lost. Nothing is claimed while it is `sent`.
+   */
+  lostRequestId: string | null;
 }
 
 /**
  * The connector's next piece of work, in one statement: a pending recovery (stamped on the
  * session), else the oldest queued request whose TTL has not passed, only when nothing else is in
  * flight. The claim locks the row (SKIP LOCKED, so two instances never claim the same row), commits
- * `sent` with its message-set ID, and stamps the session and connection.
+ * `sent` with its message-set ID, and stamps the session and connection. A request still `sent`
+ * in this very session is reported as lost (the connector asks again without having answered).
  */
 export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
   const result = await sql<{
@@ -238,6 +244,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     request_xml: string | null;
     message_set_id: string | null;
     recovery_id: string | null;
+    lost_id: string | null;
     has_expired: boolean;
   }>`
     with recovery as (
@@ -274,6 +281,9 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       where id = ${c.connectionId} and exists (select 1 from claimed)
     )
     select claimed.*, (select message_set_id from recovery) as recovery_id,
+      (select id from requests
+        where connection_id = ${c.connectionId} and status = 'sent' and ticket_hash = ${c.ticketHash}
+        limit 1) as lost_id,
       exists (
         select 1 from requests
         where connection_id = ${c.connectionId} and status in ('queued', 'waiting_for_connection')
@@ -292,7 +302,12 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
           message_set_id: row.message_set_id,
         }
       : null;
-  return { claimed, recoveryMessageSetId: row?.recovery_id ?? null, hasExpired: row?.has_expired ?? false };
+  return {
+    claimed,
+    recoveryMessageSetId: row?.recovery_id ?? null,
+    hasExpired: row?.has_expired ?? false,
+    lostRequestId: row?.lost_id ?? null,
+  };
 }
 
 /** Unsent requests of a connection whose queue TTL has passed. */

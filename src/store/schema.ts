@@ -149,6 +149,10 @@ export interface ConnectorSessionsTable {
   recovery_message_set_id: string | null;
   /** Outcome-unknown writes are looked for once per session (they only arise between sessions). */
   recoveries_checked: boolean;
+  /** The idle session's closing query is in flight: its answer ends the session with 100. */
+  closing_query_sent: boolean;
+  /** connectionError calls in this session (the company file could not be opened). */
+  connection_errors: number;
   company_file_path: string | null;
   xml_version: string | null;
   created_at: Timestamp;

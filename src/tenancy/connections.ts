@@ -1,3 +1,5 @@
+import { isErrorCode } from "../errors/catalogue.ts";
+import { ServiceError } from "../errors/service-error.ts";
 import type { ConnectionRow } from "../store/connections.ts";
 
 /**
@@ -38,6 +40,21 @@ export function effectiveStatus(row: ConnectionRow, nowMs: number, offlineAfterM
     if (nowMs - seen > offlineAfterMs) return "offline";
   }
   return row.status;
+}
+
+/**
+ * The error the connector last reported for a connection whose application it cannot reach now
+ * (`connectionError`, a refused company file, a failure instead of an answer), with the HRESULT it
+ * came with; null when the connection is in no such state. A sync call gets it at once instead of
+ * waiting out its timeout; the next check-in that opens the company file clears it.
+ */
+export function unavailableError(row: ConnectionRow): ServiceError | null {
+  if (row.status !== "ledger_unavailable" && row.status !== "company_file_mismatch") return null;
+  const code =
+    row.status_reason !== null && isErrorCode(row.status_reason)
+      ? row.status_reason
+      : "LEDGER_CONNECTION_ERROR";
+  return new ServiceError(code, { integrationCode: row.last_connection_error_code });
 }
 
 export function serializeConnection(

@@ -177,7 +177,11 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     await Promise.all(connectors.map((c) => c.stop()));
     await simulation?.stop();
     await sweeper.stop();
-    await app.close();
+    // The test is over: connections still busy (a held connector call the client gave up on) are
+    // cut, or the server would wait for Fastify's 72 s keep-alive timeout before closing.
+    const closing = app.close();
+    app.server.closeAllConnections();
+    await closing;
     if (!options.store) {
       await opened.store.close();
       await opened.drop();

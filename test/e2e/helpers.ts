@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { openSessions } from "../../src/store/connector-sessions.ts";
+import type { SessionReport, SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import type { ConnectedEndUser, System } from "../../src/testing/system.ts";
 
 /** Polls (real time, bounded) until `check` returns a value. */
@@ -111,3 +112,43 @@ export async function newestRequestIs(sys: System, status: string): Promise<void
 
 /** The smallest read: one customer. */
 export const READ = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
+
+/** A Request with its error, read through the API. */
+export async function requestById(
+  sys: System,
+  id: string,
+): Promise<RequestResource & { error: { code: string; integrationCode: string | null } | null }> {
+  return json(await sys.call("GET", `/v1/requests/${id}`));
+}
+
+/** Queues an async passthrough call and returns its Request ID. */
+export async function queueAsync(sys: System, endUserId: string, body: string): Promise<string> {
+  const res = await sys.call("POST", passthroughPath(endUserId), {
+    body,
+    headers: { prefer: "respond-async" },
+  });
+  assert.equal(res.status, 202, await res.clone().text());
+  return (await json<RequestResource>(res)).id;
+}
+
+/**
+ * A promise that must settle within `ms` of real time, else the test fails naming `what`: a bound
+ * generous enough for a loaded machine, against behaviour that would otherwise never end.
+ */
+export async function within<T>(what: string, ms: number, pending: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([pending, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The report of the simulated connector's last finished session. */
+export function lastReport(connector: SimulatedWebConnector): SessionReport | undefined {
+  const last = connector.events.filter((e) => e.type === "session_ended").at(-1);
+  return last?.type === "session_ended" ? last.report : undefined;
+}

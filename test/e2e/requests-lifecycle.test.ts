@@ -112,6 +112,10 @@ test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
       const body = await json<{ error: { code: string; integrationCode: string } }>(res);
       assert.equal(body.error.code, "LEDGER_MODAL_DIALOG_OPEN");
       assert.equal(res.headers.get("retry-after") !== null, true);
+      // A failure instead of an answer ends the session (the connector shows why); the end user's
+      // next update opens a new one.
+      await eventually("the session ended", async () => eu.connector.events.at(-1)?.type === "session_ended");
+      void eu.connector.checkInNow();
     },
   );
 

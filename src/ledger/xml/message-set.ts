@@ -175,6 +175,15 @@ export function recoveryQueryDocument(messageSetId: string, xmlVersion: string):
   return `<?xml version="1.0" encoding="utf-8"?>\n<?qbxml version="${xmlVersion}"?>\n<QBXML>\n<QBXMLMsgsRq onError="continueOnError" oldMessageSetID="${messageSetId}" newMessageSetID="${messageSetId}">\n</QBXMLMsgsRq>\n</QBXML>\n`;
 }
 
+/**
+ * The query that ends an idle connector session cleanly: the connector is handed it, and its
+ * answer is acknowledged with 100 (done), which is the only way the protocol lets a service end a
+ * session without an error text (ledger-protocol §1.2). The cheapest read any version answers.
+ */
+export function closingQueryDocument(xmlVersion: string): string {
+  return `<?xml version="1.0" encoding="utf-8"?>\n<?qbxml version="${xmlVersion}"?>\n<QBXML>\n<QBXMLMsgsRq onError="continueOnError">\n<HostQueryRq />\n</QBXMLMsgsRq>\n</QBXML>\n`;
+}
+
 export interface ResponseStatus {
   name: string;
   requestId: string | null;

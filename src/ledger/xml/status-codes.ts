@@ -30,34 +30,53 @@ export function errorCodeForStatus(statusCode: number): ErrorCode {
 export interface HResultMapping {
   code: ErrorCode;
   connectionStatus: "ledger_unavailable" | "company_file_mismatch" | null;
+  /**
+   * Whether the processor refused the message set without running any of it (it could not parse
+   * it, or could not reach the company file). Only then is a write reported `not_applied`; after
+   * any other failure it may have been applied and goes to recovery (at most once).
+   */
+  refusedUnprocessed: boolean;
 }
 
-const HRESULT_TABLE: Readonly<Record<string, HResultMapping>> = {
-  "0x80040400": { code: "LEDGER_REQUEST_ERROR", connectionStatus: null },
-  "0x80040401": { code: "LEDGER_CONNECTION_ERROR", connectionStatus: "ledger_unavailable" },
-  "0x80040402": { code: "LEDGER_CONNECTION_ERROR", connectionStatus: "ledger_unavailable" },
-  "0x80040406": { code: "LEDGER_COMPANY_FILE_NOT_FOUND", connectionStatus: "company_file_mismatch" },
-  "0x80040408": { code: "LEDGER_CANNOT_START", connectionStatus: "ledger_unavailable" },
-  "0x8004040a": { code: "LEDGER_WRONG_COMPANY_FILE_OPEN", connectionStatus: "company_file_mismatch" },
-  "0x80040410": { code: "LEDGER_FILE_MODE_CONFLICT", connectionStatus: "ledger_unavailable" },
-  "0x80040414": { code: "LEDGER_MODAL_DIALOG_OPEN", connectionStatus: "ledger_unavailable" },
-  "0x80040416": { code: "LEDGER_CANNOT_START", connectionStatus: "ledger_unavailable" },
-  "0x80040417": { code: "LEDGER_COMPANY_FILE_NOT_FOUND", connectionStatus: "ledger_unavailable" },
-  "0x80040418": { code: "LEDGER_ADMIN_REQUIRED", connectionStatus: "ledger_unavailable" },
-  "0x8004041a": { code: "LEDGER_ACCESS_NOT_GRANTED", connectionStatus: "ledger_unavailable" },
-  "0x8004041b": { code: "LEDGER_FILE_MODE_CONFLICT", connectionStatus: "ledger_unavailable" },
-  "0x8004041d": { code: "LEDGER_ACCESS_NOT_GRANTED", connectionStatus: "ledger_unavailable" },
-  "0x80040420": { code: "LEDGER_ACCESS_NOT_GRANTED", connectionStatus: "ledger_unavailable" },
-  "0x80040422": { code: "LEDGER_FILE_MODE_CONFLICT", connectionStatus: "ledger_unavailable" },
-  "0x80040423": { code: "LEDGER_VERSION_UNSUPPORTED", connectionStatus: "ledger_unavailable" },
-  "0x80040424": { code: "LEDGER_STARTING", connectionStatus: "ledger_unavailable" },
+type Row = [ErrorCode, HResultMapping["connectionStatus"], boolean];
+
+// prettier-ignore
+const HRESULT_TABLE: Readonly<Record<string, Row>> = {
+  "0x80040400": ["LEDGER_REQUEST_ERROR", null, true],
+  "0x80040401": ["LEDGER_CONNECTION_ERROR", "ledger_unavailable", false],
+  "0x80040402": ["LEDGER_CONNECTION_ERROR", "ledger_unavailable", false],
+  "0x80040406": ["LEDGER_COMPANY_FILE_NOT_FOUND", "company_file_mismatch", true],
+  "0x80040408": ["LEDGER_CANNOT_START", "ledger_unavailable", true],
+  "0x8004040a": ["LEDGER_WRONG_COMPANY_FILE_OPEN", "company_file_mismatch", true],
+  "0x80040410": ["LEDGER_FILE_MODE_CONFLICT", "ledger_unavailable", true],
+  "0x80040414": ["LEDGER_MODAL_DIALOG_OPEN", "ledger_unavailable", true],
+  "0x80040416": ["LEDGER_CANNOT_START", "ledger_unavailable", true],
+  "0x80040417": ["LEDGER_COMPANY_FILE_NOT_FOUND", "ledger_unavailable", true],
+  "0x80040418": ["LEDGER_ADMIN_REQUIRED", "ledger_unavailable", true],
+  "0x8004041a": ["LEDGER_ACCESS_NOT_GRANTED", "ledger_unavailable", true],
+  "0x8004041b": ["LEDGER_FILE_MODE_CONFLICT", "ledger_unavailable", true],
+  "0x8004041d": ["LEDGER_ACCESS_NOT_GRANTED", "ledger_unavailable", true],
+  "0x80040420": ["LEDGER_ACCESS_NOT_GRANTED", "ledger_unavailable", true],
+  "0x80040422": ["LEDGER_FILE_MODE_CONFLICT", "ledger_unavailable", true],
+  "0x80040423": ["LEDGER_VERSION_UNSUPPORTED", "ledger_unavailable", true],
+  "0x80040424": ["LEDGER_STARTING", "ledger_unavailable", true],
 };
 
+/** The mapping of an HRESULT; an unknown one is a connection error whose effect is unknown. */
 export function mappingForHResult(hresult: string): HResultMapping {
-  return (
-    HRESULT_TABLE[hresult.trim().toLowerCase()] ?? {
-      code: "LEDGER_CONNECTION_ERROR",
-      connectionStatus: "ledger_unavailable",
-    }
-  );
+  const [code, connectionStatus, refusedUnprocessed] = HRESULT_TABLE[hresult.trim().toLowerCase()] ?? [
+    "LEDGER_CONNECTION_ERROR",
+    "ledger_unavailable",
+    false,
+  ];
+  return { code, connectionStatus, refusedUnprocessed };
+}
+
+/**
+ * Whether an HRESULT reports a failure: empty and zero (`0x0`, `0x00000000`) mean the processor
+ * answered. The connector sends failures in hex (programmer's guide p.69).
+ */
+export function isFailureHResult(hresult: string): boolean {
+  const value = hresult.trim();
+  return value !== "" && !/^(0x)?0+$/i.test(value);
 }

@@ -1,0 +1,98 @@
+/**
+ * Turns the bytes of a SOAP request into text, honouring the character encoding the sender
+ * declared (SOAP 1.1 over HTTP carries `text/xml`; RFC 7303 §3 and XML 1.0 Appendix F):
+ *
+ *   1. a byte order mark decides (UTF-8, UTF-16LE, UTF-16BE) and overrides any declaration;
+ *   2. else the `charset` parameter of `Content-Type`;
+ *   3. else the `encoding` of the XML declaration (read from the ASCII-compatible prefix, or from a
+ *      UTF-16 prefix without a byte order mark);
+ *   4. else UTF-8.
+ *
+ * The connector sends UTF-8; other clients send Windows-1252 (often declared only in the prolog)
+ * or UTF-16. Bytes that are not valid in the chosen encoding are refused rather than silently
+ * replaced, so a request never reaches the application with altered text.
+ */
+import iconv from "iconv-lite";
+import { SoapParseError } from "./soap.ts";
+
+/** How a body was decoded: its text (without a byte order mark) and the encoding used. */
+export interface DecodedBody {
+  text: string;
+  encoding: string;
+}
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+
+function startsWith(bytes: Uint8Array, prefix: readonly number[]): boolean {
+  return prefix.every((byte, index) => bytes[index] === byte);
+}
+
+/** The `charset` parameter of a Content-Type header value, lower-cased, or null. */
+export function charsetOf(contentType: string | undefined): string | null {
+  if (!contentType) return null;
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  const value = (match?.[1] ?? match?.[2] ?? "").trim().toLowerCase();
+  return value === "" ? null : value;
+}
+
+const DECLARATION = /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']/;
+
+/** The encoding named by the XML declaration, read from the first bytes as ASCII or UTF-16. */
+function declaredEncoding(bytes: Uint8Array): string | null {
+  const head = Buffer.from(bytes.subarray(0, 256));
+  // "<?" in UTF-16 without a byte order mark (XML 1.0 Appendix F).
+  if (startsWith(head, [0x3c, 0x00, 0x3f, 0x00])) return "utf-16le";
+  if (startsWith(head, [0x00, 0x3c, 0x00, 0x3f])) return "utf-16be";
+  const match = DECLARATION.exec(head.toString("latin1"));
+  return match?.[1]?.toLowerCase() ?? null;
+}
+
+function isUtf8(encoding: string): boolean {
+  return encoding === "utf-8" || encoding === "utf8";
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes a request body. Throws {@link SoapParseError} (a client fault naming the problem) for an
+ * unknown encoding or bytes that are not valid in the declared one.
+ */
+export function decodeSoapBody(bytes: Uint8Array, contentType: string | undefined): DecodedBody {
+  if (startsWith(bytes, UTF8_BOM)) return decodeWith(bytes.subarray(3), "utf-8");
+  if (startsWith(bytes, [0xff, 0xfe])) return decodeWith(bytes.subarray(2), "utf-16le");
+  if (startsWith(bytes, [0xfe, 0xff])) return decodeWith(bytes.subarray(2), "utf-16be");
+  let encoding = charsetOf(contentType) ?? declaredEncoding(bytes) ?? "utf-8";
+  // UTF-16 named without an order: the XML declaration's bytes tell it; big-endian otherwise (RFC 2781).
+  if (encoding === "utf-16") encoding = bytes[0] === 0x3c && bytes[1] === 0x00 ? "utf-16le" : "utf-16be";
+  return decodeWith(bytes, encoding);
+}
+
+function decodeWith(bytes: Uint8Array, encoding: string): DecodedBody {
+  if (isUtf8(encoding)) {
+    try {
+      return { text: strictUtf8.decode(bytes), encoding: "utf-8" };
+    } catch {
+      throw new SoapParseError(
+        "The body is not valid UTF-8. Declare its encoding in the Content-Type charset or the XML declaration (for example windows-1252).",
+      );
+    }
+  }
+  const label: string = encoding;
+  if (!iconv.encodingExists(encoding)) {
+    throw new SoapParseError(
+      `Unsupported character encoding "${label}"; send UTF-8, UTF-16 or windows-1252.`,
+    );
+  }
+  if (encoding.startsWith("utf-16") && bytes.length % 2 !== 0) {
+    throw new SoapParseError(
+      `The body is not valid ${encoding.toUpperCase()}: it has an odd number of bytes.`,
+    );
+  }
+  const text = iconv.decode(Buffer.from(bytes), encoding, { stripBOM: true });
+  // iconv-lite turns bytes an encoding does not assign (five in windows-1252) into U+FFFD. Only a
+  // Unicode encoding can carry U+FFFD as a character; anywhere else it marks such a byte.
+  if (text.includes("\uFFFD") && !/^(utf|ucs)/.test(encoding)) {
+    throw new SoapParseError(`The body holds bytes that are not characters in ${encoding}.`);
+  }
+  return { text, encoding };
+}
