@@ -25,7 +25,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
         const params = request.params as Record<string, string>;
         const run = () => route.handler({ deps, principal, body, query, params, request, reply });
         const idempotency = route.idempotency ?? (write && route.method !== "GET" ? "platform" : "none");
-        const result = idempotency === "platform" ? await withPlatformIdempotency(deps, request, run) : await run();
+        const result =
+          idempotency === "platform" ? await withPlatformIdempotency(deps, request, run) : await run();
         return send(reply, result);
       },
     });

@@ -92,6 +92,8 @@ before(async () => {
     last_error: null,
     recovery_message_set_id: null,
     recoveries_checked: true,
+    closing_query_sent: false,
+    connection_errors: 0,
     company_file_path: null,
     xml_version: "16.0",
     created_at: new Date(T0),
