@@ -270,6 +270,22 @@ function printTable(rows: readonly Row[]): void {
   for (const r of rows) console.log(line(r));
 }
 
+/** The typed figures of one store; a failed run is one row saying why (the table still prints). */
+async function typedOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
+  try {
+    return await runTypedBench(databaseUrl);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return [
+      {
+        figure: `typed operations on ${databaseUrl ? "postgres" : "pglite"}`,
+        value: `failed: ${reason.slice(0, 120)}`,
+        goal: "-",
+      },
+    ];
+  }
+}
+
 async function main(): Promise<void> {
   const watchdog = setTimeout(() => {
     console.error(`bench: gave up after ${WATCHDOG_MS / 1000} s`);
@@ -292,8 +308,8 @@ async function main(): Promise<void> {
     });
   }
   // Typed operations (issue 7): the codec, a cursor walk and typed creates, on each store.
-  rows.push(...codecRows(), ...(await runTypedBench()));
-  if (databaseUrl) rows.push(...(await runTypedBench(databaseUrl)));
+  rows.push(...codecRows(), ...(await typedOrFailure(undefined)));
+  if (databaseUrl) rows.push(...(await typedOrFailure(databaseUrl)));
   console.log("");
   printTable(rows);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
