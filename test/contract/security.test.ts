@@ -351,10 +351,13 @@ function otherBody(op: Operation, body: unknown): unknown {
   if (second !== undefined) return { ...(body as Record<string, unknown>), ...(second as object) };
   if (body === null || typeof body !== "object") return null;
   const entries = Object.entries(body as Record<string, unknown>);
-  const field = entries.find(
+  // The last text field: enumerations (`operation`, `kind`) come first in the examples, free text last.
+  const field = entries.findLast(
     ([name, value]) => typeof value === "string" && !["endUserId", "publishableKey"].includes(name),
   );
-  if (field) return { ...(body as Record<string, unknown>), [field[0]]: `${String(field[1])} (other)` };
+  // The same length, another last character: still valid input (length limits), but a different body.
+  const changed = (value: string): string => `${value.slice(0, -1)}${value.endsWith("X") ? "Y" : "X"}`;
+  if (field) return { ...(body as Record<string, unknown>), [field[0]]: changed(String(field[1])) };
   return null;
 }
 

@@ -20,6 +20,8 @@ export interface Operation {
   path: string;
   pathParams: string[];
   queryParams: string[];
+  /** Query parameters every call needs (a required constant, e.g. `confirm=true` on deletes). */
+  requiredQuery: string;
   headers: string[];
   /** Valid JSON bodies by name (the request body's `examples`). */
   examples: Record<string, unknown>;
@@ -27,7 +29,7 @@ export interface Operation {
 
 interface OpenApiOperation {
   operationId: string;
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: { const?: unknown } }[];
   requestBody?: { content?: Record<string, { examples?: Record<string, { value: unknown }> }> };
 }
 
@@ -46,6 +48,10 @@ export async function operationsOf(h: TestApp): Promise<Operation[]> {
         path,
         pathParams: parameters.filter((p) => p.in === "path").map((p) => p.name),
         queryParams: parameters.filter((p) => p.in === "query").map((p) => p.name),
+        requiredQuery: parameters
+          .filter((p) => p.in === "query" && p.required && p.schema?.const !== undefined)
+          .map((p) => `${p.name}=${encodeURIComponent(String(p.schema?.const))}`)
+          .join("&"),
         headers: parameters.filter((p) => p.in === "header").map((p) => p.name.toLowerCase()),
         examples: Object.fromEntries(Object.entries(json).map(([name, example]) => [name, example.value])),
       });
@@ -261,7 +267,8 @@ export async function call(
             : "80000001-1700000000");
     url = url.replace(`{${param}}`, percentEncode(value));
   }
-  if (options.query) url += `?${options.query}`;
+  const query = [op.requiredQuery, options.query ?? ""].filter((part) => part !== "").join("&");
+  if (query !== "") url += `?${query}`;
   const headers: Record<string, string> = {};
   const key = options.key === undefined ? tenant.key : options.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
