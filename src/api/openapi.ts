@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { catalogue } from "../errors/catalogue.ts";
+import { IDEMPOTENCY_HEADER } from "./app-headers.ts";
 import type { RouteDefinition } from "./route.ts";
 
 /**
@@ -128,8 +129,7 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
     // Every platform write honours Idempotency-Key (api/register.ts).
     if (writes && !declared.has("idempotency-key"))
       headers.push({
-        name: "Idempotency-Key",
-        required: false,
+        ...IDEMPOTENCY_HEADER,
         description: "1 to 255 printable ASCII characters: a repeat replays the first response",
       });
     for (const header of headers) {
@@ -138,7 +138,7 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
         in: "header",
         required: header.required,
         description: header.description,
-        schema: { type: "string" },
+        schema: header.schema ?? { type: "string" },
       });
     }
     Object.assign(shared, route.openapi?.components);
@@ -168,13 +168,16 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
       const examples = route.examples
         ? Object.fromEntries(Object.entries(route.examples).map(([name, value]) => [name, { value }]))
         : undefined;
+      const media = route.openapi?.requestMedia ?? {};
       operation.requestBody = {
-        required: true,
+        // A body whose every field is optional may be left out (an empty body is no body).
+        required: requestSchema ? ((requestSchema.required as unknown[] | undefined)?.length ?? 0) > 0 : true,
         content: {
           "application/json": {
             ...(requestSchema ? { schema: requestSchema } : {}),
             ...(examples ? { examples } : {}),
           },
+          ...Object.fromEntries(Object.entries(media).map(([type, schema]) => [type, { schema }])),
         },
       };
     }

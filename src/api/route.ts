@@ -24,6 +24,15 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
+/** A request header as OpenAPI documents it. */
+export interface HeaderDoc {
+  readonly name: string;
+  readonly required: boolean;
+  readonly description: string;
+  /** Defaults to a plain string. */
+  readonly schema?: Record<string, unknown>;
+}
+
 export interface RouteDefinition<B = unknown, Q = unknown> {
   method: "GET" | "POST" | "DELETE";
   url: string;
@@ -45,7 +54,7 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   /** Names of path parameters, for OpenAPI. */
   pathParams?: string[];
   /** Extra headers documented for the operation (for example `Svc-End-User-Id`). */
-  headers?: { name: string; required: boolean; description: string }[];
+  headers?: readonly HeaderDoc[];
   /**
    * Valid JSON request bodies by name, published as the OpenAPI request body's `examples` and sent
    * by the contract suites (test/contract/security.test.ts) to every operation. Fields named
@@ -61,6 +70,8 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
    */
   openapi?: {
     requestBody?: Record<string, unknown>;
+    /** Extra media types of the request body (`application/xml` → its schema). */
+    requestMedia?: Record<string, Record<string, unknown>>;
     responseBody?: Record<string, unknown>;
     components?: Record<string, Record<string, unknown>>;
     /** Query parameters with their own schemas (instead of converting `query`). */

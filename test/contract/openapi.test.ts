@@ -81,3 +81,48 @@ test("GET /docs serves an HTML reference listing every operation and error code"
   for (const route of apiRoutes) assert.ok(res.body.includes(route.operationId), route.operationId);
   assert.ok(res.body.includes('id="rate-limited"'), "error codes have anchors");
 });
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema: Record<string, unknown>;
+}
+interface BodyOperation {
+  parameters?: Parameter[];
+  requestBody?: { required: boolean; content: Record<string, { schema?: { required?: string[] } }> };
+}
+
+test("the passthrough body is documented as XML and as JSON {xml}", () => {
+  const document = committed() as unknown as { paths: Record<string, Record<string, BodyOperation>> };
+  const passthrough = document.paths["/v1/end-users/{id}/passthrough/{integrationSlug}"]?.post;
+  assert.ok(passthrough?.requestBody);
+  assert.equal(passthrough.requestBody.required, true);
+  assert.deepEqual(Object.keys(passthrough.requestBody.content).sort(), [
+    "application/json",
+    "application/xml",
+    "text/xml",
+  ]);
+  assert.deepEqual(passthrough.requestBody.content["application/json"]?.schema?.required, ["xml"]);
+});
+
+test("header parameters carry their schemas; a body is required only when a field is", () => {
+  const document = committed() as unknown as { paths: Record<string, Record<string, BodyOperation>> };
+  const schemas = new Map<string, Record<string, unknown>>();
+  for (const methods of Object.values(document.paths)) {
+    for (const operation of Object.values(methods)) {
+      for (const p of operation.parameters ?? []) if (p.in === "header") schemas.set(p.name, p.schema);
+      const body = operation.requestBody;
+      const schema = body?.content["application/json"]?.schema;
+      if (body && schema && !body.content["application/xml"]) {
+        assert.equal(body.required, (schema.required?.length ?? 0) > 0, JSON.stringify(schema).slice(0, 200));
+      }
+    }
+  }
+  assert.equal(schemas.get("Svc-Timeout-Seconds")?.type, "integer");
+  assert.equal(schemas.get("Svc-Queue-Ttl-Seconds")?.maximum, 86400);
+  assert.deepEqual(schemas.get("Prefer")?.enum, ["respond-async"]);
+  assert.equal(schemas.get("Idempotency-Key")?.maxLength, 255);
+  assert.match("eu_01h2xcejqtf2nbrexx3vqjhp41", new RegExp(String(schemas.get("Svc-End-User-Id")?.pattern)));
+  const cancel = document.paths["/v1/requests/{id}/cancel"]?.post;
+  assert.equal(cancel?.requestBody?.required ?? false, false, "cancel needs no body");
+});

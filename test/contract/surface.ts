@@ -267,7 +267,12 @@ export async function call(
             : "80000001-1700000000");
     url = url.replace(`{${param}}`, percentEncode(value));
   }
-  const query = [op.requiredQuery, options.query ?? ""].filter((part) => part !== "").join("&");
+  // A parameter the caller sets replaces the required one of the same name.
+  const given = new Set(new URLSearchParams(options.query ?? "").keys());
+  const required = op.requiredQuery
+    .split("&")
+    .filter((pair) => pair !== "" && !given.has(pair.split("=")[0] ?? ""));
+  const query = [...required, options.query ?? ""].filter((part) => part !== "").join("&");
   if (query !== "") url += `?${query}`;
   const headers: Record<string, string> = {};
   const key = options.key === undefined ? tenant.key : options.key;

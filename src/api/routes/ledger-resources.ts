@@ -1,3 +1,4 @@
+import { APPLICATION_HEADERS, APPLICATION_WRITE_HEADERS } from "../app-headers.ts";
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error.ts";
 import {
@@ -53,24 +54,8 @@ import { defineRoute, type RouteContext, type RouteDefinition, type RouteResult 
  */
 const BASE = "/v1/ledger-desktop";
 
-const APP_HEADERS = [
-  {
-    name: "Svc-End-User-Id",
-    required: true,
-    description: "The end user (`eu_...`) whose company file is used",
-  },
-  { name: "Svc-Timeout-Seconds", required: false, description: "Sync wait, 1 to 300 (default 90)" },
-  { name: "Prefer", required: false, description: "`respond-async` answers 202 with the Request" },
-  { name: "Svc-Queue-Ttl-Seconds", required: false, description: "Async only, 10 to 86400 (default 3600)" },
-];
-const WRITE_HEADERS = [
-  ...APP_HEADERS,
-  {
-    name: "Idempotency-Key",
-    required: false,
-    description: "1 to 255 printable ASCII characters, kept 7 days",
-  },
-];
+const APP_HEADERS = APPLICATION_HEADERS;
+const WRITE_HEADERS = APPLICATION_WRITE_HEADERS;
 
 type Ctx = RouteContext<unknown, unknown>;
 

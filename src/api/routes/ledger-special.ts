@@ -16,24 +16,16 @@ import {
   HEALTH_CHECK_TIMEOUT_SECONDS,
   parseCallOptions,
 } from "../../requests/call-options.ts";
+import {
+  END_USER_HEADER,
+  IDEMPOTENCY_HEADER,
+  PREFER_HEADER,
+  QUEUE_TTL_HEADER,
+  timeoutHeader,
+} from "../app-headers.ts";
 import { runApplicationOperation } from "../application.ts";
 import { defineRoute } from "../route.ts";
 import { parseWith } from "../validation.ts";
-
-const appHeaders = [
-  {
-    name: "Svc-End-User-Id",
-    required: true,
-    description: "The end user (`eu_...`) whose company file is used",
-  },
-  {
-    name: "Svc-Timeout-Seconds",
-    required: false,
-    description: "Sync wait, 1 to 300 (default 90, health check 60)",
-  },
-  { name: "Prefer", required: false, description: "`respond-async` answers 202 with the Request" },
-  { name: "Svc-Queue-Ttl-Seconds", required: false, description: "Async only, 10 to 86400 (default 3600)" },
-];
 
 const passthroughJsonBody = z.strictObject({ xml: z.string().min(1, { error: "`xml` must not be empty." }) });
 
@@ -54,13 +46,33 @@ export const ledgerSpecialRoutes = [
       write: { xml: "<CustomerAddRq><CustomerAdd><Name>Example Co</Name></CustomerAdd></CustomerAddRq>" },
     },
     headers: [
-      ...appHeaders.slice(1),
-      {
-        name: "Idempotency-Key",
-        required: false,
-        description: "Writes: 1 to 255 printable ASCII characters",
-      },
+      timeoutHeader(),
+      PREFER_HEADER,
+      QUEUE_TTL_HEADER,
+      { ...IDEMPOTENCY_HEADER, description: `Writes: ${IDEMPOTENCY_HEADER.description}` },
     ],
+    openapi: {
+      // The XML itself (application/xml or text/xml), or JSON `{xml}`.
+      requestBody: {
+        type: "object",
+        required: ["xml"],
+        additionalProperties: false,
+        properties: {
+          xml: {
+            type: "string",
+            minLength: 1,
+            description: "The request messages, or a whole request document",
+          },
+        },
+      },
+      requestMedia: {
+        "application/xml": {
+          type: "string",
+          description: "The request messages, or a whole request document",
+        },
+        "text/xml": { type: "string", description: "The request messages, or a whole request document" },
+      },
+    },
     response: {
       status: 200,
       description: "The application's response document (XML, or `{xml}` for a JSON call)",
@@ -115,10 +127,12 @@ export const ledgerSpecialRoutes = [
     summary: "Make a real round trip to the end user's application",
     tag: "Health check",
     headers: [
-      ...appHeaders,
+      END_USER_HEADER,
+      timeoutHeader(HEALTH_CHECK_TIMEOUT_SECONDS),
+      PREFER_HEADER,
+      QUEUE_TTL_HEADER,
       {
-        name: "Idempotency-Key",
-        required: false,
+        ...IDEMPOTENCY_HEADER,
         description: "1 to 255 printable ASCII characters: a repeat attaches to the first check",
       },
     ],
