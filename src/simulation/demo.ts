@@ -101,6 +101,7 @@ ledger-bridge is running at ${url}  (store: ${deps.store.engine}, simulator: on)
 Try it:
   curl -s ${url}/v1/end-users -H "Authorization: Bearer ${key}"
   curl -s ${url}/v1/ledger-desktop/health-check -H "Authorization: Bearer ${key}" -H "Svc-End-User-Id: ${file.endUserId}"
+  curl -s "${url}/v1/ledger-desktop/customers?limit=3" -H "Authorization: Bearer ${key}" -H "Svc-End-User-Id: ${file.endUserId}"
   curl -s -X POST ${url}/v1/end-users/${file.endUserId}/passthrough/ledger_desktop \\
        -H "Authorization: Bearer ${key}" -H "Content-Type: application/xml" \\
        --data '<CustomerQueryRq><MaxReturned>3</MaxReturned></CustomerQueryRq>'

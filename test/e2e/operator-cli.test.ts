@@ -25,6 +25,21 @@ test("projects and keys created, listed and revoked while the service runs; a si
   const ws = await workspace(t);
   const service = await startService(t, ws);
 
+  // Every read command the banner prints answers 200 as printed (non-negotiable: the first curl works).
+  const reads = service
+    .stdout()
+    .split("\n")
+    .filter((line) => /^\s*curl -s /.test(line) && !line.includes(" -X "));
+  assert.ok(reads.length >= 3, service.stdout());
+  for (const line of reads) {
+    const target = /curl -s "?([^"\s]+)"?/.exec(line)?.[1] ?? "";
+    const headers = Object.fromEntries(
+      [...line.matchAll(/-H "([^:]+): ([^"]+)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+    );
+    const res = await fetch(target, { headers });
+    assert.equal(res.status, 200, `${line}\n${await res.text()}`);
+  }
+
   const created = await cliJson<CreatedProject>(ws, ["projects", "create", "--name", "Operator project"]);
   assert.match(created.stderr, /using the running service \(pid \d+\)/);
   const projectId = created.value.project.id;
