@@ -91,9 +91,11 @@ export async function stopConnector(sys: System, eu: ConnectedEndUser): Promise<
   const held = eu.connector.callInFlight === "sendRequestXML";
   await eu.connector.stop();
   if (!held) return;
+  // A bound, not a timing claim: on a loaded 2-core machine noticing the hang-up can take seconds.
   await eventually(
     "the service saw the connector hang up",
     async () => (await openSessions(sys.deps.db, eu.connectionId)).length === 0,
+    30_000,
   );
 }
 
