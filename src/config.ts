@@ -52,6 +52,11 @@ const schema = z.object({
    * passed (spec: States, REQUEST_EXPIRED) and deletes idempotency keys past their 7-day retention.
    */
   SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Lease of a service instance (requests/instances.ts): renewed every third of it; the connector
+   * sessions of an instance whose lease ran out are recovered by the others. Longer than any stall.
+   */
+  INSTANCE_LEASE_MS: z.coerce.number().int().positive().default(30_000),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -12,6 +12,11 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   /**
+   * This process as a service instance (requests/instances.ts): the owner written on the connector
+   * sessions whose HTTP calls it holds.
+   */
+  instanceId: string;
+  /**
    * Simulator mode only (`SIMULATOR=on`): attaches simulated Web Connectors and company files to
    * connections (the setup page's button, the CLI). Absent otherwise, and then nothing offers it.
    */

@@ -8,8 +8,9 @@ import type { Deps } from "./deps.ts";
 import { seedDemo } from "./simulation/demo.ts";
 import { SimulationHost } from "./simulation/host.ts";
 import { systemClock } from "./platform/clock.ts";
+import { newInstanceId } from "./platform/ids.ts";
 import { openStore } from "./store/database.ts";
-import { recoverAfterRestart } from "./requests/restart.ts";
+import { startInstance } from "./requests/instances.ts";
 import { startSweeper } from "./requests/sweeper.ts";
 
 /**
@@ -24,11 +25,19 @@ async function main(): Promise<void> {
   // channel (decision 0005). PostgreSQL is shared by design.
   const dataDirLock = config.DATABASE_URL ? null : await ownDataDir(config.DATA_DIR);
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
-  const deps: Deps = { config, store, db: store.db, clock: systemClock, logger };
+  const deps: Deps = {
+    config,
+    store,
+    db: store.db,
+    clock: systemClock,
+    logger,
+    instanceId: newInstanceId(),
+  };
   const simulation = config.SIMULATOR === "on" ? new SimulationHost(deps) : null;
   deps.simulatedConnectors = simulation ?? undefined;
-  const interrupted = await recoverAfterRestart(deps);
-  if (interrupted > 0) logger.warn({ interrupted }, "requests in flight at the last stop await recovery");
+  // This process as an instance with a lease: sessions of instances that stopped (this data's last
+  // run, or a neighbour on a shared PostgreSQL) are recovered; live neighbours' are left alone.
+  const instance = await startInstance(deps);
   const app = await buildApp(deps);
   await app.listen({ port: config.PORT, host: config.HOST });
   const stops: Array<() => Promise<void>> = [];
@@ -55,7 +64,14 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, "shutting down");
     for (const stop of stops) await stop();
-    await app.close();
+    // Connections still open once the longest held connector call has returned are cut, so that a
+    // stop takes seconds rather than the 72 s keep-alive of an idle client the server keeps waiting on.
+    const closing = app.close();
+    const cut = setTimeout(() => app.server.closeAllConnections(), config.CONNECTOR_HOLD_MS + 1000);
+    await closing;
+    clearTimeout(cut);
+    // Released once no call is held any more: a neighbour may recover what is left at once.
+    await instance.stop({ release: true });
     await store.close();
     dataDirLock?.release();
     process.exit(0);

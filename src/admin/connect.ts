@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { systemClock } from "../platform/clock.ts";
+import { newInstanceId } from "../platform/ids.ts";
 import {
   LOCK_FILE_NAME,
   tryAcquireDataDirLock,
@@ -67,7 +68,15 @@ async function direct(config: Config, lock: DataDirLock | null): Promise<AdminSe
       import("pino"),
     ]);
     const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
-    const deps = { config, store, db: store.db, clock: systemClock, logger: pino({ level: "silent" }) };
+    // Not a service instance: it holds no connector session, so its instance ID is never registered.
+    const deps = {
+      config,
+      store,
+      db: store.db,
+      clock: systemClock,
+      logger: pino({ level: "silent" }),
+      instanceId: newInstanceId(),
+    };
     return {
       ops: adminOperations(deps),
       via: store.engine === "postgres" ? "the database" : `the store in ${resolve(config.DATA_DIR)}`,

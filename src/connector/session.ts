@@ -27,6 +27,7 @@ import {
   updateSession,
   type ConnectorSessionRow,
 } from "../store/connector-sessions.ts";
+import { takeSession } from "../store/instances.ts";
 import {
   findSessionWithInFlight,
   pendingRecoveries,
@@ -150,6 +151,7 @@ export async function authenticate(
     last_activity_at: now,
     last_work_at: now,
     closed_at: null,
+    instance_id: deps.instanceId,
   });
   return [ticket, connection.company_file_path ?? ""];
 }
@@ -201,6 +203,12 @@ async function keepAlive(
   session: ConnectorSessionRow | null,
 ): Promise<ConnectorSessionRow | null> {
   if (!session || session.state !== "open") return null;
+  // The connector's call reached another instance (behind a load balancer, or after a restart of
+  // the one it used): this instance holds the session now. A session a recovery closed meanwhile is over.
+  if (session.instance_id !== deps.instanceId) {
+    if (!(await takeSession(deps.db, session.ticket_hash, deps.instanceId))) return null;
+    session = { ...session, instance_id: deps.instanceId };
+  }
   const now = deps.clock.now();
   if (now - session.last_activity_at.getTime() > deps.config.CONNECTOR_TICKET_TTL_MS) {
     await closeSession(deps, session, "The session ticket expired", TEXTS.expired);

@@ -41,6 +41,14 @@ export function newId<K extends IdKind>(kind: K): PlatformId<(typeof ID_PREFIXES
   return typeid(ID_PREFIXES[kind]).toString() as PlatformId<(typeof ID_PREFIXES)[K]>;
 }
 
+/**
+ * The ID of a service instance (a running process; requests/instances.ts). Internal: never shown in
+ * the API, so it has no spec prefix of its own.
+ */
+export function newInstanceId(): string {
+  return typeid("inst").toString();
+}
+
 /** True when `value` is a well-formed ID of the given kind. */
 export function isId<K extends IdKind>(
   kind: K,

@@ -5,8 +5,18 @@ import { isTestTenant, type Tenant } from "./tenant.ts";
 
 export type ConnectionRow = Selectable<ConnectionsTable>;
 
-export async function insertConnection(db: Db, row: ConnectionRow): Promise<void> {
-  await db.insertInto("connections").values(row).execute();
+/**
+ * Inserts a connection unless its end user has one already (one connection per end user; two
+ * concurrent setups race here). Returns whether the row was inserted.
+ */
+export async function insertConnection(db: Db, row: ConnectionRow): Promise<boolean> {
+  const inserted = await db
+    .insertInto("connections")
+    .values(row)
+    .onConflict((oc) => oc.column("end_user_id").doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
 export async function findConnectionForEndUser(

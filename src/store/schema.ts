@@ -159,6 +159,21 @@ export interface ConnectorSessionsTable {
   last_activity_at: Timestamp;
   last_work_at: Timestamp;
   closed_at: NullableTimestamp;
+  /** The instance that holds the session's HTTP calls (migration 0008); null before leases. */
+  instance_id: string | null;
+}
+
+/** A running (or dead) service process and its lease (requests/instances.ts). */
+export interface ServiceInstancesTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: Timestamp;
+  lease_expires_at: Timestamp;
+  /** Set by a graceful stop: its sessions may be recovered at once. */
+  released_at: NullableTimestamp;
+  /** Set by the instance that recovered its sessions after its lease ended. */
+  recovered_at: NullableTimestamp;
 }
 
 export interface LedgerCursorsTable {
@@ -206,4 +221,5 @@ export interface DatabaseSchema {
   connector_sessions: ConnectorSessionsTable;
   ledger_cursors: LedgerCursorsTable;
   simulated_company_files: SimulatedCompanyFilesTable;
+  service_instances: ServiceInstancesTable;
 }

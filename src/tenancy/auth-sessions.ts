@@ -130,19 +130,7 @@ export async function ensureConnection(
   now: Date,
 ): Promise<ConnectionRow> {
   const existing = await findConnectionForEndUser(deps.db, principal.projectId, endUserId);
-  if (existing) {
-    if (existing.is_test !== isTest) {
-      throw new ServiceError("INVALID_PARAMETER", {
-        param: "publishableKey",
-        message: `This end user's connection is a ${existing.is_test ? "test" : "live"} connection; use a ${existing.is_test ? "test" : "live"} publishable key.`,
-      });
-    }
-    const updated = await updateConnection(deps.db, existing.id, {
-      password_hash: hashSecret(password),
-      updated_at: now,
-    });
-    return updated ?? existing;
-  }
+  if (existing) return reissuePassword(deps, existing, isTest, password, now);
   if (
     isTest &&
     (await countTestConnections(deps.db, principal.organization)) >= deps.config.TEST_COMPANY_FILE_LIMIT
@@ -160,7 +148,7 @@ export async function ensureConnection(
     status: "pending_setup",
     status_reason: null,
     is_test: isTest,
-    username: `lb-${id.slice("conn_".length, "conn_".length + 16)}`,
+    username: connectorUsername(id),
     password_hash: hashSecret(password),
     file_id: randomGuid(),
     file_identity: null,
@@ -178,8 +166,42 @@ export async function ensureConnection(
     created_at: now,
     updated_at: now,
   };
-  await insertConnection(deps.db, row);
-  return row;
+  if (await insertConnection(deps.db, row)) return row;
+  // Another call created the end user's connection meanwhile (one connection per end user): this
+  // call's password goes on that connection, as for one that existed before.
+  const winner = await findConnectionForEndUser(deps.db, principal.projectId, endUserId);
+  if (!winner) throw new ServiceError("INTERNAL_ERROR", { cause: new Error("connection vanished") });
+  return reissuePassword(deps, winner, isTest, password, now);
+}
+
+/** An existing connection gets the new password (of the connection's own mode only). */
+async function reissuePassword(
+  deps: Deps,
+  existing: ConnectionRow,
+  isTest: boolean,
+  password: string,
+  now: Date,
+): Promise<ConnectionRow> {
+  if (existing.is_test !== isTest) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: "publishableKey",
+      message: `This end user's connection is a ${existing.is_test ? "test" : "live"} connection; use a ${existing.is_test ? "test" : "live"} publishable key.`,
+    });
+  }
+  const updated = await updateConnection(deps.db, existing.id, {
+    password_hash: hashSecret(password),
+    updated_at: now,
+  });
+  return updated ?? existing;
+}
+
+/**
+ * The connector user name of a connection (written into its `.qwc`). It carries the whole ID
+ * suffix, so it is unique because the ID is: IDs made in the same millisecond share their first
+ * characters (time, then a counter), and a user name cut from them collided under load.
+ */
+export function connectorUsername(connectionId: ConnectionRow["id"]): string {
+  return `lb-${connectionId.slice(connectionId.indexOf("_") + 1)}`;
 }
 
 /** What the hosted page shows, computed from the session and the connection. */

@@ -7,6 +7,7 @@ import { buildApp } from "../app.ts";
 import { loadConfig, type Config } from "../config.ts";
 import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
+import { newInstanceId } from "../platform/ids.ts";
 import { openStore, type Store } from "../store/database.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 
@@ -69,7 +70,14 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
     PUBLIC_URL: "http://127.0.0.1:8080",
     ...options.config,
   });
-  const deps: Deps = { config, store, db: store.db, clock, logger: pino({ level: "silent" }) };
+  const deps: Deps = {
+    config,
+    store,
+    db: store.db,
+    clock,
+    logger: pino({ level: "silent" }),
+    instanceId: newInstanceId(),
+  };
   const app = await buildApp(deps);
   await app.ready();
   const project = await createProject(deps, { name: "Test project" });

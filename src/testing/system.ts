@@ -6,6 +6,8 @@ import { buildApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
+import { newInstanceId } from "../platform/ids.ts";
+import { startInstance, type ServiceInstance } from "../requests/instances.ts";
 import { startSweeper } from "../requests/sweeper.ts";
 import { SimulationHost } from "../simulation/host.ts";
 import { SimulatedLedgerApplication } from "../simulator/ledger/index.ts";
@@ -41,6 +43,8 @@ export interface System {
   fakeClock: FakeClock | null;
   project: CreatedProject;
   ledger: SimulatedLedgerApplication;
+  /** This system as a service instance with a lease (stop it without release to play a crash). */
+  instance: ServiceInstance;
   /** The service's simulated end users (simulator mode only). */
   simulation: SimulationHost | null;
   close(): Promise<void>;
@@ -95,11 +99,14 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     db: opened.store.db,
     clock,
     logger: pino({ level: "silent" }),
+    instanceId: newInstanceId(),
   };
   const simulation = options.simulator
     ? new SimulationHost(deps, { noOpPauseMs: options.noOpPauseMs ?? 20 })
     : null;
   deps.simulatedConnectors = simulation ?? undefined;
+  // As in main.ts: registered with a lease before it listens; the lease is renewed on the service clock.
+  const instance = await startInstance(deps);
   const app = await buildApp(deps);
   await app.listen({ port, host: "127.0.0.1" });
   const project = await createProject(deps, { name: "System test" });
@@ -177,6 +184,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     await Promise.all(connectors.map((c) => c.stop()));
     await simulation?.stop();
     await sweeper.stop();
+    await instance.stop({ release: true });
     // The test is over: connections still busy (a held connector call the client gave up on) are
     // cut, or the server would wait for Fastify's 72 s keep-alive timeout before closing.
     const closing = app.close();
@@ -188,5 +196,18 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     }
   };
   t?.after(close);
-  return { app, deps, url, clock, fakeClock, project, ledger, simulation, close, connectEndUser, call };
+  return {
+    app,
+    deps,
+    url,
+    clock,
+    fakeClock,
+    project,
+    ledger,
+    instance,
+    simulation,
+    close,
+    connectEndUser,
+    call,
+  };
 }

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { buildApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { FakeClock } from "../../src/platform/clock.ts";
+import { newInstanceId } from "../../src/platform/ids.ts";
 import { buildTestApp, openTestStore } from "../../src/testing/harness.ts";
 
 /**
@@ -19,6 +20,7 @@ test("liveness and readiness while the store is up, and once it is down", async 
     db: store.db,
     clock: new FakeClock(),
     logger: pino({ level: "silent" }),
+    instanceId: newInstanceId(),
   };
   const app = await buildApp(deps);
   t.after(async () => {

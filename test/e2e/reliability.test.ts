@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { recoverAfterRestart } from "../../src/requests/restart.ts";
 import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { startSystem } from "../../src/testing/system.ts";
 import {
@@ -108,7 +107,9 @@ test("service killed mid-flight and restarted: the write is recovered, no duplic
     }),
   );
   await eventually("sent", async () => (await requestById(first, accepted.id)).status === "sent");
-  // Crash: the HTTP server disappears without a graceful close of sessions; the store survives.
+  // Crash: the HTTP server disappears without a graceful close of sessions and the lease is no
+  // longer renewed (nor released); the store survives.
+  await first.instance.stop({ release: false });
   await first.app.close();
   await eu.connector.stop();
   first.ledger.setFault(null);
@@ -128,12 +129,22 @@ test("service killed mid-flight and restarted: the write is recovered, no duplic
     await restarted.close();
     await first.deps.store.close();
   });
-  // main.ts runs recovery at start: the request that was in flight is interrupted, not re-sent.
-  assert.equal(await recoverAfterRestart(restarted.deps), 1);
-  const interrupted = await json<RequestResource>(
+  // At start the crashed instance's lease still runs (it might be a live neighbour): nothing is
+  // touched. Once the lease ran out, the restarted instance recovers the crashed one's session: the
+  // request that was in flight is interrupted, not re-sent.
+  assert.equal(restarted.instance.startup.requestsInterrupted, 0);
+  const stillSent = await json<RequestResource>(
     await restarted.call("GET", `/v1/requests/${accepted.id}`, { key: first.project.keys.secretLive }),
   );
-  assert.equal(interrupted.status, "outcome_unknown");
+  assert.equal(stillSent.status, "sent");
+  await restarted.fakeClock?.advance(restarted.deps.config.INSTANCE_LEASE_MS + 1);
+  const interrupted = await eventually("the crashed instance's session is recovered", async () => {
+    const r = await json<RequestResource>(
+      await restarted.call("GET", `/v1/requests/${accepted.id}`, { key: first.project.keys.secretLive }),
+    );
+    return r.status === "outcome_unknown" ? r : null;
+  });
+  assert.equal(interrupted.recovered, false);
   // The same end user's connector, pointed at the restarted service (same .qwc, same password).
   connector = new SimulatedWebConnector({
     qwc: eu.connectorQwc.replace(first.url, restarted.url),

@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { SimulatedLedgerApplication } from "../../src/simulator/ledger/index.ts";
+import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
+import { freePort } from "../../src/testing/system.ts";
+import { customerAdd, eventually, type RequestResource } from "./helpers.ts";
+import { call, runCli, startService, workspace, type Workspace } from "./processes.ts";
+
+/**
+ * Two service processes on one PostgreSQL (issue 8 §2): the API is called on instance A while the
+ * end user's connector talks to instance B. A request submitted on A is handed to the session held
+ * on B in real time, and the sync caller on A is answered when B completes it. Then B is killed with
+ * SIGKILL while a write is in the application's hands and more are queued; the connector fails over
+ * to A. Every write is applied exactly once (counted in the simulated company file), none is lost,
+ * and clients retrying with their Idempotency-Keys get the same Requests back.
+ */
+const skip = process.env.DATABASE_URL
+  ? false
+  : "two service processes need a shared PostgreSQL (DATABASE_URL); the embedded store belongs to one process";
+
+const ENV = {
+  SIMULATOR: "off",
+  INSTANCE_LEASE_MS: "2000",
+  CONNECTOR_HOLD_MS: "2000",
+  RATE_LIMIT_MAX: "1000000",
+};
+
+interface Keys {
+  secretLive: string;
+  publishableLive: string;
+}
+
+async function createProject(ws: Workspace): Promise<Keys> {
+  const result = await runCli(ws, ["projects", "create", "--name", "Two instances"]);
+  assert.equal(result.code, 0, result.stderr);
+  return (JSON.parse(result.stdout) as { keys: Keys }).keys;
+}
+
+/** Follows the setup link as the end user does: the password shown and the .qwc downloaded. */
+async function registration(authFlowUrl: string): Promise<{ qwc: string; password: string }> {
+  const page = await (await fetch(authFlowUrl)).text();
+  const password = /<code id="password">([A-Za-z0-9]+)<\/code>/.exec(page)?.[1];
+  assert.ok(password, "the setup page shows the password");
+  const qwcUrl = new URL(authFlowUrl);
+  qwcUrl.pathname = `${qwcUrl.pathname}/qwc`;
+  return { qwc: await (await fetch(qwcUrl)).text(), password };
+}
+
+const pointedAt = (qwc: string, baseUrl: string): string =>
+  qwc.replace(/<AppURL>[^<]*<\/AppURL>/, `<AppURL>${baseUrl}/connector</AppURL>`);
+
+test(
+  "API on one instance, connector on another; the connector's instance SIGKILLed mid-flight",
+  { skip },
+  async (t) => {
+    const ws = await workspace(t, ENV);
+    const a = await startService(t, ws);
+    const portB = await freePort();
+    const dirB = mkdtempSync(join(tmpdir(), "lb-b-"));
+    t.after(() => rmSync(dirB, { recursive: true, force: true }));
+    const urlB = `http://127.0.0.1:${portB}`;
+    const b = await startService(t, ws, { PORT: String(portB), PUBLIC_URL: urlB, DATA_DIR: dirB });
+    const keys = await createProject(ws);
+
+    const created = await call(ws, keys.secretLive, "POST", "/v1/end-users", {
+      body: JSON.stringify({ companyName: "Two Instances Co", sourceId: "two-1" }),
+    });
+    assert.equal(created.status, 201);
+    const endUserId = ((await created.json()) as { id: string }).id;
+    const session = await call(ws, keys.secretLive, "POST", "/v1/auth-sessions", {
+      body: JSON.stringify({ publishableKey: keys.publishableLive, endUserId }),
+    });
+    assert.equal(session.status, 201);
+    const { qwc, password } = await registration(
+      ((await session.json()) as { authFlowUrl: string }).authFlowUrl,
+    );
+
+    const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+    const path = "C:\\Company Files\\Two Instances Co.qbw";
+    ledger.createCompanyFile(path, { companyName: "Two Instances Co", seed: "sample" });
+    ledger.openCompanyFile(path);
+    const file = ledger.companyFile(path);
+    const onB = new SimulatedWebConnector({
+      qwc: pointedAt(qwc, urlB),
+      password,
+      application: ledger,
+      noOpPauseMs: 20,
+    });
+    t.after(() => onB.stop());
+    onB.start();
+
+    const passthrough = `/v1/end-users/${endUserId}/passthrough/ledger_desktop`;
+    const write = (name: string, key: string): Promise<Response> =>
+      call(ws, keys.secretLive, "POST", passthrough, {
+        body: customerAdd(name),
+        contentType: "application/xml",
+        headers: { "idempotency-key": key, prefer: "respond-async" },
+      });
+    const request = async (id: string): Promise<RequestResource> =>
+      (await (await call(ws, keys.secretLive, "GET", `/v1/requests/${id}`)).json()) as RequestResource;
+
+    await eventually("the connection is online (its first check-in reached B)", async () => {
+      const res = await call(ws, keys.secretLive, "GET", `/v1/end-users/${endUserId}`);
+      const body = (await res.json()) as { integrationConnections: { status: string }[] };
+      return body.integrationConnections[0]?.status === "online";
+    });
+
+    // A sync call on A, answered through the session on B.
+    const before = file.count("Customer");
+    const sync = await call(ws, keys.secretLive, "POST", passthrough, {
+      body: customerAdd("Across Instances"),
+      contentType: "application/xml",
+    });
+    assert.equal(sync.status, 200, await sync.clone().text());
+    assert.match(await sync.text(), /statusCode="0"/);
+    assert.equal(file.count("Customer"), before + 1);
+
+    // Writes queued on A; the first one is in the application's hands (slow) when B dies.
+    ledger.setFault({ kind: "slow_processing", ms: 1500 });
+    const names = ["Kill One", "Kill Two", "Kill Three", "Kill Four"];
+    const ids: string[] = [];
+    for (const [i, name] of names.entries()) {
+      const res = await write(name, `kill-${i}`);
+      assert.equal(res.status, 202, await res.clone().text());
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    await eventually("the first write is sent", async () => (await request(ids[0] ?? "")).status === "sent");
+    b.child.kill("SIGKILL");
+    await new Promise((resolve) => b.child.once("exit", resolve));
+    ledger.setFault(null);
+    await onB.stop();
+
+    // The connector fails over to A with the same registration.
+    const onA = new SimulatedWebConnector({
+      qwc: pointedAt(qwc, ws.url),
+      password,
+      application: ledger,
+      noOpPauseMs: 20,
+      fileIdStamped: onB.hasStampedFileId,
+    });
+    t.after(() => onA.stop());
+    onA.start();
+    const settled = await eventually(
+      "every write settled",
+      async () => {
+        const all = await Promise.all(ids.map(request));
+        if (all.some((r) => r.status !== "succeeded" && r.status !== "failed")) {
+          void onA.checkInNow();
+          return null;
+        }
+        return all;
+      },
+      60_000,
+    );
+    for (const r of settled) assert.equal(r.status, "succeeded", JSON.stringify(r));
+    assert.equal(settled[0]?.recovered, true, "the write in flight at the kill was recovered, not re-sent");
+    // A write sent twice would fail as a duplicate name (so it would not be `succeeded` above) and the
+    // count would show it: each name exists once.
+    for (const name of names) {
+      const named = file.recordsOf("Customer").filter((r) => file.fullNameOf(r) === name);
+      assert.equal(named.length, 1, `${name} applied once`);
+    }
+
+    // Clients retrying with their keys get the same Requests; nothing is applied again.
+    for (const [i, name] of names.entries()) {
+      const again = await write(name, `kill-${i}`);
+      assert.equal(((await again.json()) as { id: string }).id, ids[i]);
+    }
+    assert.equal(file.count("Customer"), before + 1 + names.length);
+    // A graceful stop of the surviving instance (its connector stopped first).
+    await onA.stop();
+    assert.equal(await a.stop(), 0);
+  },
+);
