@@ -94,6 +94,7 @@ before(async () => {
     recoveries_checked: true,
     closing_query_sent: false,
     connection_errors: 0,
+    instance_id: null,
     company_file_path: null,
     xml_version: "16.0",
     created_at: new Date(T0),
