@@ -44,16 +44,26 @@ export class LocalNotifier implements Notifier {
   }
 }
 
+/** Waits between reconnection attempts of the LISTEN client, longest last. */
+const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 5000];
+
 /**
  * LISTEN/NOTIFY on one dedicated client. Each instance tags its notifications with a random ID and
- * ignores its own echoes (its local listeners were already woken).
+ * ignores its own echoes (its local listeners were already woken). When the client's connection
+ * breaks (a database restart, an administrator's terminate), it reconnects in the background and then
+ * wakes every waiter once, since notifications sent in the gap are lost and a woken waiter re-reads
+ * the store. A broken idle client of the pool is dropped by the pool (its `error` is handled here so
+ * it cannot crash the process).
  */
 export class PostgresNotifier extends LocalNotifier {
   private readonly instance = randomToken(12);
+  private client: pg.Client | undefined;
+  private closed = false;
+  private reconnecting: Promise<void> | undefined;
 
   private constructor(
-    private readonly client: pg.Client,
     private readonly pool: pg.Pool,
+    private readonly connectClient: () => Promise<pg.Client>,
   ) {
     super();
   }
@@ -63,17 +73,67 @@ export class PostgresNotifier extends LocalNotifier {
     connectionString: string,
     ClientClass: typeof pg.Client,
   ): Promise<PostgresNotifier> {
-    const client = new ClientClass({ connectionString });
-    await client.connect();
-    const notifier = new PostgresNotifier(client, pool);
+    pool.on("error", () => {
+      // An idle pooled client lost its connection: the pool discards it and opens another on demand.
+    });
+    const notifier = new PostgresNotifier(pool, async () => {
+      const client = new ClientClass({ connectionString });
+      await client.connect();
+      return client;
+    });
+    await notifier.listen();
+    return notifier;
+  }
+
+  private async listen(): Promise<void> {
+    const client = await this.connectClient();
     client.on("notification", (message) => {
       const payload = message.payload ?? "";
       const split = payload.indexOf("|");
-      if (split < 0 || payload.slice(0, split) === notifier.instance) return;
-      notifier.emitter.emit(payload.slice(split + 1));
+      if (split < 0 || payload.slice(0, split) === this.instance) return;
+      this.emitter.emit(payload.slice(split + 1));
     });
-    await client.query(`listen ${PG_CHANNEL}`);
-    return notifier;
+    const lost = (): void => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      client.end().catch(() => undefined);
+      this.reconnect();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    try {
+      await client.query(`listen ${PG_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.client = client;
+  }
+
+  /** Reconnects with growing waits until it works or the notifier closes, then wakes every waiter. */
+  private reconnect(): void {
+    if (this.closed || this.reconnecting) return;
+    this.reconnecting = (async () => {
+      for (let attempt = 0; !this.closed; attempt++) {
+        const delay = RECONNECT_DELAYS_MS[Math.min(attempt, RECONNECT_DELAYS_MS.length - 1)] ?? 5000;
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        if (this.closed) return;
+        try {
+          await this.listen();
+          for (const channel of this.emitter.eventNames()) this.emitter.emit(channel);
+          return;
+        } catch {
+          // The database is still away: try again after a longer wait.
+        }
+      }
+    })().finally(() => {
+      this.reconnecting = undefined;
+    });
+  }
+
+  /** Whether the LISTEN client is connected (false while reconnecting). */
+  get listening(): boolean {
+    return this.client !== undefined;
   }
 
   override async notify(channel: string, payload?: unknown): Promise<void> {
@@ -82,7 +142,10 @@ export class PostgresNotifier extends LocalNotifier {
   }
 
   override async close(): Promise<void> {
+    this.closed = true;
     await super.close();
-    await this.client.end();
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
   }
 }

@@ -1,0 +1,3 @@
+import { typedResourcesShard } from "./typed-resources-suite.ts";
+
+typedResourcesShard(2, 3);
