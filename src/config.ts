@@ -57,6 +57,13 @@ const schema = z.object({
    * sessions of an instance whose lease ran out are recovered by the others. Longer than any stall.
    */
   INSTANCE_LEASE_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * Port of the Prometheus scrape endpoint `GET /metrics` (platform/metrics-server.ts), a listener
+   * of its own apart from the API; unset: no metrics listener.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Address the metrics listener binds; loopback by default. */
+  METRICS_HOST: z.string().default("127.0.0.1"),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import type { Clock } from "./platform/clock.ts";
+import type { Metrics } from "./platform/metrics.ts";
 import type { Db, Store } from "./store/database.ts";
 import type { SimulatedConnectors } from "./tenancy/simulated-connections.ts";
 
@@ -16,6 +17,8 @@ export interface Deps {
    * sessions whose HTTP calls it holds.
    */
   instanceId: string;
+  /** Prometheus metrics of this instance (platform/metrics.ts), fed where things happen. */
+  metrics: Metrics;
   /**
    * Simulator mode only (`SIMULATOR=on`): attaches simulated Web Connectors and company files to
    * connections (the setup page's button, the CLI). Absent otherwise, and then nothing offers it.

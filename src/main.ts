@@ -9,6 +9,9 @@ import { seedDemo } from "./simulation/demo.ts";
 import { SimulationHost } from "./simulation/host.ts";
 import { systemClock } from "./platform/clock.ts";
 import { newInstanceId } from "./platform/ids.ts";
+import { Metrics } from "./platform/metrics.ts";
+import { startMetricsServer } from "./platform/metrics-server.ts";
+import { sampleStoredState } from "./store/state-sample.ts";
 import { openStore } from "./store/database.ts";
 import { startInstance } from "./requests/instances.ts";
 import { startSweeper } from "./requests/sweeper.ts";
@@ -32,7 +35,9 @@ async function main(): Promise<void> {
     clock: systemClock,
     logger,
     instanceId: newInstanceId(),
+    metrics: new Metrics({ defaults: true }),
   };
+  deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
   const simulation = config.SIMULATOR === "on" ? new SimulationHost(deps) : null;
   deps.simulatedConnectors = simulation ?? undefined;
   // This process as an instance with a lease: sessions of instances that stopped (this data's last
@@ -41,6 +46,11 @@ async function main(): Promise<void> {
   const app = await buildApp(deps);
   await app.listen({ port: config.PORT, host: config.HOST });
   const stops: Array<() => Promise<void>> = [];
+  if (config.METRICS_PORT !== undefined) {
+    const metricsServer = await startMetricsServer(deps.metrics, config.METRICS_PORT, config.METRICS_HOST);
+    stops.push(() => metricsServer.close());
+    logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics at GET /metrics");
+  }
   // Queue TTL and idempotency retention are enforced in the background too (requests/sweeper.ts).
   const sweeper = startSweeper(deps);
   stops.push(() => sweeper.stop());

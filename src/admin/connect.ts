@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { systemClock } from "../platform/clock.ts";
 import { newInstanceId } from "../platform/ids.ts";
+import { Metrics } from "../platform/metrics.ts";
 import {
   LOCK_FILE_NAME,
   tryAcquireDataDirLock,
@@ -76,6 +77,7 @@ async function direct(config: Config, lock: DataDirLock | null): Promise<AdminSe
       clock: systemClock,
       logger: pino({ level: "silent" }),
       instanceId: newInstanceId(),
+      metrics: new Metrics(),
     };
     return {
       ops: adminOperations(deps),

@@ -40,8 +40,12 @@ const ROUTE_CONFIG = { rateLimit: false } as const;
  */
 export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): void {
   const shutdown = new AbortController();
-  app.addHook("onClose", async () => shutdown.abort());
-  const ctx: session.ConnectorContext = { deps, shutdown: shutdown.signal };
+  const held = new Set<AbortController>();
+  app.addHook("onClose", async () => {
+    shutdown.abort();
+    for (const call of held) call.abort();
+  });
+  const ctx: session.ConnectorContext = { deps, shutdown: shutdown.signal, held };
   const bodyLimit = deps.config.CONNECTOR_BODY_LIMIT_BYTES;
 
   void app.register(async (scope) => {
@@ -149,6 +153,7 @@ async function dispatch(
   call: SoapCall,
   callerGone: AbortSignal,
 ): Promise<SoapResult> {
+  ctx.deps.metrics.connectorCalls.inc({ method: call.method });
   switch (call.method) {
     case "serverVersion":
     case "getServerVersion":

@@ -96,6 +96,12 @@ export interface ConnectorContext {
   deps: Deps;
   /** Aborted when the server shuts down: held calls return at once. */
   shutdown: AbortSignal;
+  /**
+   * The calls held right now, each aborted at shutdown by the endpoint. A set instead of a listener
+   * per call on the shared `shutdown` signal: with thousands of idle sessions, adding and removing
+   * listeners on one signal cost time in proportion to their number at every hold (N²).
+   */
+  held: Set<AbortController>;
 }
 
 /**
@@ -112,8 +118,10 @@ export async function authenticate(
 ): Promise<string[]> {
   const { deps } = ctx;
   const connection = await findConnectionByUsername(deps.db, userName);
-  if (!connection || !secretMatches(password, connection.password_hash) || connection.status === "disabled")
+  if (!connection || !secretMatches(password, connection.password_hash) || connection.status === "disabled") {
+    deps.metrics.connectorCheckIns.inc({ result: "nvu" });
     return ["", "nvu"];
+  }
   const now = new Date(deps.clock.now());
   await updateConnection(deps.db, connection.id, {
     last_seen_at: now,
@@ -133,7 +141,10 @@ export async function authenticate(
   for (const row of await waitingRequests(deps.db, connection.id, ["waiting_for_connection"])) {
     await transition(deps, row, "queued", {}, "The connector checked in", ["waiting_for_connection"]);
   }
-  if (!(await hasReasonToOpen(deps, connection, now.getTime()))) return ["", "none"];
+  if (!(await hasReasonToOpen(deps, connection, now.getTime()))) {
+    deps.metrics.connectorCheckIns.inc({ result: "none" });
+    return ["", "none"];
+  }
   const ticket = randomToken(24);
   await insertSession(deps.db, {
     ticket_hash: hashSecret(ticket),
@@ -153,6 +164,11 @@ export async function authenticate(
     closed_at: null,
     instance_id: deps.instanceId,
   });
+  deps.metrics.connectorCheckIns.inc({ result: "session" });
+  deps.logger.debug(
+    { connectionId: connection.id, endUserId: connection.end_user_id },
+    "connector session opened",
+  );
   return [ticket, connection.company_file_path ?? ""];
 }
 
@@ -255,12 +271,36 @@ export async function sendRequestXML(
   }
   const version = session.xml_version ?? "13.0";
   const holdUntil = realTime.now() + deps.config.CONNECTOR_HOLD_MS;
+  // This call ends early when the server shuts down or the connector hangs up.
+  const call = new AbortController();
+  const endCall = (): void => call.abort();
+  if (ctx.shutdown.aborted) call.abort();
+  ctx.held.add(call);
+  callerGone.addEventListener("abort", endCall, { once: true });
+  try {
+    return await holdForWork(ctx, session, version, holdUntil, call.signal, callerGone);
+  } finally {
+    ctx.held.delete(call);
+    callerGone.removeEventListener("abort", endCall);
+  }
+}
+
+/** The hold loop of one sendRequestXML: work is handed over, or "" (NoOp) when the hold ends. */
+async function holdForWork(
+  ctx: ConnectorContext,
+  opened: ConnectorSessionRow,
+  version: string,
+  holdUntil: number,
+  callEnded: AbortSignal,
+  callerGone: AbortSignal,
+): Promise<string> {
+  const { deps } = ctx;
+  let session = opened;
   for (;;) {
     // Listen before looking, so a request created between the look and the wait still wakes us.
     const stop = new AbortController();
-    const onShutdown = (): void => stop.abort();
-    ctx.shutdown.addEventListener("abort", onShutdown, { once: true });
-    callerGone.addEventListener("abort", onShutdown, { once: true });
+    const onEnded = (): void => stop.abort();
+    callEnded.addEventListener("abort", onEnded, { once: true });
     const woke = deps.store.notifier.wait(connectionChannel(session.connection_id), stop.signal);
     try {
       // A connector that hung up must not be handed work it can never answer; its session is over.
@@ -297,8 +337,7 @@ export async function sendRequestXML(
       session = fresh;
     } finally {
       stop.abort();
-      ctx.shutdown.removeEventListener("abort", onShutdown);
-      callerGone.removeEventListener("abort", onShutdown);
+      callEnded.removeEventListener("abort", onEnded);
     }
   }
 }

@@ -49,6 +49,7 @@ export async function transition(
     stamps,
   );
   if (updated) {
+    if (isSettled(to)) recordSettled(deps, updated);
     // Callers wait for a settled request (in this process they get the row with the wake-up);
     // held connector calls wait for queued work.
     if (isSettled(to)) await deps.store.notifier.notify(requestChannel(row.id), updated);
@@ -56,6 +57,26 @@ export async function transition(
       await deps.store.notifier.notify(connectionChannel(row.connection_id));
   }
   return updated;
+}
+
+/**
+ * A request reached a settled status: counted by status, outcome and error code, and logged with the
+ * IDs an operator searches by (request, end user, connection).
+ */
+function recordSettled(deps: Deps, row: RequestRow): void {
+  const code = (row.error as { code?: string } | null)?.code ?? "none";
+  deps.metrics.requestOutcomes.inc({ status: row.status, outcome: row.outcome, code });
+  deps.logger.info(
+    {
+      requestId: row.id,
+      endUserId: row.end_user_id,
+      connectionId: row.connection_id,
+      status: row.status,
+      outcome: row.outcome,
+      code,
+    },
+    "request settled",
+  );
 }
 
 /** Ends a request that never reached the application. */
@@ -127,6 +148,8 @@ export async function nextWork(
   }
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
   if (!claimed) return null;
+  deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - claimed.created_at.getTime()) / 1000);
+  deps.logger.debug({ requestId: claimed.id, connectionId }, "request handed to the connector");
   const document = withXmlVersion(claimed.request_xml ?? "", xmlVersion);
   const xml = claimed.message_set_id
     ? document.replace(

@@ -64,6 +64,7 @@ export async function recoverDeadInstances(
     );
     if (moved) requestsInterrupted += 1;
   }
+  deps.metrics.instancesRecovered.inc(instances.length);
   await deleteRecoveredInstances(deps.db, new Date(now.getTime() - RECOVERED_RETENTION_MS));
   return { instances, sessionsClosed, requestsInterrupted };
 }

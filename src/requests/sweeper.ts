@@ -80,13 +80,19 @@ export function startSweeper(deps: Deps): Sweeper {
     while (!signal.aborted) {
       await deps.clock.sleep(intervalMs, signal);
       if (signal.aborted) return;
+      const started = deps.clock.now();
       try {
         const result = await sweepOnce(deps, { signal });
+        deps.metrics.sweepRuns.inc({ result: "ok" });
+        deps.metrics.sweepRows.inc({ action: "expired_requests" }, result.expiredRequests);
+        deps.metrics.sweepRows.inc({ action: "idempotency_keys_deleted" }, result.idempotencyKeysDeleted);
         if (result.expiredRequests > 0 || result.idempotencyKeysDeleted > 0)
           deps.logger.info(result, "background sweep");
       } catch (error) {
+        deps.metrics.sweepRuns.inc({ result: "error" });
         deps.logger.error({ err: error }, "sweep failed; retrying at the next interval");
       }
+      deps.metrics.sweepSeconds.observe((deps.clock.now() - started) / 1000);
     }
   })();
   return {

@@ -8,6 +8,8 @@ import { loadConfig, type Config } from "../config.ts";
 import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
 import { newInstanceId } from "../platform/ids.ts";
+import { Metrics } from "../platform/metrics.ts";
+import { sampleStoredState } from "../store/state-sample.ts";
 import { openStore, type Store } from "../store/database.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 
@@ -77,7 +79,9 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
     clock,
     logger: pino({ level: "silent" }),
     instanceId: newInstanceId(),
+    metrics: new Metrics(),
   };
+  deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
   const app = await buildApp(deps);
   await app.ready();
   const project = await createProject(deps, { name: "Test project" });

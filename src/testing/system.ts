@@ -7,6 +7,8 @@ import { loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
 import { newInstanceId } from "../platform/ids.ts";
+import { Metrics } from "../platform/metrics.ts";
+import { sampleStoredState } from "../store/state-sample.ts";
 import { startInstance, type ServiceInstance } from "../requests/instances.ts";
 import { startSweeper } from "../requests/sweeper.ts";
 import { SimulationHost } from "../simulation/host.ts";
@@ -100,7 +102,9 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     clock,
     logger: pino({ level: "silent" }),
     instanceId: newInstanceId(),
+    metrics: new Metrics(),
   };
+  deps.metrics.sampleStateWith(() => sampleStoredState(opened.store.db, deps.instanceId));
   const simulation = options.simulator
     ? new SimulationHost(deps, { noOpPauseMs: options.noOpPauseMs ?? 20 })
     : null;

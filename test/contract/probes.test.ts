@@ -5,6 +5,7 @@ import { buildApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { FakeClock } from "../../src/platform/clock.ts";
 import { newInstanceId } from "../../src/platform/ids.ts";
+import { Metrics } from "../../src/platform/metrics.ts";
 import { buildTestApp, openTestStore } from "../../src/testing/harness.ts";
 
 /**
@@ -21,6 +22,7 @@ test("liveness and readiness while the store is up, and once it is down", async 
     clock: new FakeClock(),
     logger: pino({ level: "silent" }),
     instanceId: newInstanceId(),
+    metrics: new Metrics(),
   };
   const app = await buildApp(deps);
   t.after(async () => {
