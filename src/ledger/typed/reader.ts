@@ -14,19 +14,54 @@ export interface ReadWarning {
   path: string;
 }
 
-/** Per shape: element name → field, so a record is read in one pass over its children. */
-const indexes = new WeakMap<Shape, Map<string, Field>>();
-
-function indexOf(shape: Shape): Map<string, Field> {
-  let index = indexes.get(shape);
-  if (!index) {
-    index = new Map();
-    for (const field of shape.fields) if (!index.has(field.slot.name)) index.set(field.slot.name, field);
-    indexes.set(shape, index);
-  }
-  return index;
+/**
+ * Per shape and object type, prepared once: element name → field (a record is read in one pass over
+ * its children), and the record with every field absent in output order (copied for each record).
+ */
+interface ReadPlan {
+  readonly index: ReadonlyMap<string, Field>;
+  readonly template: Readonly<Record<string, unknown>>;
+  readonly arrays: readonly string[];
 }
 
+const plans = new WeakMap<Shape, Map<string | null, ReadPlan>>();
+
+function planOf(shape: Shape, objectType: string | null): ReadPlan {
+  let byType = plans.get(shape);
+  if (!byType) plans.set(shape, (byType = new Map()));
+  let plan = byType.get(objectType);
+  if (plan) return plan;
+  const index = new Map<string, Field>();
+  for (const field of shape.fields) if (!index.has(field.slot.name)) index.set(field.slot.name, field);
+  // objectType right after id (or first when the shape has no id).
+  const template: Record<string, unknown> = {};
+  const arrays: string[] = [];
+  let typed = objectType === null;
+  if (!typed && shape.fields[0]?.json !== "id") {
+    template.objectType = objectType;
+    typed = true;
+  }
+  for (const field of shape.fields) {
+    if (field.json in template) continue;
+    template[field.json] = null;
+    if (field.array) arrays.push(field.json);
+    if (!typed && field.json === "id") {
+      template.objectType = objectType;
+      typed = true;
+    }
+  }
+  plan = { index, template, arrays };
+  byType.set(objectType, plan);
+  return plan;
+}
+
+/** `parent.json[position]`, built only when a warning needs it. */
+function pathOf(parent: string, json: string, position: number): string {
+  const base = parent === "" ? json : `${parent}.${json}`;
+  return position < 0 ? base : `${base}[${position}]`;
+}
+
+/** Reads one record element into its output shape. */
 export function readRecord(
   shape: Shape,
   element: XmlElement,
@@ -34,49 +69,49 @@ export function readRecord(
   warnings: ReadWarning[],
   objectType: string | null = shape.objectType,
 ): Record<string, unknown> {
-  // Every field first, in the shape's order (objectType right after id), so absent ones stay null.
-  const out: Record<string, unknown> = {};
-  let typed = objectType === null;
-  if (!typed && shape.fields[0]?.json !== "id") {
-    out.objectType = objectType;
-    typed = true;
-  }
-  for (const field of shape.fields) {
-    if (field.json in out) continue;
-    out[field.json] = field.array ? [] : null;
-    if (!typed && field.json === "id") {
-      out.objectType = objectType;
-      typed = true;
-    }
-  }
-  const index = indexOf(shape);
-  const here = (json: string): string => (path === "" ? json : `${path}.${json}`);
+  // Every field first, in the shape's order, so absent ones stay null (arrays []).
+  const plan = planOf(shape, objectType);
+  const out: Record<string, unknown> = { ...plan.template };
+  for (const json of plan.arrays) out[json] = [];
   for (const child of element.children) {
-    const field = index.get(child.name);
+    const field = plan.index.get(child.name);
     if (!field) continue;
     if (field.array) {
       const list = out[field.json] as unknown[];
-      list.push(readField(field, child, `${here(field.json)}[${list.length}]`, warnings));
+      list.push(readField(field, child, path, list.length, warnings));
     } else if (out[field.json] === null) {
-      out[field.json] = readField(field, child, here(field.json), warnings);
+      out[field.json] = readField(field, child, path, -1, warnings);
     }
   }
   return out;
 }
 
-function readField(field: Field, element: XmlElement, path: string, warnings: ReadWarning[]): unknown {
+function readField(
+  field: Field,
+  element: XmlElement,
+  parent: string,
+  position: number,
+  warnings: ReadWarning[],
+): unknown {
   switch (field.form) {
     case "ref": {
-      const id = element.children.find((c) => c.name === "ListID")?.text ?? null;
-      const fullName = element.children.find((c) => c.name === "FullName")?.text ?? null;
+      let id: string | null = null;
+      let fullName: string | null = null;
+      for (const c of element.children) {
+        if (c.name === "ListID") id ??= c.text;
+        else if (c.name === "FullName") fullName ??= c.text;
+      }
       return { id, fullName };
     }
     case "object":
-      return field.shape ? readRecord(field.shape, element, path, warnings) : null;
+      return field.shape
+        ? readRecord(field.shape, element, pathOf(parent, field.json, position), warnings)
+        : null;
     case "value": {
       if (!field.kind) return element.text;
       const decoded = field.kind.fromXml(element.text);
       if (decoded.ok) return field.kind.output(decoded.value);
+      const path = pathOf(parent, field.json, position);
       warnings.push({
         code: "LEDGER_VALUE_UNREADABLE",
         statusCode: null,
