@@ -13,6 +13,11 @@ export interface Notifier {
   notify(channel: string, payload?: unknown): Promise<void>;
   /** Resolves at the next wake-up on `channel` with its payload (if any), or when `signal` aborts. */
   wait(channel: string, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Calls `listener` at every wake-up on `channel` until the returned function is called (a
+   * long-lived consumer such as the webhook dispatcher must not miss a wake-up between two waits).
+   */
+  listen(channel: string, listener: (payload?: unknown) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -38,6 +43,10 @@ export class LocalNotifier implements Notifier {
       this.emitter.on(channel, done);
       signal.addEventListener("abort", aborted, { once: true });
     });
+  }
+  listen(channel: string, listener: (payload?: unknown) => void): () => void {
+    this.emitter.on(channel, listener);
+    return () => this.emitter.off(channel, listener);
   }
   async close(): Promise<void> {
     this.emitter.removeAllListeners();

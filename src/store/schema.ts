@@ -114,6 +114,8 @@ export interface RequestsTable {
   error: Json<unknown> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** A sync caller stopped waiting before the request settled (its request events go to every endpoint). */
+  caller_gone_at: NullableTimestamp;
 }
 
 export interface TimelineEntryRow {
@@ -187,6 +189,58 @@ export interface SimulatedCompanyFilesTable {
   updated_at: Timestamp;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  project_id: string;
+  mode: "live" | "test";
+  url: string;
+  description: string | null;
+  event_types: Json<string[]>;
+  enabled: boolean;
+  disabled_reason: string | null;
+  include_sync_requests: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  secret_rotated_at: NullableTimestamp;
+  /** First failed attempt since the last success (auto-disable after 5 days). */
+  failing_since: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  seq: Generated<string>;
+  project_id: string;
+  mode: "live" | "test";
+  type: string;
+  /** JSON text of the event's `data`, exactly as sent. */
+  data: string;
+  /** A sync request's caller already got the final result (only `includeSyncRequests` endpoints take it). */
+  caller_received_result: Generated<boolean>;
+  /** Delivered to this endpoint only (`webhook.test`). */
+  endpoint_id: string | null;
+  created_at: Timestamp;
+  fanned_out_at: NullableTimestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  project_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: "pending" | "succeeded" | "failed";
+  attempt_count: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  attempts: ColumnType<unknown[], string | undefined, string>;
+  lease_token: string | null;
+  lease_expires_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -198,4 +252,7 @@ export interface DatabaseSchema {
   connector_sessions: ConnectorSessionsTable;
   simulated_company_files: SimulatedCompanyFilesTable;
   service_instances: ServiceInstancesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -3,6 +3,7 @@ import { authSessionRoutes } from "./auth-sessions.ts";
 import { endUserRoutes } from "./end-users.ts";
 import { ledgerSpecialRoutes } from "./ledger-special.ts";
 import { requestRoutes } from "./requests.ts";
+import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
 
 /** Every authenticated API route; the OpenAPI document is built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -10,4 +11,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...authSessionRoutes,
   ...requestRoutes,
   ...ledgerSpecialRoutes,
+  ...webhookEndpointRoutes,
 ];

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import type { TestContext } from "node:test";
+import type { FakeClock } from "../../src/platform/clock.ts";
+import { buildTestApp, bearer, type TestApp } from "../../src/testing/harness.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../src/testing/webhook-receiver.ts";
+import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
+import { eventually } from "./helpers.ts";
+
+/** A service (fake clock), its webhook dispatcher and a loopback receiver. */
+export interface WebhookRig {
+  h: TestApp;
+  clock: FakeClock;
+  receiver: WebhookReceiver;
+  dispatcher: Dispatcher;
+  api<T = Record<string, unknown>>(
+    method: "GET" | "POST" | "DELETE",
+    url: string,
+    body?: unknown,
+    key?: string,
+  ): Promise<{ status: number; body: T }>;
+  /** Creates an endpoint (default: the receiver, every event type) and returns it with its secret. */
+  createEndpoint(body?: Record<string, unknown>, key?: string): Promise<EndpointWithSecret>;
+  deliveries(endpointId: string, query?: string): Promise<DeliveryResource[]>;
+  /** Waits (real time, bounded) until the endpoint's deliveries satisfy `check`. */
+  untilDeliveries(
+    endpointId: string,
+    what: string,
+    check: (d: DeliveryResource[]) => boolean,
+  ): Promise<DeliveryResource[]>;
+}
+
+export interface EndpointWithSecret {
+  id: string;
+  secret: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  previousSecretExpiresAt: string | null;
+  [key: string]: unknown;
+}
+
+export interface DeliveryResource {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  completedAt: string | null;
+  attempts: Array<{
+    attempt: number;
+    at: string;
+    statusCode: number | null;
+    latencyMs: number;
+    responseExcerpt: string | null;
+    error: string | null;
+  }>;
+}
+
+export async function webhookRig(
+  t: TestContext,
+  options: { config?: Record<string, string>; dispatcher?: DispatcherOptions } = {},
+): Promise<WebhookRig> {
+  const h = await buildTestApp(null, {
+    config: { WEBHOOK_ALLOW_LOOPBACK: "on", RATE_LIMIT_MAX: "1000000", ...options.config },
+  });
+  const clock = h.fakeClock;
+  assert.ok(clock);
+  const receiver = await startWebhookReceiver(null);
+  const dispatcher = startDispatcher(h.deps, { random: () => 0.5, ...options.dispatcher });
+  t.after(async () => {
+    await dispatcher.stop();
+    await receiver.close();
+    await h.close();
+  });
+  const api: WebhookRig["api"] = async (method, url, body, key) => {
+    const res = await h.app.inject({
+      method,
+      url,
+      headers: bearer(key ?? h.project.keys.secretLive),
+      ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
+    });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const rig: WebhookRig = {
+    h,
+    clock,
+    receiver,
+    dispatcher,
+    api,
+    createEndpoint: async (body = {}, key) => {
+      const res = await api<EndpointWithSecret>(
+        "POST",
+        "/v1/webhook-endpoints",
+        { url: receiver.url, eventTypes: ["request.*", "connection.*"], ...body },
+        key,
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body;
+    },
+    deliveries: async (endpointId, query = "") => {
+      const res = await api<{ data: DeliveryResource[] }>(
+        "GET",
+        `/v1/webhook-endpoints/${endpointId}/deliveries${query}`,
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data;
+    },
+    untilDeliveries: async (endpointId, what, check) =>
+      eventually(what, async () => {
+        const list = await rig.deliveries(endpointId);
+        return check(list) ? list : null;
+      }),
+  };
+  return rig;
+}
