@@ -242,57 +242,77 @@ export interface AttemptRecord {
 export interface AttemptResult {
   deliveryId: string;
   leaseToken: string;
-  endpointId: string;
   record: AttemptRecord;
   status: "pending" | "succeeded" | "failed";
   nextAttemptAt: Date | null;
+  /** When the attempt ended (`completedAt` of a finished delivery). */
+  at: Date;
+}
+
+export interface StreakRule {
   now: Date;
-  /** An endpoint failing since this time or earlier is disabled by this (failed) attempt. */
+  /** An endpoint whose failures started at or before this is disabled by a failed attempt. */
   disableIfFailingSince: Date;
   disabledReason: string;
 }
 
 /**
- * Records an attempt and releases the lease, only if this caller still holds it (an instance whose
- * lease expired meanwhile records nothing). In the same statement the endpoint's failure streak is
- * cleared by a success, or started/continued by a failure, which disables the endpoint once the
- * streak is old enough. Returns whether the attempt was recorded and whether the endpoint was
- * disabled by it.
+ * Records a batch of attempts and releases their leases, each only if its lease is still held (an
+ * instance whose lease expired meanwhile records nothing), in one statement. In the same statement
+ * each endpoint's failure streak is cleared when the batch holds a success for it, or started or
+ * continued when it holds only failures, which disables the endpoint once the streak reaches
+ * `disableIfFailingSince`. Returns the deliveries recorded and the endpoints this batch disabled.
  */
-export async function recordAttempt(
+export async function recordAttempts(
   db: Db,
-  r: AttemptResult,
-): Promise<{ recorded: boolean; disabled: boolean }> {
-  const ok = r.record.error === null;
-  const result = await sql<{ recorded: boolean; disabled: boolean }>`
-    with recorded as (
-      update webhook_deliveries set
-        attempts = attempts || ${JSON.stringify([r.record])}::jsonb,
-        attempt_count = attempt_count + 1,
-        status = ${r.status}::text,
-        next_attempt_at = ${r.nextAttemptAt}::timestamptz,
-        completed_at = case when ${r.status}::text = 'pending' then null else ${r.now}::timestamptz end,
+  results: readonly AttemptResult[],
+  rule: StreakRule,
+): Promise<{ recorded: Set<string>; disabledEndpoints: string[] }> {
+  if (results.length === 0) return { recorded: new Set(), disabledEndpoints: [] };
+  const input = results.map((r) => ({
+    id: r.deliveryId,
+    token: r.leaseToken,
+    record: r.record,
+    status: r.status,
+    next_at: r.nextAttemptAt?.toISOString() ?? null,
+    at: r.at.toISOString(),
+    ok: r.record.error === null,
+  }));
+  const result = await sql<{ recorded: string[] | null; disabled: string[] | null }>`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
+        as x(id text, token text, record jsonb, status text, next_at timestamptz, at timestamptz, ok boolean)
+    ), recorded as (
+      update webhook_deliveries d set
+        attempts = d.attempts || jsonb_build_array(i.record),
+        attempt_count = d.attempt_count + 1,
+        status = i.status,
+        next_attempt_at = i.next_at,
+        completed_at = case when i.status = 'pending' then null else i.at end,
         lease_token = null, lease_expires_at = null
-      where id = ${r.deliveryId}::text and lease_token = ${r.leaseToken}::text
-      returning endpoint_id
+      from input i
+      where d.id = i.id and d.lease_token = i.token
+      returning d.id, d.endpoint_id, i.ok
+    ), outcome as (
+      select endpoint_id, bool_or(ok) as any_ok from recorded group by endpoint_id
     ), streak as (
       update webhook_endpoints e set
-        failing_since = case when ${ok}::boolean then null else coalesce(e.failing_since, ${r.now}::timestamptz) end,
-        enabled = e.enabled and (${ok}::boolean
-          or coalesce(e.failing_since, ${r.now}::timestamptz) > ${r.disableIfFailingSince}::timestamptz),
+        failing_since = case when o.any_ok then null else coalesce(e.failing_since, ${rule.now}::timestamptz) end,
+        enabled = e.enabled and (o.any_ok
+          or coalesce(e.failing_since, ${rule.now}::timestamptz) > ${rule.disableIfFailingSince}::timestamptz),
         disabled_reason = case
-          when e.enabled and not ${ok}::boolean
-            and coalesce(e.failing_since, ${r.now}::timestamptz) <= ${r.disableIfFailingSince}::timestamptz
-          then ${r.disabledReason}::text else e.disabled_reason end
-      from recorded
-      where e.id = recorded.endpoint_id and (not ${ok}::boolean or e.failing_since is not null)
-      returning e.enabled, e.disabled_reason
+          when e.enabled and not o.any_ok
+            and coalesce(e.failing_since, ${rule.now}::timestamptz) <= ${rule.disableIfFailingSince}::timestamptz
+          then ${rule.disabledReason}::text else e.disabled_reason end
+      from outcome o
+      where e.id = o.endpoint_id and (not o.any_ok or e.failing_since is not null)
+      returning e.id, e.enabled, e.disabled_reason
     )
-    select exists (select 1 from recorded) as recorded,
-      exists (select 1 from streak where not enabled and disabled_reason = ${r.disabledReason}::text) as disabled
+    select (select json_agg(id) from recorded) as recorded,
+      (select json_agg(id) from streak where not enabled and disabled_reason = ${rule.disabledReason}::text) as disabled
   `.execute(db);
   const row = result.rows[0];
-  return { recorded: row?.recorded ?? false, disabled: row?.disabled ?? false };
+  return { recorded: new Set(row?.recorded ?? []), disabledEndpoints: row?.disabled ?? [] };
 }
 
 /** Gives a leased delivery back without recording an attempt (the attempt was cut by a shutdown). */

@@ -38,6 +38,9 @@ export interface AttemptOutcome {
 /** Spec: "responseExcerpt (first 512 chars)". */
 export const RESPONSE_EXCERPT_CHARS = 512;
 
+/** Abort reason once an attempt is over (a shared value: an abort without one builds a DOMException). */
+const FINISHED = new Error("attempt finished");
+
 const TIMEOUT_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
   "UND_ERR_HEADERS_TIMEOUT",
@@ -123,7 +126,7 @@ export async function attemptDelivery(
     return done({ statusCode: null, responseExcerpt: null, error: `network_error: ${label}`.slice(0, 300) });
   } finally {
     shutdown.removeEventListener("abort", stop);
-    timeout.abort();
+    timeout.abort(FINISHED);
     await timer;
   }
 }
