@@ -4,7 +4,11 @@ import type { FakeClock } from "../../src/platform/clock.ts";
 import { buildTestApp, bearer, type TestApp } from "../../src/testing/harness.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../src/testing/webhook-receiver.ts";
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
-import { eventually } from "./helpers.ts";
+import { newId } from "../../src/platform/ids.ts";
+import { insertEventIfSubscribed } from "../../src/store/events.ts";
+import type { System } from "../../src/testing/system.ts";
+import type { ReceivedWebhook } from "../../src/testing/webhook-receiver.ts";
+import { E2E_CONFIG, eventually, json } from "./helpers.ts";
 
 /** A service (fake clock), its webhook dispatcher and a loopback receiver. */
 export interface WebhookRig {
@@ -113,3 +117,64 @@ export async function webhookRig(
   };
   return rig;
 }
+
+export async function sendTest(rig: WebhookRig, endpointId: string): Promise<DeliveryResource> {
+  const res = await rig.api<DeliveryResource>("POST", `/v1/webhook-endpoints/${endpointId}/test`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+/** Writes an event through the outbox as a state change would (project's live mode). */
+export async function writeEvent(rig: WebhookRig, type = "connection.status_changed"): Promise<string> {
+  const id = newId("event");
+  const written = await insertEventIfSubscribed(rig.h.deps.db, {
+    id,
+    projectId: rig.h.project.project.id,
+    mode: "live",
+    type,
+    data: JSON.stringify({ id: "conn_test", objectType: "integration_connection", status: "online" }),
+    at: new Date(rig.clock.now()),
+  });
+  assert.ok(written, "an enabled endpoint subscribes, so the event is written");
+  await rig.h.deps.store.notifier.notify("events");
+  return id;
+}
+
+export async function deliveryOf(
+  rig: WebhookRig,
+  endpointId: string,
+  deliveryId: string,
+): Promise<DeliveryResource> {
+  const found = (await rig.deliveries(endpointId)).find((d) => d.id === deliveryId);
+  assert.ok(found, `delivery ${deliveryId} is listed`);
+  return found;
+}
+
+export async function untilAttempts(rig: WebhookRig, endpointId: string, deliveryId: string, count: number) {
+  return eventually(`delivery has ${count} attempts`, async () => {
+    const d = await deliveryOf(rig, endpointId, deliveryId);
+    return d.attemptCount >= count ? d : null;
+  });
+}
+
+/** startSystem options for webhook tests: E2E timings, loopback receivers allowed. */
+export const SYSTEM_CONFIG = { config: { ...E2E_CONFIG.config, WEBHOOK_ALLOW_LOOPBACK: "on" } };
+
+/** Creates an endpoint through the API of a running system. */
+export async function endpointFor(
+  sys: System,
+  url: string,
+  body: Record<string, unknown> = {},
+  key = sys.project.keys.secretLive,
+): Promise<{ id: string; secret: string }> {
+  const res = await sys.call("POST", "/v1/webhook-endpoints", {
+    key,
+    body: { url, eventTypes: ["request.*", "connection.*"], ...body },
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  return json<{ id: string; secret: string }>(res);
+}
+
+/** The received webhooks of one event type. */
+export const ofType = (received: ReceivedWebhook[], type: string): ReceivedWebhook[] =>
+  received.filter((r) => r.event.type === type);
