@@ -192,7 +192,7 @@ async function measureWebhooks(sys: System, endUser: EndUserThread): Promise<Web
         await insertEventIfSubscribed(trx, {
           id: newId("event"),
           projectId,
-          mode: "live",
+          isTest: false,
           type: "connection.status_changed",
           data,
           at: new Date(),

@@ -33,8 +33,6 @@ export async function wakeDispatcher(db: Db): Promise<void> {
   await notifiers.get(db)?.notify(EVENTS_CHANNEL);
 }
 
-const modeOf = (row: ConnectionRow): "live" | "test" => (row.is_test ? "test" : "live");
-
 export async function changeConnectionStatus(
   db: Db,
   connectionId: string,
@@ -58,7 +56,7 @@ export async function changeConnectionStatus(
     const written = await insertEventIfSubscribed(trx, {
       id: newId("event"),
       projectId: after.project_id,
-      mode: modeOf(after),
+      isTest: after.is_test,
       type: "connection.status_changed",
       data: JSON.stringify({
         id: after.id,
@@ -100,7 +98,7 @@ export async function recordSetupCompleted(
       (await insertEventIfSubscribed(trx, {
         id: newId("event"),
         projectId: session.project_id,
-        mode: modeOf(connection),
+        isTest: connection.is_test,
         type: "connection.setup_completed",
         data: JSON.stringify({
           id: connection.id,

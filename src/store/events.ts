@@ -6,7 +6,7 @@ import type { DatabaseSchema } from "./schema.ts";
  * The event outbox (architecture §5, house style "Webhooks"). An event row is written in the same
  * statement or transaction as the state change that causes it, so a crash can neither lose it nor
  * invent it; the webhook dispatcher later fans it out into deliveries. A row is written only when
- * an enabled endpoint of the project and mode would take it (nobody else reads events), which keeps
+ * an enabled endpoint of the project and key mode would take it (nobody else reads events), which keeps
  * state changes without subscribers free of outbox traffic. The `data` shapes are documented in
  * `webhooks/event-types.ts`; this file only persists them.
  */
@@ -21,19 +21,19 @@ function iso(column: RawBuilder<unknown>): RawBuilder<string | null> {
 }
 
 /**
- * True when an enabled endpoint of `project`/`mode` subscribes to `type` (exactly, or through its
+ * True when an enabled endpoint of `project` in the mode `isTest` subscribes to `type` (exactly, or through its
  * family wildcard such as `request.*`) and, for a sync request whose caller already got the result,
  * asks for such events (`includeSyncRequests`). Mirrors `webhooks/event-types.ts` `subscribes`.
  */
 function subscribed(
   project: RawBuilder<unknown>,
-  mode: RawBuilder<unknown>,
+  isTest: RawBuilder<unknown>,
   type: RawBuilder<unknown>,
   callerReceivedResult: RawBuilder<unknown>,
 ): RawBuilder<boolean> {
   return sql<boolean>`exists (
     select 1 from webhook_endpoints e
-    where e.project_id = ${project} and e.mode = ${mode} and e.enabled
+    where e.project_id = ${project} and e.is_test = ${isTest} and e.enabled
       and (e.event_types @> jsonb_build_array(${type}::text)
         or e.event_types @> jsonb_build_array(split_part(${type}::text, '.', 1) || '.*'))
       and (e.include_sync_requests or not ${callerReceivedResult}))`;
@@ -62,11 +62,10 @@ export function requestEventInsert(event: RequestEventInput): RawBuilder<{ id: s
     end`;
   const callerReceived = sql<boolean>`(m.mode = 'sync' and m.caller_gone_at is null
       and m.status <> 'outcome_unknown' and ${previous} is distinct from 'outcome_unknown')`;
-  const mode = sql<string>`(case when m.is_test then 'test' else 'live' end)`;
   // Parenthesised: Kysely puts a raw CTE body after `as` as it is.
   return sql<{ id: string }>`(
-    insert into events (id, project_id, mode, type, data, caller_received_result, created_at)
-    select ${event.id}::text, m.project_id, t.mode, t.type, json_build_object(
+    insert into events (id, project_id, is_test, type, data, caller_received_result, created_at)
+    select ${event.id}::text, m.project_id, m.is_test, t.type, json_build_object(
         'id', m.id, 'objectType', 'request', 'endUserId', m.end_user_id, 'connectionId', m.connection_id,
         'operationId', m.operation_id, 'method', m.method, 'path', m.path, 'mode', m.mode,
         'status', m.status, 'outcome', m.outcome, 'recovered', m.recovered,
@@ -75,16 +74,17 @@ export function requestEventInsert(event: RequestEventInput): RawBuilder<{ id: s
         'callerReceivedResult', t.caller_received)::text,
       t.caller_received, ${event.at}::timestamptz
     from moved m
-    cross join lateral (select ${type} as type, ${callerReceived} as caller_received, ${mode} as mode) t
+    cross join lateral (select ${type} as type, ${callerReceived} as caller_received) t
     where t.type is not null
-      and ${subscribed(sql`m.project_id`, sql`t.mode`, sql`t.type`, sql`t.caller_received`)}
+      and ${subscribed(sql`m.project_id`, sql`m.is_test`, sql`t.type`, sql`t.caller_received`)}
     returning id)`;
 }
 
 export interface NewEvent {
   id: string;
   projectId: string;
-  mode: "live" | "test";
+  /** The key mode whose endpoints may receive it. */
+  isTest: boolean;
   type: string;
   /** The JSON text of `data`. */
   data: string;
@@ -97,10 +97,10 @@ export interface NewEvent {
  */
 export async function insertEventIfSubscribed(db: Executor, event: NewEvent): Promise<boolean> {
   const result = await sql<{ id: string }>`
-    insert into events (id, project_id, mode, type, data, created_at)
-    select ${event.id}::text, ${event.projectId}::text, ${event.mode}::text, ${event.type}::text,
+    insert into events (id, project_id, is_test, type, data, created_at)
+    select ${event.id}::text, ${event.projectId}::text, ${event.isTest}::boolean, ${event.type}::text,
       ${event.data}::text, ${event.at}::timestamptz
-    where ${subscribed(sql`${event.projectId}`, sql`${event.mode}`, sql`${event.type}`, sql`false`)}
+    where ${subscribed(sql`${event.projectId}`, sql`${event.isTest}::boolean`, sql`${event.type}`, sql`false`)}
     returning id`.execute(db);
   return result.rows.length > 0;
 }

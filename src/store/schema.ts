@@ -192,7 +192,8 @@ export interface SimulatedCompanyFilesTable {
 export interface WebhookEndpointsTable {
   id: string;
   project_id: string;
-  mode: "live" | "test";
+  /** The mode of the key that created it; it receives only that mode's events. */
+  is_test: boolean;
   url: string;
   description: string | null;
   event_types: Json<string[]>;
@@ -213,7 +214,7 @@ export interface EventsTable {
   id: string;
   seq: Generated<string>;
   project_id: string;
-  mode: "live" | "test";
+  is_test: boolean;
   type: string;
   /** JSON text of the event's `data`, exactly as sent. */
   data: string;

@@ -1,10 +1,11 @@
 import type { Selectable, Transaction } from "kysely";
 import { json, type Db } from "./database.ts";
+import { isTestTenant, type Tenant } from "./tenant.ts";
 import type { DatabaseSchema, WebhookDeliveriesTable, WebhookEndpointsTable } from "./schema.ts";
 
 /**
- * Webhook endpoints and their deliveries. Every endpoint query is scoped by project and key mode
- * (another project's or mode's endpoint does not exist for the caller).
+ * Webhook endpoints and their deliveries. Every endpoint query is scoped by tenant (project and key
+ * mode): another project's or mode's endpoint does not exist for the caller.
  */
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -46,15 +47,14 @@ export async function insertEndpointWithinLimit(
 
 export async function findEndpoint(
   db: Executor,
-  projectId: string,
-  mode: string,
+  tenant: Tenant,
   endpointId: string,
 ): Promise<WebhookEndpointRow | null> {
   const r = await db
     .selectFrom("webhook_endpoints")
     .selectAll()
-    .where("project_id", "=", projectId)
-    .where("mode", "=", mode as "live" | "test")
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
     .where("id", "=", endpointId)
     .executeTakeFirst();
   return r ?? null;
@@ -63,16 +63,15 @@ export async function findEndpoint(
 /** Newest first, `limit + 1` rows (the extra one tells whether there is more). */
 export async function listEndpoints(
   db: Db,
-  projectId: string,
-  mode: string,
+  tenant: Tenant,
   limit: number,
   beforeId: string | null,
 ): Promise<WebhookEndpointRow[]> {
   let q = db
     .selectFrom("webhook_endpoints")
     .selectAll()
-    .where("project_id", "=", projectId)
-    .where("mode", "=", mode as "live" | "test");
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant));
   if (beforeId) q = q.where("id", "<", beforeId);
   return q
     .orderBy("id", "desc")
@@ -81,21 +80,20 @@ export async function listEndpoints(
 }
 
 export type EndpointChanges = Partial<
-  Omit<NewEndpointRow, "id" | "project_id" | "mode" | "created_at" | "secret" | "previous_secret">
+  Omit<NewEndpointRow, "id" | "project_id" | "is_test" | "created_at" | "secret" | "previous_secret">
 >;
 
 export async function updateEndpoint(
   db: Db,
-  projectId: string,
-  mode: string,
+  tenant: Tenant,
   endpointId: string,
   changes: EndpointChanges,
 ): Promise<WebhookEndpointRow | null> {
   const r = await db
     .updateTable("webhook_endpoints")
     .set(endpointValues(changes))
-    .where("project_id", "=", projectId)
-    .where("mode", "=", mode as "live" | "test")
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
     .where("id", "=", endpointId)
     .returningAll()
     .executeTakeFirst();
@@ -103,16 +101,11 @@ export async function updateEndpoint(
 }
 
 /** Deletes an endpoint; its deliveries (and so its pending retries) and test events go with it. */
-export async function deleteEndpoint(
-  db: Db,
-  projectId: string,
-  mode: string,
-  endpointId: string,
-): Promise<boolean> {
+export async function deleteEndpoint(db: Db, tenant: Tenant, endpointId: string): Promise<boolean> {
   const r = await db
     .deleteFrom("webhook_endpoints")
-    .where("project_id", "=", projectId)
-    .where("mode", "=", mode as "live" | "test")
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
     .where("id", "=", endpointId)
     .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
@@ -121,8 +114,7 @@ export async function deleteEndpoint(
 /** The current secret becomes the previous one (valid until `previousExpiresAt`). */
 export async function rotateEndpointSecret(
   db: Db,
-  projectId: string,
-  mode: string,
+  tenant: Tenant,
   endpointId: string,
   secret: string,
   at: Date,
@@ -137,8 +129,8 @@ export async function rotateEndpointSecret(
       previous_secret_expires_at: previousExpiresAt,
       updated_at: at,
     }))
-    .where("project_id", "=", projectId)
-    .where("mode", "=", mode as "live" | "test")
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
     .where("id", "=", endpointId)
     .returningAll()
     .executeTakeFirst();
@@ -230,7 +222,7 @@ export async function insertDeliveries(
  */
 export async function insertEventWithDelivery(
   db: Db,
-  event: { id: string; projectId: string; mode: "live" | "test"; type: string; data: string; at: Date },
+  event: { id: string; projectId: string; isTest: boolean; type: string; data: string; at: Date },
   delivery: NewDelivery,
 ): Promise<WebhookDeliveryRow> {
   return db.transaction().execute(async (trx) => {
@@ -239,7 +231,7 @@ export async function insertEventWithDelivery(
       .values({
         id: event.id,
         project_id: event.projectId,
-        mode: event.mode,
+        is_test: event.isTest,
         type: event.type,
         data: event.data,
         endpoint_id: delivery.endpointId,

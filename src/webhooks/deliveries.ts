@@ -61,7 +61,7 @@ export async function listDeliveriesPage(
   endpointId: string,
   query: { limit: number; lastId: string | null; status?: string | undefined },
 ): Promise<PlatformPage<DeliveryResource>> {
-  const endpoint = await findEndpoint(deps.db, principal.projectId, principal.mode, endpointId);
+  const endpoint = await findEndpoint(deps.db, principal, endpointId);
   if (!endpoint) throw endpointMissing();
   const rows = await listDeliveries(
     deps.db,
@@ -91,7 +91,7 @@ export async function resendDelivery(
   endpointId: string,
   deliveryId: string,
 ): Promise<DeliveryResource> {
-  const endpoint = await findEndpoint(deps.db, principal.projectId, principal.mode, endpointId);
+  const endpoint = await findEndpoint(deps.db, principal, endpointId);
   if (!endpoint) throw endpointMissing();
   const original = await findDelivery(deps.db, principal.projectId, endpoint.id, deliveryId);
   if (!original)

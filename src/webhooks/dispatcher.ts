@@ -142,7 +142,7 @@ export function startDispatcher(deps: Deps, options: DispatcherOptions = {}): Di
 
   const takes = (event: EventRow, endpoint: WebhookEndpointRow): boolean =>
     endpoint.enabled &&
-    endpoint.mode === event.mode &&
+    endpoint.is_test === event.is_test &&
     subscribes(endpoint.event_types, event.type) &&
     (endpoint.include_sync_requests || !event.caller_received_result);
 

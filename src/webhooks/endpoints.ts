@@ -13,6 +13,7 @@ import {
   type EndpointChanges,
   type WebhookEndpointRow,
 } from "../store/webhooks.ts";
+import { isTestTenant } from "../store/tenant.ts";
 import type { Principal } from "../tenancy/api-keys.ts";
 import { pageOf, type PlatformPage } from "../tenancy/pagination.ts";
 import { serializeDelivery, type DeliveryResource } from "./deliveries.ts";
@@ -86,7 +87,7 @@ export async function loadEndpoint(
   principal: Principal,
   id: string,
 ): Promise<WebhookEndpointRow> {
-  const row = await findEndpoint(deps.db, principal.projectId, principal.mode, id);
+  const row = await findEndpoint(deps.db, principal, id);
   if (!row) throw missing();
   return row;
 }
@@ -102,7 +103,7 @@ export async function createEndpoint(
   const row: WebhookEndpointRow = {
     id: newId("webhookEndpoint"),
     project_id: principal.projectId,
-    mode: principal.mode,
+    is_test: isTestTenant(principal),
     url,
     description: input.description ?? null,
     event_types: input.eventTypes,
@@ -131,7 +132,7 @@ export async function listEndpointsPage(
   principal: Principal,
   query: { limit: number; lastId: string | null },
 ): Promise<PlatformPage<EndpointResource>> {
-  const rows = await listEndpoints(deps.db, principal.projectId, principal.mode, query.limit, query.lastId);
+  const rows = await listEndpoints(deps.db, principal, query.limit, query.lastId);
   return pageOf(
     endpointsList(principal),
     "/v1/webhook-endpoints",
@@ -166,7 +167,7 @@ export async function changeEndpoint(
       changes.failing_since = null;
     }
   }
-  const updated = await updateEndpoint(deps.db, principal.projectId, principal.mode, id, changes);
+  const updated = await updateEndpoint(deps.db, principal, id, changes);
   if (!updated) throw missing();
   // Re-enabled: held deliveries may be due now.
   if (updated.enabled && !current.enabled) await deps.store.notifier.notify(EVENTS_CHANNEL);
@@ -178,7 +179,7 @@ export async function removeEndpoint(
   principal: Principal,
   id: string,
 ): Promise<{ id: string; objectType: "webhook_endpoint"; deleted: true }> {
-  if (!(await deleteEndpoint(deps.db, principal.projectId, principal.mode, id))) throw missing();
+  if (!(await deleteEndpoint(deps.db, principal, id))) throw missing();
   return { id, objectType: "webhook_endpoint", deleted: true };
 }
 
@@ -195,8 +196,7 @@ export async function rotateSecret(
   const secret = newSecret();
   const row = await rotateEndpointSecret(
     deps.db,
-    principal.projectId,
-    principal.mode,
+    principal,
     id,
     secret,
     new Date(now),
@@ -224,7 +224,7 @@ export async function sendTestEvent(deps: Deps, principal: Principal, id: string
     {
       id: eventId,
       projectId: endpoint.project_id,
-      mode: endpoint.mode,
+      isTest: endpoint.is_test,
       type: "webhook.test",
       data: JSON.stringify(data),
       at,

@@ -130,7 +130,7 @@ export async function writeEvent(rig: WebhookRig, type = "connection.status_chan
   const written = await insertEventIfSubscribed(rig.h.deps.db, {
     id,
     projectId: rig.h.project.project.id,
-    mode: "live",
+    isTest: false,
     type,
     data: JSON.stringify({ id: "conn_test", objectType: "integration_connection", status: "online" }),
     at: new Date(rig.clock.now()),

@@ -4,7 +4,7 @@ import { statements } from "./statements.ts";
 /**
  * Webhooks (spec: Webhook endpoint, Webhook delivery, Events; architecture §5):
  *
- * - `webhook_endpoints`: one row per endpoint, scoped by project and key mode. The signing secret
+ * - `webhook_endpoints`: one row per endpoint, scoped by project and key mode (`is_test`). The signing secret
  *   must be readable by the dispatcher (it signs every attempt), so it is stored as issued; the
  *   previous secret is kept until `previous_secret_expires_at` (rotation overlap).
  * - `events`: the outbox. A row is written in the same statement or transaction as the state change
@@ -25,7 +25,7 @@ const DDL = `
     create table webhook_endpoints (
       id text primary key,
       project_id text not null references projects(id) on delete cascade,
-      mode text not null,
+      is_test boolean not null,
       url text not null,
       description text,
       event_types jsonb not null,
@@ -40,12 +40,12 @@ const DDL = `
       created_at timestamptz not null,
       updated_at timestamptz not null
     );
-    create index webhook_endpoints_list on webhook_endpoints(project_id, mode, id desc);
+    create index webhook_endpoints_list on webhook_endpoints(project_id, is_test, id desc);
     create table events (
       id text primary key,
       seq bigserial not null,
       project_id text not null references projects(id) on delete cascade,
-      mode text not null,
+      is_test boolean not null,
       type text not null,
       data text not null,
       caller_received_result boolean not null default false,
