@@ -310,7 +310,7 @@ describe("Webhook endpoints: input rules (nothing is created or changed on error
     ["webhook.test subscription", { eventTypes: ["webhook.test"] }, "INVALID_PARAMETER", "eventTypes[0]"],
     ["catch-all wildcard", { eventTypes: ["*"] }, "INVALID_PARAMETER", "eventTypes[0]"],
     ["description over 500", { description: "d".repeat(501) }, "STRING_TOO_LONG", "description"],
-    ["NUL in description", { description: "a\u0000b" }, "INVALID_PARAMETER", "description"],
+    ["NUL in description", { description: "a\u0000b" }, "UNSUPPORTED_CHARACTER", "description"],
     ["enabled as a string", { enabled: "yes" }, "INVALID_PARAMETER", "enabled"],
     ["unknown field", { secret: "whsec_mine" }, "UNKNOWN_PARAMETER", "secret"],
   ];
