@@ -141,6 +141,10 @@ export const webhookEndpointRoutes = [
     summary: "Create a webhook endpoint; the response carries its signing `secret` (shown once)",
     tag: TAG,
     body: createBody,
+    examples: {
+      requests: { url: "https://hooks.example.com/ledger", eventTypes: ["request.*"], description: "Orders" },
+      connections: { url: "https://hooks.example.com/status", eventTypes: ["connection.status_changed"] },
+    },
     response: { status: 201, description: "The webhook endpoint with `secret` (`whsec_…`)" },
     handler: async ({ deps, principal, body }) => ({
       status: 201,
@@ -167,6 +171,10 @@ export const webhookEndpointRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: updateBody,
+    examples: {
+      describe: { description: "Orders (billing team)" },
+      subscribe: { eventTypes: ["request.succeeded", "request.failed"], includeSyncRequests: true },
+    },
     response: { status: 200, description: "The webhook endpoint" },
     handler: async ({ deps, principal, params, body }) => ({
       body: await changeEndpoint(deps, principal, params.id ?? "", body),
