@@ -104,6 +104,8 @@ async function createOrAttach(
         queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
         idempotency_key_present: key !== null,
         previous_request_id: previousRequestId,
+        // A sync caller waits on this instance: if it dies, recovery lets go of the caller.
+        caller_instance_id: s.options.async ? null : deps.instanceId,
       },
       now,
     );

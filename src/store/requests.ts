@@ -8,8 +8,10 @@ import { isTestTenant, type Tenant } from "./tenant.ts";
 export type RequestRow = Selectable<RequestsTable>;
 export type NewRequestRow = Omit<
   RequestRow,
-  "seq" | "timeline" | "warnings" | "result" | "error" | "caller_gone_at"
+  "seq" | "timeline" | "warnings" | "result" | "error" | "caller_gone_at" | "caller_instance_id"
 > & {
+  /** Set for sync calls: the instance whose HTTP call waits for the result. */
+  caller_instance_id?: string | null;
   timeline: TimelineEntryRow[];
   warnings: unknown[];
   result: unknown;
@@ -394,13 +396,29 @@ export async function markCallerGone(db: Db, requestId: string, at: Date): Promi
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** After a restart no sync caller of an unsettled request is still connected. */
-export async function markSyncCallersGone(db: Db, at: Date): Promise<void> {
-  await db
+/**
+ * The sync callers held by stopped instances are gone with them: their unsettled requests are
+ * marked (so their events go to every endpoint). `legacy` also takes requests accepted before
+ * instances were recorded (no `caller_instance_id`). A live instance's callers are never touched.
+ */
+export async function markSyncCallersGone(
+  db: Db,
+  owners: { instanceIds: readonly string[]; legacy: boolean },
+  at: Date,
+): Promise<number> {
+  if (owners.instanceIds.length === 0 && !owners.legacy) return 0;
+  const r = await db
     .updateTable("requests")
     .set({ caller_gone_at: at })
     .where("mode", "=", "sync")
     .where("status", "in", ["queued", "waiting_for_connection", "sent"])
     .where("caller_gone_at", "is", null)
-    .execute();
+    .where((eb) =>
+      eb.or([
+        ...(owners.instanceIds.length > 0 ? [eb("caller_instance_id", "in", [...owners.instanceIds])] : []),
+        ...(owners.legacy ? [eb("caller_instance_id", "is", null)] : []),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }

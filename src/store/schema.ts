@@ -116,6 +116,8 @@ export interface RequestsTable {
   updated_at: Timestamp;
   /** A sync caller stopped waiting before the request settled (its request events go to every endpoint). */
   caller_gone_at: NullableTimestamp;
+  /** The service instance holding a sync caller's HTTP call (null for async requests). */
+  caller_instance_id: string | null;
 }
 
 export interface TimelineEntryRow {

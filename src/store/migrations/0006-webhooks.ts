@@ -15,7 +15,9 @@ import { statements } from "./statements.ts";
  *   leases a due delivery (`lease_token`, `lease_expires_at`) with a row-locking claim, so two
  *   instances never attempt the same delivery at once; a crashed instance's lease expires.
  * - `requests.caller_gone_at`: a sync caller stopped waiting (timeout after sending, disconnect,
- *   restart) before the request settled, so its request events go to every endpoint.
+ *   its instance stopped) before the request settled, so its request events go to every endpoint.
+ *   `requests.caller_instance_id`: the service instance holding a sync caller's HTTP call, so that
+ *   recovering a dead instance lets go of its callers only, never a live neighbour's.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of statements(DDL)) await sql.raw(statement).execute(db);
@@ -75,4 +77,5 @@ const DDL = `
     create index webhook_deliveries_event on webhook_deliveries(event_id);
     create index webhook_deliveries_retention on webhook_deliveries(created_at);
     alter table requests add column caller_gone_at timestamptz;
+    alter table requests add column caller_instance_id text;
 `;
