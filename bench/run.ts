@@ -307,6 +307,7 @@ async function runOnStore(databaseUrl: string | undefined): Promise<StoreRun> {
     sys = await startSystem(null, {
       clock: systemClock,
       noOpPauseMs: 20,
+      webhooks: true,
       config: {
         CONNECTOR_HOLD_MS: "20000",
         LOG_LEVEL: "silent",

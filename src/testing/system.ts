@@ -36,7 +36,11 @@ export interface SystemOptions {
   store?: Store;
   /** Simulator mode: setup pages and the admin operations can attach simulated connectors. */
   simulator?: boolean;
-  /** Webhook dispatcher seams (name resolution, transport, jitter). */
+  /**
+   * Runs the webhook dispatcher, as main.ts does (with these seams: name resolution, transport,
+   * jitter). Off unless asked for: its timers on the fake clock are not part of other tests.
+   */
+  webhooks?: boolean;
   dispatcher?: DispatcherOptions;
 }
 
@@ -52,8 +56,8 @@ export interface System {
   instance: ServiceInstance;
   /** The service's simulated end users (simulator mode only). */
   simulation: SimulationHost | null;
-  /** The webhook dispatcher, as in main.ts. */
-  dispatcher: Dispatcher;
+  /** The webhook dispatcher, as in main.ts (`webhooks` or `dispatcher` options only). */
+  dispatcher: Dispatcher | null;
   close(): Promise<void>;
   /** Creates an end user and connects a simulated Web Connector to it through an auth session. */
   connectEndUser(options?: { test?: boolean; companyName?: string }): Promise<ConnectedEndUser>;
@@ -186,7 +190,8 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
 
   // As in main.ts: the background sweep runs on the service clock (a FakeClock: only when advanced).
   const sweeper = startSweeper(deps);
-  const dispatcher = startDispatcher(deps, options.dispatcher);
+  const dispatcher =
+    options.webhooks || options.dispatcher ? startDispatcher(deps, options.dispatcher) : null;
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -194,7 +199,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     await Promise.all(connectors.map((c) => c.stop()));
     await simulation?.stop();
     await sweeper.stop();
-    await dispatcher.stop();
+    await dispatcher?.stop();
     await instance.stop({ release: true });
     // The test is over: connections still busy (a held connector call the client gave up on) are
     // cut, or the server would wait for Fastify's 72 s keep-alive timeout before closing.

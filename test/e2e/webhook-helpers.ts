@@ -158,7 +158,10 @@ export async function untilAttempts(rig: WebhookRig, endpointId: string, deliver
 }
 
 /** startSystem options for webhook tests: E2E timings, loopback receivers allowed. */
-export const SYSTEM_CONFIG = { config: { ...E2E_CONFIG.config, WEBHOOK_ALLOW_LOOPBACK: "on" } };
+export const SYSTEM_CONFIG = {
+  webhooks: true,
+  config: { ...E2E_CONFIG.config, WEBHOOK_ALLOW_LOOPBACK: "on" },
+};
 
 /** Creates an endpoint through the API of a running system. */
 export async function endpointFor(
