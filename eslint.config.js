@@ -37,13 +37,13 @@ const ARROWS = [
   { from: "connector", allow: [...BASE, "requests", "ledger", "tenancy"] },
   { from: "requests", allow: [...BASE, "ledger", "tenancy"] },
   { from: "tenancy", allow: [...BASE, "ledger"] },
-  { from: "webhooks", allow: [...BASE, "ledger"] },
+  { from: "webhooks", allow: [...BASE, "ledger", "tenancy"] },
   { from: "change-feed", allow: [...BASE, "ledger", "requests", "webhooks"] },
   { from: "ledger", allow: BASE },
   { from: "store", allow: ["root", "errors", "platform"] },
   { from: "errors", allow: ["errors"] },
   { from: "platform", allow: ["platform"] },
-  { from: "root", allow: ["root", "platform", "store", "tenancy"] },
+  { from: "root", allow: ["root", "platform", "store", "tenancy", "webhooks"] },
   // The simulated Web Connector writes its envelopes with the connector's SOAP codec (a client the
   // service did not write, npm `soap` on the official WSDL, checks the endpoint independently).
   { from: "simulator", allow: ["simulator", "ledger", "platform", "errors", "connector"] },

@@ -9,27 +9,38 @@
  *     inserting the row) to the simulated application receiving the request document.
  *  2. Sync round trips per second through one connection (requests are FIFO per connection, one in
  *     flight at a time) with a zero-latency simulated application.
- *  3. The same on PostgreSQL, when DATABASE_URL is set.
+ *  3. Webhook deliveries per second to a local receiver (a burst of events written through the
+ *     outbox in one transaction, measured from its commit to the last arrival), and the latency
+ *     from a Request's state change (its `completedAt`) to the arrival of its `request.succeeded`
+ *     event, while sync round trips run (the endpoint sets `includeSyncRequests`).
+ *  4. The same on PostgreSQL, when DATABASE_URL is set.
  *
  * The service runs on the main thread; the callers and the simulated end user (Web Connector and
- * company file) run on a worker thread (bench/end-user-worker.ts), as they would on other machines.
+ * company file) run on a worker thread (bench/end-user-worker.ts), and the webhook receiver on
+ * another (bench/webhook-receiver-worker.ts), as they would on other machines.
  * All traffic is on 127.0.0.1; the run is bounded by a watchdog.
  */
 import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { systemClock } from "../src/platform/clock.ts";
+import { newId } from "../src/platform/ids.ts";
+import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../src/store/events.ts";
 import { findConnectionById } from "../src/store/connections.ts";
 import { loadSetup, qwcForSetup } from "../src/tenancy/auth-sessions.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
 import type { WorkerCommand, WorkerReply, WorkerSetup } from "./end-user-worker.ts";
 import { codecRows, runTypedBench } from "./typed.ts";
+import type { Arrival, ReceiverCommand, ReceiverReply } from "./webhook-receiver-worker.ts";
 
 const WARM_UP_CALLS = 30;
 const HANDOVER_SAMPLES = 300;
 const THROUGHPUT_REQUESTS = 1500;
 const THROUGHPUT_CONCURRENCY = 8;
 const SEQUENTIAL_REQUESTS = 300;
+const WEBHOOK_BURST_EVENTS = 5000;
+const WEBHOOK_LATENCY_REQUESTS = 400;
+const WEBHOOK_LATENCY_CONCURRENCY = 4;
 const WATCHDOG_MS = 600_000;
 const PASSTHROUGH_BODY = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
 
@@ -59,11 +70,19 @@ interface HandOverResult {
   failures: number;
 }
 
+interface WebhookResult {
+  perSecond: number;
+  burstDelivered: number;
+  stateChangeToDelivery: Percentiles;
+  latencyDelivered: number;
+}
+
 interface StoreRun {
   engine: string;
   handOver: HandOverResult;
   sequential: ThroughputResult;
   throughput: ThroughputResult;
+  webhooks: WebhookResult;
 }
 
 function percentiles(values: readonly number[]): Percentiles {
@@ -106,6 +125,101 @@ class EndUserThread {
   async close(): Promise<void> {
     await this.send<"stopped">({ cmd: "stop" });
     await this.worker.terminate();
+  }
+}
+
+/** The webhook receiver in a worker thread; see webhook-receiver-worker.ts. */
+class ReceiverThread {
+  private readonly worker: Worker;
+  private pending: ((reply: ReceiverReply) => void) | null = null;
+
+  constructor() {
+    const entry = new URL("./webhook-receiver-worker.ts", import.meta.url).href;
+    const bootstrap = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+    this.worker = new Worker(bootstrap, { eval: true });
+    this.worker.on("message", (reply: ReceiverReply) => this.pending?.(reply));
+    this.worker.on("error", (error) => {
+      console.error("bench receiver failed:", error);
+      process.exit(1);
+    });
+  }
+
+  send<K extends ReceiverReply["cmd"]>(
+    command: ReceiverCommand,
+  ): Promise<Extract<ReceiverReply, { cmd: K }>> {
+    return new Promise((resolve) => {
+      this.pending = (reply) => resolve(reply as Extract<ReceiverReply, { cmd: K }>);
+      this.worker.postMessage(command);
+    });
+  }
+
+  /** Polls until `count` requests arrived (or `timeoutMs` passed); returns the arrivals. */
+  async until(count: number, timeoutMs: number): Promise<Arrival[]> {
+    const started = performance.now();
+    for (;;) {
+      const { arrivals } = await this.send<"arrivals">({ cmd: "arrivals" });
+      if (arrivals.length >= count || performance.now() - started > timeoutMs) return arrivals;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.send<"stopped">({ cmd: "stop" });
+    await this.worker.terminate();
+  }
+}
+
+async function createEndpoint(sys: System, body: Record<string, unknown>): Promise<string> {
+  const res = await sys.call("POST", "/v1/webhook-endpoints", { body });
+  if (res.status !== 201) throw new Error(`endpoint create: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/**
+ * Webhook figures: a burst of events written in one transaction (deliveries per second from its
+ * commit to the last arrival), then state change → delivery latency of request events while sync
+ * round trips run.
+ */
+async function measureWebhooks(sys: System, endUser: EndUserThread): Promise<WebhookResult> {
+  const receiver = new ReceiverThread();
+  try {
+    const { port } = await receiver.send<"started">({ cmd: "start" });
+    const url = `http://127.0.0.1:${port}/hooks`;
+    const burstEndpoint = await createEndpoint(sys, { url, eventTypes: ["connection.status_changed"] });
+    const projectId = sys.project.project.id;
+    const data = JSON.stringify({ id: "conn_bench", objectType: "integration_connection", status: "online" });
+    await sys.deps.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < WEBHOOK_BURST_EVENTS; i++) {
+        await insertEventIfSubscribed(trx, {
+          id: newId("event"),
+          projectId,
+          isTest: false,
+          type: "connection.status_changed",
+          data,
+          at: new Date(),
+        });
+      }
+    });
+    const committed = now();
+    await sys.deps.store.notifier.notify(EVENTS_CHANNEL);
+    const burst = await receiver.until(WEBHOOK_BURST_EVENTS, 60_000);
+    const last = Math.max(...burst.map((a) => a.at));
+    const perSecond = burst.length / ((last - committed) / 1000);
+    await sys.call("DELETE", `/v1/webhook-endpoints/${burstEndpoint}`);
+
+    await receiver.send<"reset">({ cmd: "reset" });
+    await createEndpoint(sys, { url, eventTypes: ["request.succeeded"], includeSyncRequests: true });
+    await measureThroughput(endUser, WEBHOOK_LATENCY_REQUESTS, WEBHOOK_LATENCY_CONCURRENCY);
+    const events = await receiver.until(WEBHOOK_LATENCY_REQUESTS, 30_000);
+    const latencies = events.flatMap((a) => (a.completedAt === null ? [] : [a.at - a.completedAt]));
+    return {
+      perSecond,
+      burstDelivered: burst.length,
+      stateChangeToDelivery: percentiles(latencies),
+      latencyDelivered: events.length,
+    };
+  } finally {
+    await receiver.close();
   }
 }
 
@@ -194,7 +308,13 @@ async function runOnStore(databaseUrl: string | undefined): Promise<StoreRun> {
     sys = await startSystem(null, {
       clock: systemClock,
       noOpPauseMs: 20,
-      config: { CONNECTOR_HOLD_MS: "20000", LOG_LEVEL: "silent", RATE_LIMIT_MAX: "1000000" },
+      webhooks: true,
+      config: {
+        CONNECTOR_HOLD_MS: "20000",
+        LOG_LEVEL: "silent",
+        RATE_LIMIT_MAX: "1000000",
+        WEBHOOK_ALLOW_LOOPBACK: "on",
+      },
     });
   } finally {
     if (saved === undefined) delete process.env.DATABASE_URL;
@@ -210,7 +330,8 @@ async function runOnStore(databaseUrl: string | undefined): Promise<StoreRun> {
     const handOver = await measureHandOver(endUser, wakes);
     const sequential = await measureThroughput(endUser, SEQUENTIAL_REQUESTS, 1);
     const throughput = await measureThroughput(endUser, THROUGHPUT_REQUESTS, THROUGHPUT_CONCURRENCY);
-    return { engine: sys.deps.store.engine, handOver, sequential, throughput };
+    const webhooks = await measureWebhooks(sys, endUser);
+    return { engine: sys.deps.store.engine, handOver, sequential, throughput, webhooks };
   } finally {
     await endUser?.close();
     await sys.close();
@@ -252,6 +373,16 @@ function rowsFor(run: StoreRun, label: string): Row[] {
       goal: "-",
     },
     { figure: `[${label}] failed calls`, value: String(failures), goal: "0" },
+    {
+      figure: `[${label}] webhook deliveries/s to a local receiver (burst of ${WEBHOOK_BURST_EVENTS})`,
+      value: `${run.webhooks.perSecond.toFixed(0)}/s (${run.webhooks.burstDelivered} delivered)`,
+      goal: "≥ 1000/s",
+    },
+    {
+      figure: `[${label}] state change → webhook delivery p50 / p99 (n=${run.webhooks.stateChangeToDelivery.count})`,
+      value: `${ms(run.webhooks.stateChangeToDelivery.p50)} / ${ms(run.webhooks.stateChangeToDelivery.p99)}`,
+      goal: "p99 ≤ 100 ms",
+    },
   ];
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_RETRY_SCHEDULE_MS, parseSchedule } from "./webhooks/schedule.ts";
 
 /**
  * Configuration, parsed once from the environment into a frozen, typed object. Every time rule has
@@ -64,6 +65,36 @@ const schema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Address the metrics listener binds; loopback by default. */
   METRICS_HOST: z.string().default("127.0.0.1"),
+  /**
+   * Webhook endpoints per project, both modes together (spec: Limits leaves the cap open;
+   * WEBHOOK_ENDPOINT_LIMIT_REACHED).
+   */
+  WEBHOOK_ENDPOINT_LIMIT: z.coerce.number().int().min(0).default(16),
+  /**
+   * `on` lets endpoints point at loopback receivers (`http://localhost:<port>`, 127.0.0.1, [::1]) and
+   * lets deliveries reach loopback addresses. For tests and local development only; every other
+   * non-public destination stays blocked.
+   */
+  WEBHOOK_ALLOW_LOOPBACK: z.enum(["on", "off"]).default("off"),
+  /** How long one delivery attempt may take, connection to last byte (injected clock). */
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * Delays before attempt 1, 2, … (comma-separated milliseconds, up to 8 attempts; spec: Events).
+   * The default is the published schedule (webhooks/schedule.ts); tests shorten it.
+   */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE_MS.join(","))
+    .transform((text, ctx) => {
+      try {
+        return parseSchedule(text);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Delivery attempts in flight at once per instance. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -15,6 +15,7 @@ import { sampleStoredState } from "./store/state-sample.ts";
 import { openStore } from "./store/database.ts";
 import { startInstance } from "./requests/instances.ts";
 import { startSweeper } from "./requests/sweeper.ts";
+import { startDispatcher } from "./webhooks/dispatcher.ts";
 
 /**
  * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint),
@@ -54,6 +55,9 @@ async function main(): Promise<void> {
   // Queue TTL and idempotency retention are enforced in the background too (requests/sweeper.ts).
   const sweeper = startSweeper(deps);
   stops.push(() => sweeper.stop());
+  // Webhook deliveries: fans out the event outbox and attempts due deliveries (webhooks/dispatcher.ts).
+  const dispatcher = startDispatcher(deps);
+  stops.push(() => dispatcher.stop());
   if (simulation) {
     // Simulated end users check in as soon as the service listens, with their files as they were left.
     stops.push(() => simulation.stop());

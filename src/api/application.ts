@@ -18,7 +18,15 @@ export async function runApplicationOperation(
   render: (result: unknown, reply: FastifyReply) => RouteResult,
   reply: FastifyReply,
 ): Promise<RouteResult> {
-  const outcome: SubmitOutcome = await submit(deps, submission);
+  // A sync caller that hangs up before its answer did not get the result: its request's webhook
+  // events go to every endpoint (spec: Events, "disconnect").
+  const hungUp = new AbortController();
+  if (!submission.options.async) {
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) hungUp.abort();
+    });
+  }
+  const outcome: SubmitOutcome = await submit(deps, { ...submission, hungUp: hungUp.signal });
   const row = outcome.row;
   // The response is the Request's (the original one for a replay), errors included.
   bindRequest(request, reply, row.id);

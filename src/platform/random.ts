@@ -18,3 +18,13 @@ export function randomGuid(): string {
 export function randomToken(bytes = 24): string {
   return randomBytes(bytes).toString("base64url");
 }
+
+/** `n` random bytes as standard base64 with padding (the Standard Webhooks secret encoding). */
+export function randomBase64(bytes: number): string {
+  return randomBytes(bytes).toString("base64");
+}
+
+/** A uniformly distributed random number in [0, 1) from the cryptographic generator (jitter). */
+export function randomFraction(): number {
+  return randomInt(0, 2 ** 32) / 2 ** 32;
+}

@@ -3,7 +3,9 @@ import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { summarizeResponse, withXmlVersion } from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
+import { newId } from "../platform/ids.ts";
 import { randomGuid } from "../platform/random.ts";
+import { EVENTS_CHANNEL } from "../store/events.ts";
 import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
 import {
   claimNextRequest,
@@ -40,22 +42,25 @@ export async function transition(
   stamps: TransitionStamps = {},
 ): Promise<RequestRow | null> {
   const now = deps.clock.now();
-  const updated = await transitionRequest(
+  const moved = await transitionRequest(
     deps.db,
     row.id,
     from,
     { ...changes, status: to, updated_at: new Date(now) },
     timelineEntry(to, detail, now, row.created_at),
     stamps,
+    // Webhooks: a settling transition writes its request event in the same statement (outbox).
+    isSettled(to) ? { id: newId("event"), at: new Date(now) } : null,
   );
-  if (updated) {
-    if (isSettled(to)) recordSettled(deps, updated);
-    // Callers wait for a settled request (in this process they get the row with the wake-up);
-    // held connector calls wait for queued work.
-    if (isSettled(to)) await deps.store.notifier.notify(requestChannel(row.id), updated);
-    if (to === "queued" && row.connection_id)
-      await deps.store.notifier.notify(connectionChannel(row.connection_id));
-  }
+  if (!moved) return null;
+  const { eventWritten, ...updated } = moved;
+  if (isSettled(to)) recordSettled(deps, updated);
+  // Callers wait for a settled request (in this process they get the row with the wake-up);
+  // held connector calls wait for queued work; the webhook dispatcher waits for events.
+  if (isSettled(to)) await deps.store.notifier.notify(requestChannel(row.id), updated);
+  if (to === "queued" && row.connection_id)
+    await deps.store.notifier.notify(connectionChannel(row.connection_id));
+  if (eventWritten) await deps.store.notifier.notify(EVENTS_CHANNEL);
   return updated;
 }
 

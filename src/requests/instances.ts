@@ -10,6 +10,7 @@ import {
   sentOnSessionsOf,
   type SessionOwners,
 } from "../store/instances.ts";
+import { markSyncCallersGone } from "../store/requests.ts";
 import { interruptSent } from "./engine.ts";
 
 /**
@@ -55,6 +56,8 @@ export async function recoverDeadInstances(
   const instances = await claimDeadInstances(deps.db, deps.instanceId, now);
   const owners: SessionOwners = { instanceIds: instances, legacy: options.legacy ?? false };
   const sessionsClosed = await closeSessionsOf(deps.db, owners, now, INSTANCE_GONE_TEXT);
+  // Their sync callers are gone too: webhooks then report those requests to every endpoint.
+  await markSyncCallersGone(deps.db, owners, now);
   let requestsInterrupted = 0;
   for (const row of await sentOnSessionsOf(deps.db, owners)) {
     const moved = await interruptSent(

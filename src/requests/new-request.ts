@@ -18,6 +18,7 @@ export type NewRequestFields = Pick<
   | "queue_ttl_expires_at"
   | "idempotency_key_present"
   | "previous_request_id"
+  | "caller_instance_id"
 > & { status: "queued" | "waiting_for_connection" };
 
 /** A just-accepted Request row (nothing sent, nothing applied), with its first timeline entry. */

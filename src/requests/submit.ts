@@ -4,7 +4,13 @@ import type { Principal } from "../tenancy/api-keys.ts";
 import { effectiveStatus, unavailableError } from "../tenancy/connections.ts";
 import { findCallTarget, type ConnectionRow } from "../store/connections.ts";
 import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
-import { findRequestById, insertRequest, type NewRequestRow, type RequestRow } from "../store/requests.ts";
+import {
+  findRequestById,
+  insertRequest,
+  markCallerGone,
+  type NewRequestRow,
+  type RequestRow,
+} from "../store/requests.ts";
 import type { errorBodyOf } from "./engine.ts";
 import { connectionChannel, endUnsent, requestChannel } from "./engine.ts";
 import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
@@ -35,6 +41,8 @@ export interface Submission {
    * nothing queued.
    */
   beforeQueue?: (connection: ConnectionRow | null) => Promise<void>;
+  /** Aborted when a sync caller hangs up before its answer (webhooks: its events go to every endpoint). */
+  hungUp?: AbortSignal;
 }
 
 export type SubmitOutcome =
@@ -61,7 +69,7 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   const rejected = row.created ? await rejectIfUnreachable(deps, s, row.row, connection, queueFull) : null;
   const current = rejected ?? row.row;
   if (s.options.async) return { kind: "accepted", row: current };
-  return waitForCaller(deps, current, s.options.timeoutSeconds * 1000);
+  return waitForCaller(deps, current, s.options.timeoutSeconds * 1000, s.hungUp);
 }
 
 async function createOrAttach(
@@ -103,6 +111,8 @@ async function createOrAttach(
         queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
         idempotency_key_present: key !== null,
         previous_request_id: previousRequestId,
+        // A sync caller waits on this instance: if it dies, recovery lets go of the caller.
+        caller_instance_id: s.options.async ? null : deps.instanceId,
       },
       now,
     );
@@ -210,9 +220,17 @@ export async function waitForCaller(
   deps: Deps,
   initial: RequestRow,
   timeoutMs: number,
+  hungUp?: AbortSignal,
 ): Promise<SubmitOutcome> {
   const deadline = deps.clock.now() + timeoutMs;
-  const row = await waitUntilSettled(deps, initial, deadline);
+  // A caller that hangs up is gone for webhooks at once; the wait goes on (its deadline still
+  // cancels an unsent request).
+  const letGo = (): void => void callerGone(deps, initial.id).catch(() => undefined);
+  if (hungUp?.aborted) letGo();
+  else hungUp?.addEventListener("abort", letGo, { once: true });
+  const row = await waitUntilSettled(deps, initial, deadline).finally(() =>
+    hungUp?.removeEventListener("abort", letGo),
+  );
   if (isSettled(row.status)) return { kind: "settled", row };
   const canceled = await endUnsent(
     deps,
@@ -222,8 +240,19 @@ export async function waitForCaller(
     "The caller's timeout elapsed before sending",
   );
   if (canceled) return { kind: "settled", row: canceled };
+  // Sent: the caller lets go first (compare-and-set), so a request that settles from now on has
+  // its events sent to every endpoint; if it settled already, the caller gets it.
+  await callerGone(deps, row.id);
   const latest = (await findRequestById(deps.db, row.id)) ?? row;
   return isSettled(latest.status) ? { kind: "settled", row: latest } : { kind: "timeout_sent", row: latest };
+}
+
+/**
+ * The sync caller of `requestId` stopped waiting (timeout after sending, it hung up). Webhooks:
+ * the request's events are no longer limited to `includeSyncRequests` endpoints (spec: Events).
+ */
+export async function callerGone(deps: Deps, requestId: string): Promise<void> {
+  await markCallerGone(deps.db, requestId, new Date(deps.clock.now()));
 }
 
 /** Long-poll helper: returns when the request settles or at `deadlineMs` (clock time). */

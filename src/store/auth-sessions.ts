@@ -1,4 +1,5 @@
 import type { Selectable } from "kysely";
+import { recordSetupCompleted, wakeDispatcher } from "./connection-events.ts";
 import type { Db } from "./database.ts";
 import type { AuthSessionsTable } from "./schema.ts";
 
@@ -33,30 +34,45 @@ export async function supersedePendingSessions(
     .execute();
 }
 
-/** Moves a pending session to a final status; returns the updated row, or null if it was not pending. */
+/**
+ * Moves a pending session to a final status; returns the updated row, or null if it was not pending.
+ * Completing it writes `connection.setup_completed` in the same transaction.
+ */
 export async function finishAuthSession(
   db: Db,
   authSessionId: string,
   status: "completed" | "canceled",
   at: Date,
 ): Promise<AuthSessionRow | null> {
-  const r = await db
-    .updateTable("auth_sessions")
-    .set({ status, completed_at: at })
-    .where("id", "=", authSessionId)
-    .where("status", "=", "pending")
-    .returningAll()
-    .executeTakeFirst();
-  return r ?? null;
+  const { rows, written } = await db.transaction().execute(async (trx) => {
+    const done = await trx
+      .updateTable("auth_sessions")
+      .set({ status, completed_at: at })
+      .where("id", "=", authSessionId)
+      .where("status", "=", "pending")
+      .returningAll()
+      .execute();
+    return { rows: done, written: status === "completed" && (await recordSetupCompleted(trx, done)) };
+  });
+  if (written) await wakeDispatcher(db);
+  return rows[0] ?? null;
 }
 
-/** Completes every pending, unexpired session of a connection (first successful check-in). */
+/**
+ * Completes every pending, unexpired session of a connection (first successful check-in), with a
+ * `connection.setup_completed` event per session in the same transaction.
+ */
 export async function completePendingSessions(db: Db, connectionId: string, at: Date): Promise<void> {
-  await db
-    .updateTable("auth_sessions")
-    .set({ status: "completed", completed_at: at })
-    .where("connection_id", "=", connectionId)
-    .where("status", "=", "pending")
-    .where("expires_at", ">", at)
-    .execute();
+  const written = await db.transaction().execute(async (trx) => {
+    const done = await trx
+      .updateTable("auth_sessions")
+      .set({ status: "completed", completed_at: at })
+      .where("connection_id", "=", connectionId)
+      .where("status", "=", "pending")
+      .where("expires_at", ">", at)
+      .returningAll()
+      .execute();
+    return done.length > 0 && (await recordSetupCompleted(trx, done));
+  });
+  if (written) await wakeDispatcher(db);
 }

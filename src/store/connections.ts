@@ -1,4 +1,5 @@
 import { sql, type Selectable } from "kysely";
+import { changeConnectionStatus } from "./connection-events.ts";
 import type { Db } from "./database.ts";
 import type { ConnectionsTable } from "./schema.ts";
 import { isTestTenant, type Tenant } from "./tenant.ts";
@@ -66,11 +67,16 @@ export type ConnectionChanges = Partial<
   Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at">
 >;
 
+/**
+ * Updates a connection. A change of `status` goes through {@link changeConnectionStatus}, which
+ * writes the `connection.status_changed` event in the same transaction (the outbox).
+ */
 export async function updateConnection(
   db: Db,
   connectionId: string,
   changes: ConnectionChanges,
 ): Promise<ConnectionRow | null> {
+  if (changes.status !== undefined) return changeConnectionStatus(db, connectionId, changes);
   const r = await db
     .updateTable("connections")
     .set(changes)

@@ -10,6 +10,7 @@ import {
   type PostgresQueryResult,
 } from "kysely";
 import pg from "pg";
+import { registerEventNotifier } from "./connection-events.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { LocalNotifier, PostgresNotifier, type Notifier } from "./notifier.ts";
 import { PGliteDialect } from "./pglite-dialect.ts";
@@ -41,6 +42,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     await migrateToLatest(db as Kysely<unknown>);
     const notifier = await PostgresNotifier.connect(pool, options.databaseUrl, pg.Client);
+    registerEventNotifier(db, notifier);
     return {
       db,
       notifier,
@@ -57,6 +59,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(pglite) });
   await migrateToLatest(db as Kysely<unknown>);
   const notifier = new LocalNotifier();
+  registerEventNotifier(db, notifier);
   return {
     db,
     notifier,

@@ -4,6 +4,7 @@ import * as m0002 from "./migrations/0002-sweep-indexes.ts";
 import * as m0003 from "./migrations/0003-key-mode-scope.ts";
 import * as m0004 from "./migrations/0004-connector-session-protocol.ts";
 import * as m0005 from "./migrations/0005-simulated-company-files.ts";
+import * as m0006 from "./migrations/0006-webhooks.ts";
 import * as m0008 from "./migrations/0008-instance-leases.ts";
 import * as m0010 from "./migrations/0010-ledger-cursors.ts";
 
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0003-key-mode-scope": m0003,
   "0004-connector-session-protocol": m0004,
   "0005-simulated-company-files": m0005,
+  "0006-webhooks": m0006,
   "0008-instance-leases": m0008,
   "0010-ledger-cursors": m0010,
 };

@@ -13,6 +13,11 @@ export interface Notifier {
   notify(channel: string, payload?: unknown): Promise<void>;
   /** Resolves at the next wake-up on `channel` with its payload (if any), or when `signal` aborts. */
   wait(channel: string, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Calls `listener` at every wake-up on `channel` until the returned function is called (a
+   * long-lived consumer such as the webhook dispatcher must not miss a wake-up between two waits).
+   */
+  listen(channel: string, listener: (payload?: unknown) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -38,6 +43,10 @@ export class LocalNotifier implements Notifier {
       this.emitter.on(channel, done);
       signal.addEventListener("abort", aborted, { once: true });
     });
+  }
+  listen(channel: string, listener: (payload?: unknown) => void): () => void {
+    this.emitter.on(channel, listener);
+    return () => this.emitter.off(channel, listener);
   }
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
@@ -81,11 +90,11 @@ export class PostgresNotifier extends LocalNotifier {
       await client.connect();
       return client;
     });
-    await notifier.listen();
+    await notifier.subscribe();
     return notifier;
   }
 
-  private async listen(): Promise<void> {
+  private async subscribe(): Promise<void> {
     const client = await this.connectClient();
     client.on("notification", (message) => {
       const payload = message.payload ?? "";
@@ -119,7 +128,7 @@ export class PostgresNotifier extends LocalNotifier {
         await new Promise((resolve) => setTimeout(resolve, delay).unref());
         if (this.closed) return;
         try {
-          await this.listen();
+          await this.subscribe();
           for (const channel of this.emitter.eventNames()) this.emitter.emit(channel);
           return;
         } catch {

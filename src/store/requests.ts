@@ -1,11 +1,17 @@
 import { sql, type Selectable, type Transaction } from "kysely";
 import { json, type Db } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
+import { requestEventInsert, type RequestEventInput } from "./events.ts";
 import type { DatabaseSchema, RequestsTable, TimelineEntryRow } from "./schema.ts";
 import { isTestTenant, type Tenant } from "./tenant.ts";
 
 export type RequestRow = Selectable<RequestsTable>;
-export type NewRequestRow = Omit<RequestRow, "seq" | "timeline" | "warnings" | "result" | "error"> & {
+export type NewRequestRow = Omit<
+  RequestRow,
+  "seq" | "timeline" | "warnings" | "result" | "error" | "caller_gone_at" | "caller_instance_id"
+> & {
+  /** Set for sync calls: the instance whose HTTP call waits for the result. */
+  caller_instance_id?: string | null;
   timeline: TimelineEntryRow[];
   warnings: unknown[];
   result: unknown;
@@ -101,7 +107,8 @@ export interface TransitionStamps {
 /**
  * Moves a request from one of `from` to a new state, appending a timeline entry, only if it is
  * still in one of `from` (the compare-and-set that makes every transition race-free). Optional
- * stamps on the session and connection ride in the same statement.
+ * stamps on the session and connection ride in the same statement, and so does the request event
+ * (the outbox, store/events.ts) when `event` is given: `eventWritten` says whether one was written.
  */
 export async function transitionRequest(
   db: Executor,
@@ -110,7 +117,8 @@ export async function transitionRequest(
   changes: RequestChanges,
   entry: TimelineEntryRow,
   stamps: TransitionStamps = {},
-): Promise<RequestRow | null> {
+  event: RequestEventInput | null = null,
+): Promise<(RequestRow & { eventWritten: boolean }) | null> {
   const { warnings, result, error, ...rest } = changes;
   const moved = db.with("moved", (q) =>
     q
@@ -145,8 +153,19 @@ export async function transitionRequest(
           .where((eb) => eb.exists(eb.selectFrom("moved").select("moved.id"))),
       )
     : withSession;
-  const r = await withConnection.selectFrom("moved").selectAll().executeTakeFirst();
-  return r ?? null;
+  if (!event) {
+    const r = await withConnection.selectFrom("moved").selectAll().executeTakeFirst();
+    return r ? { ...r, eventWritten: false } : null;
+  }
+  const r = await withConnection
+    .with("event", () => requestEventInsert(event))
+    .selectFrom("moved")
+    .selectAll()
+    .select(sql<boolean>`exists (select 1 from event)`.as("event_written"))
+    .executeTakeFirst();
+  if (!r) return null;
+  const { event_written: eventWritten, ...row } = r;
+  return { ...row, eventWritten };
 }
 
 /** Requests waiting on a connection, oldest first. */
@@ -357,4 +376,49 @@ function sessionFromJson(value: ConnectorSessionRow): ConnectorSessionRow {
     last_work_at: date(value.last_work_at),
     closed_at: value.closed_at === null ? null : date(value.closed_at),
   };
+}
+
+/**
+ * A sync caller stops waiting for a request that has not settled (timeout after sending, a
+ * disconnect): its request events then go to every subscribed endpoint (spec: Events,
+ * `includeSyncRequests`). A compare-and-set: false when the request settled first (the caller gets
+ * the result).
+ */
+export async function markCallerGone(db: Db, requestId: string, at: Date): Promise<boolean> {
+  const r = await db
+    .updateTable("requests")
+    .set({ caller_gone_at: at })
+    .where("id", "=", requestId)
+    .where("mode", "=", "sync")
+    .where("status", "in", ["queued", "waiting_for_connection", "sent"])
+    .where("caller_gone_at", "is", null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/**
+ * The sync callers held by stopped instances are gone with them: their unsettled requests are
+ * marked (so their events go to every endpoint). `legacy` also takes requests accepted before
+ * instances were recorded (no `caller_instance_id`). A live instance's callers are never touched.
+ */
+export async function markSyncCallersGone(
+  db: Db,
+  owners: { instanceIds: readonly string[]; legacy: boolean },
+  at: Date,
+): Promise<number> {
+  if (owners.instanceIds.length === 0 && !owners.legacy) return 0;
+  const r = await db
+    .updateTable("requests")
+    .set({ caller_gone_at: at })
+    .where("mode", "=", "sync")
+    .where("status", "in", ["queued", "waiting_for_connection", "sent"])
+    .where("caller_gone_at", "is", null)
+    .where((eb) =>
+      eb.or([
+        ...(owners.instanceIds.length > 0 ? [eb("caller_instance_id", "in", [...owners.instanceIds])] : []),
+        ...(owners.legacy ? [eb("caller_instance_id", "is", null)] : []),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }

@@ -114,6 +114,10 @@ export interface RequestsTable {
   error: Json<unknown> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** A sync caller stopped waiting before the request settled (its request events go to every endpoint). */
+  caller_gone_at: NullableTimestamp;
+  /** The service instance holding a sync caller's HTTP call (null for async requests). */
+  caller_instance_id: string | null;
 }
 
 export interface TimelineEntryRow {
@@ -210,6 +214,59 @@ export interface SimulatedCompanyFilesTable {
   updated_at: Timestamp;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  project_id: string;
+  /** The mode of the key that created it; it receives only that mode's events. */
+  is_test: boolean;
+  url: string;
+  description: string | null;
+  event_types: Json<string[]>;
+  enabled: boolean;
+  disabled_reason: string | null;
+  include_sync_requests: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  secret_rotated_at: NullableTimestamp;
+  /** First failed attempt since the last success (auto-disable after 5 days). */
+  failing_since: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  seq: Generated<string>;
+  project_id: string;
+  is_test: boolean;
+  type: string;
+  /** JSON text of the event's `data`, exactly as sent. */
+  data: string;
+  /** A sync request's caller already got the final result (only `includeSyncRequests` endpoints take it). */
+  caller_received_result: Generated<boolean>;
+  /** Delivered to this endpoint only (`webhook.test`). */
+  endpoint_id: string | null;
+  created_at: Timestamp;
+  fanned_out_at: NullableTimestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  project_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: "pending" | "succeeded" | "failed";
+  attempt_count: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  attempts: ColumnType<unknown[], string | undefined, string>;
+  lease_token: string | null;
+  lease_expires_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -222,4 +279,7 @@ export interface DatabaseSchema {
   ledger_cursors: LedgerCursorsTable;
   simulated_company_files: SimulatedCompanyFilesTable;
   service_instances: ServiceInstancesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

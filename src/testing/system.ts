@@ -12,6 +12,7 @@ import { sampleStoredState } from "../store/state-sample.ts";
 import { startInstance, type ServiceInstance } from "../requests/instances.ts";
 import { startSweeper } from "../requests/sweeper.ts";
 import { SimulationHost } from "../simulation/host.ts";
+import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../webhooks/dispatcher.ts";
 import { SimulatedLedgerApplication } from "../simulator/ledger/index.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
@@ -35,6 +36,12 @@ export interface SystemOptions {
   store?: Store;
   /** Simulator mode: setup pages and the admin operations can attach simulated connectors. */
   simulator?: boolean;
+  /**
+   * Runs the webhook dispatcher, as main.ts does (with these seams: name resolution, transport,
+   * jitter). Off unless asked for: its timers on the fake clock are not part of other tests.
+   */
+  webhooks?: boolean;
+  dispatcher?: DispatcherOptions;
 }
 
 export interface System {
@@ -49,6 +56,8 @@ export interface System {
   instance: ServiceInstance;
   /** The service's simulated end users (simulator mode only). */
   simulation: SimulationHost | null;
+  /** The webhook dispatcher, as in main.ts (`webhooks` or `dispatcher` options only). */
+  dispatcher: Dispatcher | null;
   close(): Promise<void>;
   /** Creates an end user and connects a simulated Web Connector to it through an auth session. */
   connectEndUser(options?: { test?: boolean; companyName?: string }): Promise<ConnectedEndUser>;
@@ -181,6 +190,8 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
 
   // As in main.ts: the background sweep runs on the service clock (a FakeClock: only when advanced).
   const sweeper = startSweeper(deps);
+  const dispatcher =
+    options.webhooks || options.dispatcher ? startDispatcher(deps, options.dispatcher) : null;
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -188,6 +199,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     await Promise.all(connectors.map((c) => c.stop()));
     await simulation?.stop();
     await sweeper.stop();
+    await dispatcher?.stop();
     await instance.stop({ release: true });
     // The test is over: connections still busy (a held connector call the client gave up on) are
     // cut, or the server would wait for Fastify's 72 s keep-alive timeout before closing.
@@ -210,6 +222,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     ledger,
     instance,
     simulation,
+    dispatcher,
     close,
     connectEndUser,
     call,

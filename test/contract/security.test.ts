@@ -75,11 +75,14 @@ async function rejected(
   return createsNoRequest(() => call(world, op, tenant, { ...options, objects }));
 }
 
-/** Everything a tenant owns that a foreign key could see (end users and Requests). */
+/** Everything a tenant owns that a foreign key could see (end users, Requests, webhook endpoints). */
 async function ownedIds(tenant: Tenant): Promise<Set<string>> {
   const ids = new Set([tenant.endUser, tenant.otherEndUser]);
+  const isTest = tenant.mode === "test";
   const rows = await sql<{ id: string }>`
-    select id from requests where project_id = ${tenant.projectId} and is_test = ${tenant.mode === "test"}
+    select id from requests where project_id = ${tenant.projectId} and is_test = ${isTest}
+    union all
+    select id from webhook_endpoints where project_id = ${tenant.projectId} and is_test = ${isTest}
   `.execute(world.h.deps.db);
   for (const row of rows.rows) ids.add(row.id);
   return ids;
@@ -170,14 +173,23 @@ describe("Security: read-only keys", () => {
   );
 });
 
-/** The tenant's end users as the API shows them (to assert that a refused write changed nothing). */
+/**
+ * The tenant's end users, its webhook endpoint and that endpoint's deliveries as the API shows them
+ * (to assert that a refused write changed nothing).
+ */
 async function snapshot(tenant: Tenant): Promise<unknown> {
-  const res = await world.h.app.inject({
-    method: "GET",
-    url: "/v1/end-users?limit=100",
-    headers: { authorization: `Bearer ${tenant.key}` },
-  });
-  return expectStatus<{ data: unknown[] }>(res, 200).data;
+  const get = async (url: string): Promise<unknown> =>
+    expectStatus(
+      await world.h.app.inject({ method: "GET", url, headers: { authorization: `Bearer ${tenant.key}` } }),
+      200,
+    );
+  return {
+    endUsers: ((await get("/v1/end-users?limit=100")) as { data: unknown[] }).data,
+    webhookEndpoint: await get(`/v1/webhook-endpoints/${tenant.webhookEndpoint}`),
+    deliveries: (
+      (await get(`/v1/webhook-endpoints/${tenant.webhookEndpoint}/deliveries`)) as { data: unknown[] }
+    ).data,
+  };
 }
 
 /** Owner → foreign key: another project, and the other mode of the same project both ways. */
@@ -192,15 +204,25 @@ describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, 
     test(
       `${whose} object in the path`,
       eachOperation(
-        (op) => op.pathParams.some((p) => ["endUser", "request"].includes(pathObjectOf(op, p))),
+        (op) =>
+          op.pathParams.some((p) =>
+            ["endUser", "request", "webhookEndpoint", "webhookDelivery"].includes(pathObjectOf(op, p)),
+          ),
         async (op) => {
           const owner = ownerOf();
           const foreign = foreignOf();
           const request = await queuedRequest(world.h, owner);
           const before = await snapshot(owner);
-          const res = await rejected(op, foreign, { objects: { endUser: owner.endUser, request } });
+          const res = await rejected(op, foreign, {
+            objects: {
+              endUser: owner.endUser,
+              request,
+              webhookEndpoint: owner.webhookEndpoint,
+              webhookDelivery: owner.webhookDelivery,
+            },
+          });
           assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
-          assert.deepEqual(await snapshot(owner), before, "the owner's end users are unchanged");
+          assert.deepEqual(await snapshot(owner), before, "the owner's objects are unchanged");
           const stored = await findRequestById(world.h.deps.db, request);
           assert.equal(stored?.status, "queued", "the owner's Request is untouched");
         },

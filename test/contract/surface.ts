@@ -73,7 +73,8 @@ export const isList = (op: Operation): boolean =>
   op.method === "GET" && op.pathParams.length === 0 && !isApplicationOperation(op);
 
 /** Which object a path parameter names: the suites fill it with the tenant's own. */
-export type PathObject = "endUser" | "request" | "ledgerRecord" | "integrationSlug";
+export type PathObject =
+  "endUser" | "request" | "ledgerRecord" | "integrationSlug" | "webhookEndpoint" | "webhookDelivery";
 
 /**
  * How each path parameter is filled. A platform path the table does not know fails loudly, so a new
@@ -84,6 +85,10 @@ export function pathObjectOf(op: Operation, param: string): PathObject {
   if (op.path.startsWith("/v1/ledger-desktop/")) return "ledgerRecord";
   if (param === "id" && op.path.startsWith("/v1/end-users/{id}")) return "endUser";
   if (param === "id" && op.path.startsWith("/v1/requests/{id}")) return "request";
+  if (param === "id" && op.path.startsWith("/v1/webhook-endpoints/{id}")) return "webhookEndpoint";
+  if (param === "deliveryId" && op.path.startsWith("/v1/webhook-endpoints/{id}/deliveries/")) {
+    return "webhookDelivery";
+  }
   throw new Error(`the contract suites do not know what \`{${param}}\` of ${op.method} ${op.path} names`);
 }
 
@@ -98,6 +103,9 @@ export interface Tenant {
   /** Two end users whose connections are online (no connector: async calls stay queued). */
   endUser: string;
   otherEndUser: string;
+  /** A webhook endpoint of its own, and a (pending) delivery of it. */
+  webhookEndpoint: string;
+  webhookDelivery: string;
 }
 
 export interface World {
@@ -113,7 +121,10 @@ export interface World {
 
 /** Builds the world: three tenants, each with two online end users. */
 export async function buildWorld(): Promise<World> {
-  const h = await buildTestApp(null, { config: { RATE_LIMIT_MAX: "1000000" } });
+  // Every suite creates webhook endpoints through the create operation's examples: no cap here.
+  const h = await buildTestApp(null, {
+    config: { RATE_LIMIT_MAX: "1000000", WEBHOOK_ENDPOINT_LIMIT: "1000000" },
+  });
   const otherProject = await createProject(h.deps, { name: "Other project" });
   const tenant = async (
     name: string,
@@ -124,10 +135,13 @@ export async function buildWorld(): Promise<World> {
   ): Promise<Tenant> => {
     const readOnly = await createApiKey(h.deps, projectId, { kind: "secret", mode, readOnly: true });
     const partial = { name, projectId, mode, key, readOnlyKey: readOnly.secret, publishableKey };
+    const webhookEndpoint = await newWebhookEndpoint(h, partial);
     return {
       ...partial,
       endUser: await onlineEndUser(h, partial, `${name}-1`),
       otherEndUser: await onlineEndUser(h, partial, `${name}-2`),
+      webhookEndpoint,
+      webhookDelivery: await testDelivery(h, partial, webhookEndpoint),
     };
   };
   const keys = h.project.keys;
@@ -187,6 +201,27 @@ async function onlineEndUser(
   return endUser;
 }
 
+/** A webhook endpoint of the tenant, made through the API (no dispatcher runs: nothing is sent). */
+async function newWebhookEndpoint(h: TestApp, tenant: { key: string }): Promise<string> {
+  const res = await h.app.inject({
+    method: "POST",
+    url: "/v1/webhook-endpoints",
+    headers: { authorization: `Bearer ${tenant.key}` },
+    payload: { url: "https://hooks.example.com/ledger", eventTypes: ["request.*"] },
+  });
+  return expectStatus<{ id: string }>(res, 201).id;
+}
+
+/** A delivery of the endpoint: the test operation queues one (it stays pending). */
+async function testDelivery(h: TestApp, tenant: { key: string }, endpoint: string): Promise<string> {
+  const res = await h.app.inject({
+    method: "POST",
+    url: `/v1/webhook-endpoints/${endpoint}/test`,
+    headers: { authorization: `Bearer ${tenant.key}` },
+  });
+  return expectStatus<{ id: string }>(res, 200).id;
+}
+
 /** Number of Request rows in the store (every project and mode). */
 export async function requestCount(h: TestApp): Promise<number> {
   const result = await sql<{ n: string }>`select count(*) as n from requests`.execute(h.deps.db);
@@ -209,7 +244,7 @@ export async function queuedRequest(h: TestApp, tenant: Tenant, endUser = tenant
 
 /**
  * The path objects `op` needs that must be made first: a queued Request of the tenant, and a fresh
- * end user for a DELETE (the world's end users must survive every test).
+ * end user or webhook endpoint for a DELETE (the world's objects must survive every test).
  */
 export async function objectsFor(
   world: World,
@@ -221,6 +256,9 @@ export async function objectsFor(
   if (kinds.includes("request")) objects.request = await queuedRequest(world.h, tenant);
   if (kinds.includes("endUser") && op.method === "DELETE") {
     objects.endUser = await onlineEndUser(world.h, tenant, `disposable-${++disposable}`);
+  }
+  if (kinds.includes("webhookEndpoint") && op.method === "DELETE") {
+    objects.webhookEndpoint = await newWebhookEndpoint(world.h, tenant);
   }
   return objects;
 }
@@ -245,6 +283,15 @@ export interface CallOptions {
   sync?: boolean;
 }
 
+/** The tenant's own objects that the world keeps for every test (Requests are made per test). */
+const ownObjects = (tenant: Tenant): Partial<Record<PathObject, string>> => ({
+  endUser: tenant.endUser,
+  webhookEndpoint: tenant.webhookEndpoint,
+  webhookDelivery: tenant.webhookDelivery,
+  integrationSlug: "ledger_desktop",
+  ledgerRecord: "80000001-1700000000",
+});
+
 /** A valid call of `op` as `tenant` (async for application operations), with overrides. */
 export async function call(
   world: World,
@@ -258,13 +305,8 @@ export async function call(
     const kind = pathObjectOf(op, param);
     const value =
       objects[kind] ??
-      (kind === "endUser"
-        ? tenant.endUser
-        : kind === "request"
-          ? assert.fail(`${op.operationId}: pass a request (see objectsFor)`)
-          : kind === "integrationSlug"
-            ? "ledger_desktop"
-            : "80000001-1700000000");
+      ownObjects(tenant)[kind] ??
+      assert.fail(`${op.operationId}: pass a ${kind} (see objectsFor)`);
     url = url.replace(`{${param}}`, percentEncode(value));
   }
   // A parameter the caller sets replaces the required one of the same name.

@@ -4,6 +4,7 @@ import { endUserRoutes } from "./end-users.ts";
 import { ledgerResourceRoutes } from "./ledger-resources.ts";
 import { ledgerSpecialRoutes } from "./ledger-special.ts";
 import { requestRoutes } from "./requests.ts";
+import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
 
 /** Every authenticated API route; the OpenAPI document is built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -12,4 +13,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...requestRoutes,
   ...ledgerSpecialRoutes,
   ...ledgerResourceRoutes(),
+  ...webhookEndpointRoutes,
 ];

@@ -28,7 +28,7 @@ const plans = new WeakMap<Shape, Map<string | null, ReadPlan>>();
 
 function planOf(shape: Shape, objectType: string | null): ReadPlan {
   let byType = plans.get(shape);
-  if (!byType) plans.set(shape, (byType = new Map()));
+  if (!byType) plans.set(shape, (byType = new Map<string | null, ReadPlan>()));
   let plan = byType.get(objectType);
   if (plan) return plan;
   const index = new Map<string, Field>();

@@ -1,0 +1,124 @@
+import type { Selectable } from "kysely";
+import { newId } from "../platform/ids.ts";
+import type { Db } from "./database.ts";
+import { EVENTS_CHANNEL, insertEventIfSubscribed } from "./events.ts";
+import type { Notifier } from "./notifier.ts";
+import type { AuthSessionsTable, ConnectionsTable } from "./schema.ts";
+
+/**
+ * The connection events' outbox hooks (data shapes: webhooks/event-types.ts):
+ *
+ * - `connection.status_changed`: written in the transaction that changes a connection's stored
+ *   `status` (store/connections.ts `updateConnection` routes every status change here). `offline`
+ *   is derived when read, not stored, so it causes no event until the connection status machine
+ *   stores it.
+ * - `connection.setup_completed`: written in the transaction that moves an auth session to
+ *   `completed` (store/auth-sessions.ts), once per session.
+ *
+ * The dispatcher is woken through `wakeDispatcher` after commit. These store functions are called
+ * with a `Db` only, so `openStore` registers each store's notifier here (keyed by its `Db`).
+ */
+type ConnectionRow = Selectable<ConnectionsTable>;
+type AuthSessionRow = Selectable<AuthSessionsTable>;
+
+const notifiers = new WeakMap<Db, Notifier>();
+
+/** Lets the connection hooks wake the webhook dispatcher of this store after an event commits. */
+export function registerEventNotifier(db: Db, notifier: Notifier): void {
+  notifiers.set(db, notifier);
+}
+
+/** Wakes the dispatcher after a transaction that wrote an event has committed. */
+export async function wakeDispatcher(db: Db): Promise<void> {
+  await notifiers.get(db)?.notify(EVENTS_CHANNEL);
+}
+
+export async function changeConnectionStatus(
+  db: Db,
+  connectionId: string,
+  changes: Partial<Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at">>,
+): Promise<ConnectionRow | null> {
+  const result = await db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom("connections")
+      .select("status")
+      .where("id", "=", connectionId)
+      .forUpdate()
+      .executeTakeFirst();
+    const after = await trx
+      .updateTable("connections")
+      .set(changes)
+      .where("id", "=", connectionId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!before || !after || before.status === after.status) return { row: after ?? null, written: false };
+    const at = after.updated_at;
+    const written = await insertEventIfSubscribed(trx, {
+      id: newId("event"),
+      projectId: after.project_id,
+      isTest: after.is_test,
+      type: "connection.status_changed",
+      data: JSON.stringify({
+        id: after.id,
+        objectType: "integration_connection",
+        endUserId: after.end_user_id,
+        isTest: after.is_test,
+        previousStatus: before.status,
+        status: after.status,
+        statusReason: after.status_reason,
+        changedAt: at.toISOString(),
+      }),
+      at,
+    });
+    return { row: after, written };
+  });
+  if (result.written) await wakeDispatcher(db);
+  return result.row;
+}
+
+/**
+ * Writes `connection.setup_completed` for each auth session just completed (call inside the
+ * transaction that completed them). Returns whether any event was written.
+ */
+export async function recordSetupCompleted(
+  trx: Parameters<typeof insertEventIfSubscribed>[0],
+  sessions: readonly AuthSessionRow[],
+): Promise<boolean> {
+  let written = false;
+  for (const session of sessions) {
+    const connection = await trx
+      .selectFrom("connections")
+      .selectAll()
+      .where("id", "=", session.connection_id)
+      .executeTakeFirst();
+    if (!connection) continue;
+    const at = session.completed_at ?? connection.updated_at;
+    const hasFile = connection.company_name !== null || connection.product !== null;
+    written =
+      (await insertEventIfSubscribed(trx, {
+        id: newId("event"),
+        projectId: session.project_id,
+        isTest: connection.is_test,
+        type: "connection.setup_completed",
+        data: JSON.stringify({
+          id: connection.id,
+          objectType: "integration_connection",
+          endUserId: connection.end_user_id,
+          authSessionId: session.id,
+          isTest: connection.is_test,
+          status: connection.status,
+          companyFile: hasFile
+            ? {
+                companyName: connection.company_name,
+                product: connection.product,
+                xmlVersion: connection.xml_version,
+                country: connection.country,
+              }
+            : null,
+          completedAt: at.toISOString(),
+        }),
+        at,
+      })) || written;
+  }
+  return written;
+}
