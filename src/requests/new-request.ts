@@ -19,6 +19,7 @@ export type NewRequestFields = Pick<
   | "idempotency_key_present"
   | "previous_request_id"
   | "caller_instance_id"
+  | "background"
 > & { status: "queued" | "waiting_for_connection" };
 
 /** A just-accepted Request row (nothing sent, nothing applied), with its first timeline entry. */

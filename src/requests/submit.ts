@@ -1,6 +1,6 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import type { Principal } from "../tenancy/api-keys.ts";
+import type { Tenant } from "../store/tenant.ts";
 import { effectiveStatus, unavailableError } from "../tenancy/connections.ts";
 import { findCallTarget, type ConnectionRow } from "../store/connections.ts";
 import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
@@ -25,7 +25,8 @@ import { newId } from "../platform/ids.ts";
  * deadline on the injected clock; async callers get the request back at once.
  */
 export interface Submission {
-  principal: Principal;
+  /** Whose request it is (the caller's key; the change feed: its subscription's project and mode). */
+  principal: Tenant;
   operationId: string;
   method: string;
   path: string;
@@ -43,6 +44,8 @@ export interface Submission {
   beforeQueue?: (connection: ConnectionRow | null) => Promise<void>;
   /** Aborted when a sync caller hangs up before its answer (webhooks: its events go to every endpoint). */
   hungUp?: AbortSignal;
+  /** The service's own request (the change feed): its connection hands out developers' requests first. */
+  background?: boolean;
 }
 
 export type SubmitOutcome =
@@ -113,6 +116,7 @@ async function createOrAttach(
         previous_request_id: previousRequestId,
         // A sync caller waits on this instance: if it dies, recovery lets go of the caller.
         caller_instance_id: s.options.async ? null : deps.instanceId,
+        ...(s.background ? { background: true } : {}),
       },
       now,
     );

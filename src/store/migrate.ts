@@ -7,6 +7,7 @@ import * as m0005 from "./migrations/0005-simulated-company-files.ts";
 import * as m0006 from "./migrations/0006-webhooks.ts";
 import * as m0008 from "./migrations/0008-instance-leases.ts";
 import * as m0010 from "./migrations/0010-ledger-cursors.ts";
+import * as m0011 from "./migrations/0011-change-feed.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0006-webhooks": m0006,
   "0008-instance-leases": m0008,
   "0010-ledger-cursors": m0010,
+  "0011-change-feed": m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -8,8 +8,17 @@ import { isTestTenant, type Tenant } from "./tenant.ts";
 export type RequestRow = Selectable<RequestsTable>;
 export type NewRequestRow = Omit<
   RequestRow,
-  "seq" | "timeline" | "warnings" | "result" | "error" | "caller_gone_at" | "caller_instance_id"
+  | "seq"
+  | "timeline"
+  | "warnings"
+  | "result"
+  | "error"
+  | "caller_gone_at"
+  | "caller_instance_id"
+  | "background"
 > & {
+  /** A request the service makes for itself; developers' requests go first. */
+  background?: boolean;
   /** Set for sync calls: the instance whose HTTP call waits for the result. */
   caller_instance_id?: string | null;
   timeline: TimelineEntryRow[];
@@ -280,7 +289,8 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
         and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = 'sent')
         and not exists (select 1 from recovery)
-      order by seq limit 1
+      -- Developers' requests first; the service's own (background) after them, each in order.
+      order by background, seq limit 1
       for update skip locked
     ), claimed as (
       update requests r set

@@ -118,6 +118,8 @@ export interface RequestsTable {
   caller_gone_at: NullableTimestamp;
   /** The service instance holding a sync caller's HTTP call (null for async requests). */
   caller_instance_id: string | null;
+  /** Made by the service itself (the change feed poller): handed out after developers' requests. */
+  background: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface TimelineEntryRow {
@@ -267,6 +269,41 @@ export interface WebhookDeliveriesTable {
   created_at: Timestamp;
 }
 
+/** A change feed subscription (spec: Change feed subscription), scoped by project and key mode. */
+export interface ChangeFeedSubscriptionsTable {
+  id: string;
+  project_id: string;
+  is_test: boolean;
+  /** Watched typed resources by path name, alphabetical. */
+  resources: Json<string[]>;
+  interval_minutes: number;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The poll state of one subscription on one connection (change-feed/poller.ts). */
+export interface ChangeFeedPollsTable {
+  subscription_id: string;
+  connection_id: string;
+  /** Service time at which the last completed poll started: the next window starts there (less an overlap). */
+  polled_until: Timestamp;
+  next_poll_at: Timestamp;
+  /** Set while a poll runs (its claim). */
+  started_at: NullableTimestamp;
+  /** The running poll's Requests, one per query, in query order. */
+  request_ids: Json<string[]>;
+}
+
+/** A change already reported: record ID and revision (`deleted` for a deletion). */
+export interface ChangeFeedSeenTable {
+  subscription_id: string;
+  connection_id: string;
+  object_id: string;
+  revision: string;
+  seen_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -282,4 +319,7 @@ export interface DatabaseSchema {
   webhook_endpoints: WebhookEndpointsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  change_feed_subscriptions: ChangeFeedSubscriptionsTable;
+  change_feed_polls: ChangeFeedPollsTable;
+  change_feed_seen: ChangeFeedSeenTable;
 }
