@@ -95,6 +95,13 @@ const schema = z.object({
     }),
   /** Delivery attempts in flight at once per instance. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  /** How often the change feed poller looks for due polls (change-feed/poller.ts; injected clock). */
+  CHANGE_FEED_TICK_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * How far each change feed poll reaches back before the previous poll's start: the application's
+   * times have whole seconds and its clock is not the service's. What overlaps is deduplicated.
+   */
+  CHANGE_FEED_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(300),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

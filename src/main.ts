@@ -16,6 +16,7 @@ import { openStore } from "./store/database.ts";
 import { startInstance } from "./requests/instances.ts";
 import { startSweeper } from "./requests/sweeper.ts";
 import { startDispatcher } from "./webhooks/dispatcher.ts";
+import { startChangeFeed } from "./change-feed/poller.ts";
 
 /**
  * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint),
@@ -58,6 +59,9 @@ async function main(): Promise<void> {
   // Webhook deliveries: fans out the event outbox and attempts due deliveries (webhooks/dispatcher.ts).
   const dispatcher = startDispatcher(deps);
   stops.push(() => dispatcher.stop());
+  // Change feed: polls each subscribed connection for changed records (change-feed/poller.ts).
+  const changeFeed = startChangeFeed(deps);
+  stops.push(() => changeFeed.stop());
   if (simulation) {
     // Simulated end users check in as soon as the service listens, with their files as they were left.
     stops.push(() => simulation.stop());

@@ -13,6 +13,7 @@ import { startInstance, type ServiceInstance } from "../requests/instances.ts";
 import { startSweeper } from "../requests/sweeper.ts";
 import { SimulationHost } from "../simulation/host.ts";
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../webhooks/dispatcher.ts";
+import { startChangeFeed, type ChangeFeedPoller } from "../change-feed/poller.ts";
 import { SimulatedLedgerApplication } from "../simulator/ledger/index.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
@@ -42,6 +43,8 @@ export interface SystemOptions {
    */
   webhooks?: boolean;
   dispatcher?: DispatcherOptions;
+  /** Runs the change feed poller, as main.ts does (off unless asked for, like the dispatcher). */
+  changeFeed?: boolean;
 }
 
 export interface System {
@@ -58,6 +61,8 @@ export interface System {
   simulation: SimulationHost | null;
   /** The webhook dispatcher, as in main.ts (`webhooks` or `dispatcher` options only). */
   dispatcher: Dispatcher | null;
+  /** The change feed poller (`changeFeed` option only). */
+  changeFeed: ChangeFeedPoller | null;
   close(): Promise<void>;
   /** Creates an end user and connects a simulated Web Connector to it through an auth session. */
   connectEndUser(options?: { test?: boolean; companyName?: string }): Promise<ConnectedEndUser>;
@@ -192,6 +197,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
   const sweeper = startSweeper(deps);
   const dispatcher =
     options.webhooks || options.dispatcher ? startDispatcher(deps, options.dispatcher) : null;
+  const changeFeed = options.changeFeed ? startChangeFeed(deps) : null;
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -199,6 +205,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     await Promise.all(connectors.map((c) => c.stop()));
     await simulation?.stop();
     await sweeper.stop();
+    await changeFeed?.stop();
     await dispatcher?.stop();
     await instance.stop({ release: true });
     // The test is over: connections still busy (a held connector call the client gave up on) are
@@ -223,6 +230,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     instance,
     simulation,
     dispatcher,
+    changeFeed,
     close,
     connectEndUser,
     call,

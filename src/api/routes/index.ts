@@ -5,6 +5,7 @@ import { ledgerResourceRoutes } from "./ledger-resources.ts";
 import { ledgerSpecialRoutes } from "./ledger-special.ts";
 import { requestRoutes } from "./requests.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
+import { changeFeedSubscriptionRoutes } from "./change-feed-subscriptions.ts";
 
 /** Every authenticated API route; the OpenAPI document is built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -14,4 +15,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...ledgerSpecialRoutes,
   ...ledgerResourceRoutes(),
   ...webhookEndpointRoutes,
+  ...changeFeedSubscriptionRoutes,
 ];

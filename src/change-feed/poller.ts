@@ -1,0 +1,327 @@
+import type { Deps } from "../deps.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
+import { jsonEnumValue, nameTable } from "../ledger/resources/names.ts";
+import { listQueryMessage } from "../ledger/typed/list-query.ts";
+import { listFilters, type ParamValue } from "../ledger/typed/filters.ts";
+import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
+import { renderElementText } from "../ledger/xml/tree.ts";
+import { newId } from "../platform/ids.ts";
+import { systemClock } from "../platform/clock.ts";
+import { requestChannel } from "../requests/engine.ts";
+import { isSettled } from "../requests/lifecycle.ts";
+import { submit } from "../requests/submit.ts";
+import {
+  abandonPoll,
+  claimDuePolls,
+  completePoll,
+  deleteSeenBefore,
+  ensurePolls,
+  insertSeen,
+  runningPolls,
+  seenRevisions,
+  setPollRequests,
+  type PollWork,
+} from "../store/change-feed.ts";
+import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../store/events.ts";
+import { findRequestById, type RequestRow } from "../store/requests.ts";
+import type { Tenant } from "../store/tenant.ts";
+import { CHANGE_FEED_CHANGES_PER_EVENT, type ChangeFeedChangesData } from "../webhooks/event-types.ts";
+import { chunks, classify, type DeletedRecord, type ListedRecord } from "./changes.ts";
+import { deletedListOf, resourceNamed, watchableResources } from "./resources.ts";
+
+/**
+ * The change feed poller (issue 9 item 5; decision 0010). For each enabled subscription and each
+ * set-up connection of its project and mode, every `intervalMinutes` it queries the company file
+ * through the typed list operations — one Request per watched group, filtered by `updatedAfter` —
+ * and the deleted lists for the groups' delete types, as background Requests (a connection's queue
+ * hands them out after every developer's call). The window starts where the last completed poll
+ * started, less an overlap (`CHANGE_FEED_OVERLAP_SECONDS`: the application's times have whole
+ * seconds and its clock is not ours); what overlaps is deduplicated by record ID and revision.
+ * When every query of a poll succeeded, its `change_feed.changes` events, what it reported and the
+ * window's move are written in one transaction; a poll with a failed query moves nothing and the
+ * next poll asks again from the same point, so a change is never lost and never reported twice.
+ */
+export interface ChangeFeedPoller {
+  /** One pass: start due polls, complete finished ones (tests drive it; the loop calls it). */
+  pass(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** How long what was reported is remembered (longer than any overlap with a later window). */
+const SEEN_RETENTION_MS = 24 * 3600 * 1000;
+/** Polls started or completed per pass. */
+const POLLS_PER_PASS = 50;
+/** Re-reading a poll's Requests while waiting, in case a wake-up came from another instance. */
+const RECHECK_MS = 1000;
+
+/** A query of one poll: what it lists, and how its records are read back. */
+interface PollQuery {
+  resource: ResourceDefinition;
+  values: Map<string, ParamValue>;
+  /** The deleted list's query: the watched groups by their deleted-list type value. */
+  deletedTypes?: Map<string, ResourceDefinition>;
+}
+
+function tenantOf(poll: PollWork): Tenant {
+  return { projectId: poll.project_id, mode: poll.is_test ? "test" : "live" };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00");
+
+/** The poll's queries, in a fixed order (their Requests are matched back by position). */
+export function pollQueries(resources: readonly string[], updatedAfterMs: number): PollQuery[] {
+  const watchable = watchableResources();
+  const queries: PollQuery[] = [];
+  const deleted = new Map<"deletedListObjects" | "deletedTransactions", Map<string, ResourceDefinition>>();
+  for (const name of resources) {
+    const resource = watchable.get(name);
+    if (!resource) continue;
+    const values = new Map<string, ParamValue>([["updatedAfter", iso(updatedAfterMs)]]);
+    const params = new Set(queryParams(resource));
+    // Inactive records change too; line items are not needed to tell what changed.
+    if (params.has("status")) values.set("status", "all");
+    if (params.has("includeLineItems")) values.set("includeLineItems", false);
+    queries.push({ resource, values });
+    const list = deletedListOf(resource);
+    if (list && resource.delType) {
+      const types = deleted.get(list) ?? new Map<string, ResourceDefinition>();
+      const element = list === "deletedListObjects" ? "ListDelType" : "TxnDelType";
+      types.set(jsonEnumValue(nameTable(), element, resource.delType), resource);
+      deleted.set(list, types);
+    }
+  }
+  for (const [list, types] of deleted) {
+    const resource = resourceNamed(list);
+    if (!resource) continue;
+    const typesParam = list === "deletedListObjects" ? "objectTypes" : "transactionTypes";
+    queries.push({
+      resource,
+      values: new Map<string, ParamValue>([
+        [typesParam, [...types.keys()]],
+        ["deletedAfter", iso(updatedAfterMs)],
+      ]),
+      deletedTypes: types,
+    });
+  }
+  return queries;
+}
+
+function queryParams(resource: ResourceDefinition): string[] {
+  return listFilters(resource).params.map((p) => p.name);
+}
+
+/** The field of a deleted-list record that names the deleted record's type. */
+const deletedTypeField = (list: string): string =>
+  list === "deletedListObjects" ? "listType" : "transactionType";
+
+/** Reads the records of a succeeded list Request (the list envelope's `data`). */
+function recordsOf(row: RequestRow): Record<string, unknown>[] {
+  const result = row.result as { data?: unknown } | null;
+  return Array.isArray(result?.data) ? (result.data as Record<string, unknown>[]) : [];
+}
+
+const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
+
+/** What the poll's answers say changed. */
+export function findings(queries: readonly PollQuery[], rows: readonly RequestRow[]) {
+  const listed: ListedRecord[] = [];
+  const deleted: DeletedRecord[] = [];
+  queries.forEach((query, index) => {
+    const row = rows[index];
+    if (!row) return;
+    for (const record of recordsOf(row)) {
+      const id = text(record.id);
+      if (!id) continue;
+      if (query.deletedTypes) {
+        const type = text(record[deletedTypeField(query.resource.entry.resource)]);
+        const resource = type === null ? undefined : query.deletedTypes.get(type);
+        if (resource) deleted.push({ id, objectType: resource.entry.objectType });
+      } else {
+        listed.push({
+          id,
+          objectType: text(record.objectType) ?? query.resource.entry.objectType,
+          revisionNumber: text(record.revisionNumber),
+          createdAt: text(record.createdAt),
+        });
+      }
+    }
+  });
+  return { listed, deleted };
+}
+
+export function startChangeFeed(deps: Deps): ChangeFeedPoller {
+  const shutdown = new AbortController();
+  const waiting = new Set<string>();
+  const tasks = new Set<Promise<void>>();
+
+  const track = (task: Promise<void>): void => {
+    tasks.add(task);
+    void task.finally(() => tasks.delete(task));
+  };
+
+  const startPoll = async (poll: PollWork): Promise<void> => {
+    const startedAt = poll.started_at ?? new Date(deps.clock.now());
+    const key = { ...poll, started_at: startedAt };
+    const intervalMs = poll.interval_minutes * 60_000;
+    const windowStart = poll.polled_until.getTime() - deps.config.CHANGE_FEED_OVERLAP_SECONDS * 1000;
+    const queries = pollQueries(poll.resources, windowStart);
+    const ids: string[] = [];
+    try {
+      for (const query of queries) {
+        const outcome = await submit(deps, {
+          principal: tenantOf(poll),
+          operationId: `${query.resource.operationPrefix}.list`,
+          method: "GET",
+          path: `/v1/ledger-desktop/${query.resource.entry.path}`,
+          isWrite: false,
+          requestXml: buildRequestDocument(
+            {
+              messages: renderElementText(listQueryMessage(query.resource, query.values)),
+              onError: "stopOnError",
+            },
+            HIGHEST_XML_VERSION,
+            null,
+          ),
+          fingerprintBody: null,
+          background: true,
+          options: {
+            endUserId: poll.end_user_id,
+            endUserParam: "Svc-End-User-Id",
+            async: true,
+            timeoutSeconds: 60,
+            // A poll that cannot run within its interval gives way to the next one.
+            queueTtlSeconds: Math.max(60, poll.interval_minutes * 60),
+            idempotencyKey: null,
+          },
+        });
+        ids.push(outcome.row.id);
+      }
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      deps.logger.info(
+        { err: error, connectionId: poll.connection_id },
+        "change feed poll could not be queued",
+      );
+      await abandonPoll(deps.db, key, new Date(deps.clock.now() + intervalMs));
+      return;
+    }
+    if (!(await setPollRequests(deps.db, key, ids))) return;
+    track(awaitPoll({ ...poll, started_at: startedAt, request_ids: ids }));
+  };
+
+  /** Waits (real time, woken by the Requests settling) until the poll's Requests settle, then completes it. */
+  const awaitPoll = async (poll: PollWork): Promise<void> => {
+    const name = `${poll.subscription_id}/${poll.connection_id}`;
+    if (waiting.has(name)) return;
+    waiting.add(name);
+    try {
+      while (!shutdown.signal.aborted) {
+        const rows = await Promise.all(poll.request_ids.map((id) => findRequestById(deps.db, id)));
+        const pending = rows.find((r) => r && !isSettled(r.status));
+        if (!pending) {
+          await completeOrAbandon(poll, rows);
+          return;
+        }
+        const stop = new AbortController();
+        const onShutdown = (): void => stop.abort();
+        shutdown.signal.addEventListener("abort", onShutdown, { once: true });
+        await Promise.race([
+          deps.store.notifier.wait(requestChannel(pending.id), stop.signal),
+          systemClock.sleep(RECHECK_MS, stop.signal),
+        ]);
+        stop.abort();
+        shutdown.signal.removeEventListener("abort", onShutdown);
+      }
+    } finally {
+      waiting.delete(name);
+    }
+  };
+
+  const completeOrAbandon = async (poll: PollWork, rows: ReadonlyArray<RequestRow | null>): Promise<void> => {
+    if (!poll.started_at) return;
+    const key = { ...poll, started_at: poll.started_at };
+    const nextPollAt = new Date(poll.started_at.getTime() + poll.interval_minutes * 60_000);
+    const windowStart = poll.polled_until.getTime() - deps.config.CHANGE_FEED_OVERLAP_SECONDS * 1000;
+    const queries = pollQueries(poll.resources, windowStart);
+    const succeeded = rows.length === queries.length && rows.every((r) => r?.status === "succeeded");
+    if (!succeeded) {
+      // The window stays: the next poll asks again from the same point.
+      await abandonPoll(deps.db, key, nextPollAt);
+      return;
+    }
+    const { listed, deleted } = findings(queries, rows as RequestRow[]);
+    const polledAt = new Date(deps.clock.now());
+    const written = await deps.db.transaction().execute(async (trx) => {
+      if (!(await completePoll(trx, key, nextPollAt))) return 0;
+      const seen = await seenRevisions(trx, key, [...listed.map((r) => r.id), ...deleted.map((r) => r.id)]);
+      const { changes, seen: remember } = classify(listed, deleted, seen, windowStart);
+      await insertSeen(trx, key, remember, polledAt);
+      let events = 0;
+      for (const part of chunks(changes, CHANGE_FEED_CHANGES_PER_EVENT)) {
+        const data: ChangeFeedChangesData = {
+          objectType: "change_feed_changes",
+          subscriptionId: poll.subscription_id,
+          endUserId: poll.end_user_id,
+          connectionId: poll.connection_id,
+          updatedAfter: new Date(windowStart).toISOString(),
+          polledAt: polledAt.toISOString(),
+          changes: part,
+        };
+        const inserted = await insertEventIfSubscribed(trx, {
+          id: newId("event"),
+          projectId: poll.project_id,
+          isTest: poll.is_test,
+          type: "change_feed.changes",
+          data: JSON.stringify(data),
+          at: polledAt,
+        });
+        if (inserted) events += 1;
+      }
+      return events;
+    });
+    if (written > 0) await deps.store.notifier.notify(EVENTS_CHANNEL);
+  };
+
+  const pass = async (): Promise<void> => {
+    const now = new Date(deps.clock.now());
+    await ensurePolls(deps.db, now);
+    // Polls whose waiter is gone (a restart, another instance's claim that died with it).
+    for (const poll of await runningPolls(deps.db, POLLS_PER_PASS)) {
+      const name = `${poll.subscription_id}/${poll.connection_id}`;
+      if (waiting.has(name)) continue;
+      if (poll.request_ids.length === 0) {
+        // Claimed but its Requests were never recorded: start over at once.
+        if (
+          poll.started_at &&
+          now.getTime() - poll.started_at.getTime() > deps.config.CHANGE_FEED_TICK_MS * 3
+        )
+          await abandonPoll(deps.db, { ...poll, started_at: poll.started_at }, now);
+        continue;
+      }
+      track(awaitPoll(poll));
+    }
+    for (const poll of await claimDuePolls(deps.db, now, POLLS_PER_PASS)) await startPoll(poll);
+    await deleteSeenBefore(deps.db, new Date(now.getTime() - SEEN_RETENTION_MS));
+  };
+
+  const loop = (async (): Promise<void> => {
+    while (!shutdown.signal.aborted) {
+      try {
+        await pass();
+      } catch (error) {
+        deps.logger.error({ err: error }, "change feed pass failed; retrying at the next tick");
+      }
+      await deps.clock.sleep(deps.config.CHANGE_FEED_TICK_MS, shutdown.signal);
+    }
+  })();
+
+  return {
+    pass,
+    stop: async () => {
+      shutdown.abort();
+      await loop;
+      await Promise.all([...tasks]);
+    },
+  };
+}

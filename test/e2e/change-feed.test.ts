@@ -1,0 +1,170 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ApplicationSession } from "../../src/simulator/application.ts";
+import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
+import {
+  startWebhookReceiver,
+  verifySignature,
+  type ReceivedWebhook,
+} from "../../src/testing/webhook-receiver.ts";
+import type { ChangeFeedChangesData } from "../../src/webhooks/event-types.ts";
+import { bringOnline, eventually, json } from "./helpers.ts";
+import { SYSTEM_CONFIG, endpointFor, ofType } from "./webhook-helpers.ts";
+
+/**
+ * The change feed end to end (issue 9 item 5): another user of the company file (a session of its
+ * own on the simulated application, not through the service) creates, updates and deletes
+ * records; within one interval of the service clock the poller's background Requests find them
+ * through the typed list operations and the deleted lists, and `change_feed.changes` events carry
+ * each change once. Later polls overlap the earlier windows and report nothing again.
+ */
+const INTERVAL_MS = 60_000;
+
+async function otherUser(sys: System, eu: ConnectedEndUser): Promise<ApplicationSession> {
+  const opened = await sys.ledger.beginSession({
+    companyFilePath: eu.companyFilePath,
+    appName: "Another user",
+    ownerId: "{00000000-0000-0000-0000-00000000c0fe}",
+    fileId: "{00000000-0000-0000-0000-00000000f11e}",
+    stampFileId: false,
+  });
+  assert.ok(opened.ok);
+  return opened.session;
+}
+
+/** Runs request messages as the other user; returns the response document. */
+async function asOtherUser(session: ApplicationSession, messages: string): Promise<string> {
+  const result = await session.processRequest(
+    `<?xml version="1.0" encoding="utf-8"?><?qbxml version="16.0"?><QBXML><QBXMLMsgsRq onError="stopOnError">${messages}</QBXMLMsgsRq></QBXML>`,
+  );
+  assert.ok(result.ok, JSON.stringify(result));
+  assert.doesNotMatch(result.response, /statusSeverity="Error"/, result.response);
+  return result.response;
+}
+
+const tag = (xml: string, name: string): string => {
+  const match = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
+  assert.ok(match, `${name} in ${xml.slice(0, 300)}`);
+  return match[1] as string;
+};
+
+type Change = ChangeFeedChangesData["changes"][number];
+
+const changesIn = (received: ReceivedWebhook[]): Change[] =>
+  ofType(received, "change_feed.changes").flatMap(
+    (w) => (w.event.data as unknown as ChangeFeedChangesData).changes,
+  );
+
+/** Moves the service clock one interval and waits until the poll it starts has completed. */
+async function oneInterval(sys: System, subscriptionId: string, connectionId: string): Promise<void> {
+  const before = await pollState(sys, subscriptionId, connectionId);
+  await sys.fakeClock?.advance(INTERVAL_MS);
+  await eventually("the poll completed", async () => {
+    const now = await pollState(sys, subscriptionId, connectionId);
+    return (
+      now && before && now.polled_until.getTime() > before.polled_until.getTime() && now.started_at === null
+    );
+  });
+}
+
+async function pollState(sys: System, subscriptionId: string, connectionId: string) {
+  return sys.deps.db
+    .selectFrom("change_feed_polls")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .where("connection_id", "=", connectionId)
+    .executeTakeFirst();
+}
+
+test("records created, updated and deleted by another user appear as events within one interval, none twice", async (t) => {
+  const sys = await startSystem(t, {
+    ...SYSTEM_CONFIG,
+    changeFeed: true,
+    config: { ...SYSTEM_CONFIG.config, CHANGE_FEED_TICK_MS: "5000", CHANGE_FEED_OVERLAP_SECONDS: "120" },
+  });
+  const receiver = await startWebhookReceiver(t);
+  const endpoint = await endpointFor(sys, receiver.url, { eventTypes: ["change_feed.changes"] });
+  const eu = await sys.connectEndUser({ companyName: "Feed Co" });
+  await bringOnline(sys, eu);
+
+  const created = await sys.call("POST", "/v1/change-feed-subscriptions", {
+    body: { resources: ["customers", "invoices"], intervalMinutes: INTERVAL_MS / 60_000 },
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const subscription = await json<{ id: string; resources: string[] }>(created);
+  assert.deepEqual(subscription.resources, ["customers", "invoices"]);
+  // The poller gives the connection a poll state at its next pass.
+  await eventually(
+    "the connection has a poll",
+    async () => (await pollState(sys, subscription.id, eu.connectionId)) !== undefined,
+  );
+
+  const other = await otherUser(sys, eu);
+  const existing = await asOtherUser(
+    other,
+    `<CustomerQueryRq><MaxReturned>2</MaxReturned></CustomerQueryRq>`,
+  );
+  const [first, second] = [
+    ...existing.matchAll(/<ListID>([^<]*)<\/ListID>[\s\S]*?<EditSequence>([^<]*)<\/EditSequence>/g),
+  ];
+  assert.ok(first && second, "the sample file has customers");
+  const added = await asOtherUser(
+    other,
+    `<CustomerAddRq><CustomerAdd><Name>Feed Newcomer</Name></CustomerAdd></CustomerAddRq>`,
+  );
+  const addedId = tag(added, "ListID");
+  const modified = await asOtherUser(
+    other,
+    `<CustomerModRq><CustomerMod><ListID>${first[1]}</ListID><EditSequence>${first[2]}</EditSequence><Phone>555-0100</Phone></CustomerMod></CustomerModRq>`,
+  );
+  const modifiedRevision = tag(modified, "EditSequence");
+  await asOtherUser(
+    other,
+    `<ListDelRq><ListDelType>Customer</ListDelType><ListID>${second[1]}</ListID></ListDelRq>`,
+  );
+
+  await oneInterval(sys, subscription.id, eu.connectionId);
+  const wanted: Change[] = [
+    {
+      id: addedId,
+      objectType: "ledger_customer",
+      revisionNumber: tag(added, "EditSequence"),
+      changeKind: "created",
+    },
+    {
+      id: first[1] as string,
+      objectType: "ledger_customer",
+      revisionNumber: modifiedRevision,
+      changeKind: "updated",
+    },
+    { id: second[1] as string, objectType: "ledger_customer", revisionNumber: null, changeKind: "deleted" },
+  ];
+  await receiver.waitFor("the changes", (r) => changesIn(r).length >= wanted.length);
+  const sortById = (a: Change, b: Change): number => a.id.localeCompare(b.id);
+  assert.deepEqual(changesIn(receiver.received).sort(sortById), [...wanted].sort(sortById));
+  for (const webhook of receiver.received) verifySignature(endpoint.secret, webhook);
+  const [event] = ofType(receiver.received, "change_feed.changes");
+  const data = event?.event.data as unknown as ChangeFeedChangesData;
+  assert.equal(data.subscriptionId, subscription.id);
+  assert.equal(data.connectionId, eu.connectionId);
+  assert.equal(data.endUserId, eu.endUserId);
+
+  // The next poll overlaps the first window: nothing is reported twice.
+  await oneInterval(sys, subscription.id, eu.connectionId);
+  assert.equal(changesIn(receiver.received).length, wanted.length, "no change reported twice");
+
+  // A further change to the new record is one update.
+  const again = await asOtherUser(
+    other,
+    `<CustomerModRq><CustomerMod><ListID>${addedId}</ListID><EditSequence>${tag(added, "EditSequence")}</EditSequence><Phone>555-0199</Phone></CustomerMod></CustomerModRq>`,
+  );
+  await oneInterval(sys, subscription.id, eu.connectionId);
+  await receiver.waitFor("the update", (r) => changesIn(r).length === wanted.length + 1);
+  assert.deepEqual(changesIn(receiver.received).at(-1), {
+    id: addedId,
+    objectType: "ledger_customer",
+    revisionNumber: tag(again, "EditSequence"),
+    changeKind: "updated",
+  });
+  other.end();
+});
