@@ -38,7 +38,7 @@ const ARROWS = [
   { from: "requests", allow: [...BASE, "ledger", "tenancy"] },
   { from: "tenancy", allow: [...BASE, "ledger"] },
   { from: "webhooks", allow: [...BASE, "ledger", "tenancy"] },
-  { from: "change-feed", allow: [...BASE, "ledger", "requests", "webhooks"] },
+  { from: "change-feed", allow: [...BASE, "ledger", "requests", "webhooks", "tenancy"] },
   { from: "ledger", allow: BASE },
   { from: "store", allow: ["root", "errors", "platform"] },
   { from: "errors", allow: ["errors"] },

@@ -48,6 +48,9 @@ export interface ChangeFeedPoller {
   stop(): Promise<void>;
 }
 
+/** Wakes the poller when subscriptions change (their polls are set up at once). */
+export const CHANGE_FEED_CHANNEL = "change_feed";
+
 /** How long what was reported is remembered (longer than any overlap with a later window). */
 const SEEN_RETENTION_MS = 24 * 3600 * 1000;
 /** Polls started or completed per pass. */
@@ -61,6 +64,12 @@ interface PollQuery {
   values: Map<string, ParamValue>;
   /** The deleted list's query: the watched groups by their deleted-list type value. */
   deletedTypes?: Map<string, ResourceDefinition>;
+}
+
+/** Where a poll's window starts: the last poll's start less the overlap, never before coverage began. */
+function windowStartOf(deps: Deps, poll: PollWork): number {
+  const reachBack = poll.polled_until.getTime() - deps.config.CHANGE_FEED_OVERLAP_SECONDS * 1000;
+  return Math.max(reachBack, poll.covered_from.getTime());
 }
 
 function tenantOf(poll: PollWork): Tenant {
@@ -164,7 +173,7 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
     const startedAt = poll.started_at ?? new Date(deps.clock.now());
     const key = { ...poll, started_at: startedAt };
     const intervalMs = poll.interval_minutes * 60_000;
-    const windowStart = poll.polled_until.getTime() - deps.config.CHANGE_FEED_OVERLAP_SECONDS * 1000;
+    const windowStart = windowStartOf(deps, poll);
     const queries = pollQueries(poll.resources, windowStart);
     const ids: string[] = [];
     try {
@@ -242,7 +251,7 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
     if (!poll.started_at) return;
     const key = { ...poll, started_at: poll.started_at };
     const nextPollAt = new Date(poll.started_at.getTime() + poll.interval_minutes * 60_000);
-    const windowStart = poll.polled_until.getTime() - deps.config.CHANGE_FEED_OVERLAP_SECONDS * 1000;
+    const windowStart = windowStartOf(deps, poll);
     const queries = pollQueries(poll.resources, windowStart);
     const succeeded = rows.length === queries.length && rows.every((r) => r?.status === "succeeded");
     if (!succeeded) {
@@ -312,7 +321,16 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
       } catch (error) {
         deps.logger.error({ err: error }, "change feed pass failed; retrying at the next tick");
       }
-      await deps.clock.sleep(deps.config.CHANGE_FEED_TICK_MS, shutdown.signal);
+      // The next tick, or sooner when a subscription was created or changed.
+      const wait = new AbortController();
+      const onShutdown = (): void => wait.abort();
+      shutdown.signal.addEventListener("abort", onShutdown, { once: true });
+      await Promise.race([
+        deps.clock.sleep(deps.config.CHANGE_FEED_TICK_MS, wait.signal),
+        deps.store.notifier.wait(CHANGE_FEED_CHANNEL, wait.signal),
+      ]);
+      wait.abort();
+      shutdown.signal.removeEventListener("abort", onShutdown);
     }
   })();
 

@@ -12,6 +12,7 @@ import {
 } from "../store/change-feed.ts";
 import { isTestTenant, type Tenant } from "../store/tenant.ts";
 import { pageOf, type PlatformPage } from "../tenancy/pagination.ts";
+import { CHANGE_FEED_CHANNEL } from "./poller.ts";
 import { watchableResources } from "./resources.ts";
 
 /**
@@ -104,6 +105,7 @@ export async function createSubscription(
     updated_at: at,
   };
   await insertSubscription(deps.db, row);
+  await deps.store.notifier.notify(CHANGE_FEED_CHANNEL);
   return serializeSubscription(row);
 }
 
@@ -126,6 +128,7 @@ export async function changeSubscription(
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   const row = await updateSubscription(deps.db, tenant, id, changes);
   if (!row) throw missing();
+  await deps.store.notifier.notify(CHANGE_FEED_CHANNEL);
   return serializeSubscription(row);
 }
 

@@ -94,8 +94,9 @@ export async function deleteSubscription(db: Db, tenant: Tenant, id: string): Pr
  */
 export async function ensurePolls(db: Db, now: Date): Promise<number> {
   const r = await sql`
-    insert into change_feed_polls (subscription_id, connection_id, polled_until, next_poll_at)
-    select s.id, c.id, ${now}::timestamptz, ${now}::timestamptz + make_interval(mins => s.interval_minutes)
+    insert into change_feed_polls (subscription_id, connection_id, covered_from, polled_until, next_poll_at)
+    select s.id, c.id, ${now}::timestamptz, ${now}::timestamptz,
+      ${now}::timestamptz + make_interval(mins => s.interval_minutes)
     from change_feed_subscriptions s
     join connections c on c.project_id = s.project_id and c.is_test = s.is_test
     where s.enabled and c.status <> 'pending_setup'
@@ -113,7 +114,7 @@ export interface PollWork extends PollRow {
 }
 
 const pollWork = (alias: string) => sql<PollWork>`
-  ${sql.ref(`${alias}.subscription_id`)}, ${sql.ref(`${alias}.connection_id`)},
+  ${sql.ref(`${alias}.subscription_id`)}, ${sql.ref(`${alias}.connection_id`)}, ${sql.ref(`${alias}.covered_from`)},
   ${sql.ref(`${alias}.polled_until`)}, ${sql.ref(`${alias}.next_poll_at`)},
   ${sql.ref(`${alias}.started_at`)}, ${sql.ref(`${alias}.request_ids`)},
   s.project_id, s.is_test, s.resources, s.interval_minutes, c.end_user_id`;

@@ -286,6 +286,8 @@ export interface ChangeFeedSubscriptionsTable {
 export interface ChangeFeedPollsTable {
   subscription_id: string;
   connection_id: string;
+  /** When the subscription started covering the connection: no window reaches back before it. */
+  covered_from: Timestamp;
   /** Service time at which the last completed poll started: the next window starts there (less an overlap). */
   polled_until: Timestamp;
   next_poll_at: Timestamp;

@@ -32,11 +32,11 @@ import {
 } from "../../ledger/typed/actions.ts";
 import { listFilters, parseParam, type FilterParam, type ParamValue } from "../../ledger/typed/filters.ts";
 import { inputSchema } from "../../ledger/typed/input.ts";
+import { inSchemaOrder } from "../../ledger/typed/list-query.ts";
 import { exampleBody } from "../../ledger/resources/examples.ts";
 import { newerFieldPath } from "../../ledger/typed/versions.ts";
 import { buildRequestDocument, HIGHEST_XML_VERSION } from "../../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
-import { slotsOf } from "../../ledger/xml/slots.ts";
 import { leaf, node, renderElementText, type XmlElement } from "../../ledger/xml/tree.ts";
 import { messageProblem } from "../../ledger/xml/validate-tree.ts";
 import { DEFAULT_TIMEOUT_SECONDS, parseCallOptions, type CallOptions } from "../../requests/call-options.ts";
@@ -185,12 +185,6 @@ function listQuerySchema(resource: ResourceDefinition): z.ZodType {
   if (resource.queryElements.has("MaxReturned")) entries.limit = raw.describe("Page size (1 to 150).");
   if (resource.pages) entries.cursor = raw.describe("The `nextCursor` of the latest page.");
   return z.strictObject(entries);
-}
-
-/** Orders a query's child elements by the query type's schema order (the writer's order rule). */
-function inSchemaOrder(requestName: string, children: XmlElement[]): XmlElement[] {
-  const order = new Map(slotsOf(ledgerSchema(), requestName).map((slot, index) => [slot.name, index]));
-  return [...children].sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
 }
 
 async function list(ctx: Ctx, operation: TypedOperation): Promise<RouteResult> {

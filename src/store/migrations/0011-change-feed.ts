@@ -8,7 +8,8 @@ import { statements } from "./statements.ts";
  *   names, alphabetical), the interval between polls of each connection, and whether it is enabled.
  * - `change_feed_polls`: one row per (subscription, connection). `polled_until` is the service time
  *   at which the last completed poll started (the next one asks for records updated after it, less
- *   an overlap); `started_at` and `request_ids` describe a poll in progress (its Requests, one per
+ *   an overlap, never before `covered_from`, when the subscription started covering the connection:
+ *   the feed reports changes, not history); `started_at` and `request_ids` describe a poll in progress (its Requests, one per
  *   query). Claimed with compare-and-set, so two instances never run the same poll.
  * - `change_feed_seen`: what was reported, by record ID and revision (`deleted` for a deletion), so
  *   that overlapping polls report each change once. Kept one day.
@@ -34,6 +35,7 @@ const DDL = `
     create table change_feed_polls (
       subscription_id text not null references change_feed_subscriptions(id) on delete cascade,
       connection_id text not null references connections(id) on delete cascade,
+      covered_from timestamptz not null,
       polled_until timestamptz not null,
       next_poll_at timestamptz not null,
       started_at timestamptz,
