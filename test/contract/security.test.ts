@@ -83,6 +83,8 @@ async function ownedIds(tenant: Tenant): Promise<Set<string>> {
     select id from requests where project_id = ${tenant.projectId} and is_test = ${isTest}
     union all
     select id from webhook_endpoints where project_id = ${tenant.projectId} and is_test = ${isTest}
+    union all
+    select id from change_feed_subscriptions where project_id = ${tenant.projectId} and is_test = ${isTest}
   `.execute(world.h.deps.db);
   for (const row of rows.rows) ids.add(row.id);
   return ids;
@@ -206,7 +208,9 @@ describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, 
       eachOperation(
         (op) =>
           op.pathParams.some((p) =>
-            ["endUser", "request", "webhookEndpoint", "webhookDelivery"].includes(pathObjectOf(op, p)),
+            ["endUser", "request", "webhookEndpoint", "webhookDelivery", "changeFeedSubscription"].includes(
+              pathObjectOf(op, p),
+            ),
           ),
         async (op) => {
           const owner = ownerOf();
@@ -219,6 +223,7 @@ describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, 
               request,
               webhookEndpoint: owner.webhookEndpoint,
               webhookDelivery: owner.webhookDelivery,
+              changeFeedSubscription: owner.changeFeedSubscription,
             },
           });
           assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });

@@ -74,7 +74,13 @@ export const isList = (op: Operation): boolean =>
 
 /** Which object a path parameter names: the suites fill it with the tenant's own. */
 export type PathObject =
-  "endUser" | "request" | "ledgerRecord" | "integrationSlug" | "webhookEndpoint" | "webhookDelivery";
+  | "endUser"
+  | "request"
+  | "ledgerRecord"
+  | "integrationSlug"
+  | "webhookEndpoint"
+  | "webhookDelivery"
+  | "changeFeedSubscription";
 
 /**
  * How each path parameter is filled. A platform path the table does not know fails loudly, so a new
@@ -86,6 +92,8 @@ export function pathObjectOf(op: Operation, param: string): PathObject {
   if (param === "id" && op.path.startsWith("/v1/end-users/{id}")) return "endUser";
   if (param === "id" && op.path.startsWith("/v1/requests/{id}")) return "request";
   if (param === "id" && op.path.startsWith("/v1/webhook-endpoints/{id}")) return "webhookEndpoint";
+  if (param === "id" && op.path.startsWith("/v1/change-feed-subscriptions/{id}"))
+    return "changeFeedSubscription";
   if (param === "deliveryId" && op.path.startsWith("/v1/webhook-endpoints/{id}/deliveries/")) {
     return "webhookDelivery";
   }
@@ -106,6 +114,8 @@ export interface Tenant {
   /** A webhook endpoint of its own, and a (pending) delivery of it. */
   webhookEndpoint: string;
   webhookDelivery: string;
+  /** A change feed subscription of its own. */
+  changeFeedSubscription: string;
 }
 
 export interface World {
@@ -142,6 +152,7 @@ export async function buildWorld(): Promise<World> {
       otherEndUser: await onlineEndUser(h, partial, `${name}-2`),
       webhookEndpoint,
       webhookDelivery: await testDelivery(h, partial, webhookEndpoint),
+      changeFeedSubscription: await newSubscription(h, partial),
     };
   };
   const keys = h.project.keys;
@@ -199,6 +210,17 @@ async function onlineEndUser(
     xml_version: "16.0",
   });
   return endUser;
+}
+
+/** A change feed subscription of the tenant, made through the API. */
+async function newSubscription(h: TestApp, tenant: { key: string }): Promise<string> {
+  const res = await h.app.inject({
+    method: "POST",
+    url: "/v1/change-feed-subscriptions",
+    headers: { authorization: `Bearer ${tenant.key}` },
+    payload: { resources: ["customers"] },
+  });
+  return expectStatus<{ id: string }>(res, 201).id;
 }
 
 /** A webhook endpoint of the tenant, made through the API (no dispatcher runs: nothing is sent). */
@@ -260,6 +282,9 @@ export async function objectsFor(
   if (kinds.includes("webhookEndpoint") && op.method === "DELETE") {
     objects.webhookEndpoint = await newWebhookEndpoint(world.h, tenant);
   }
+  if (kinds.includes("changeFeedSubscription") && op.method === "DELETE") {
+    objects.changeFeedSubscription = await newSubscription(world.h, tenant);
+  }
   return objects;
 }
 let disposable = 0;
@@ -288,6 +313,7 @@ const ownObjects = (tenant: Tenant): Partial<Record<PathObject, string>> => ({
   endUser: tenant.endUser,
   webhookEndpoint: tenant.webhookEndpoint,
   webhookDelivery: tenant.webhookDelivery,
+  changeFeedSubscription: tenant.changeFeedSubscription,
   integrationSlug: "ledger_desktop",
   ledgerRecord: "80000001-1700000000",
 });
