@@ -75,7 +75,7 @@ export function requestEventInsert(event: RequestEventInput): RawBuilder<{ id: s
       t.caller_received, ${event.at}::timestamptz
     from moved m
     cross join lateral (select ${type} as type, ${callerReceived} as caller_received) t
-    where t.type is not null
+    where t.type is not null and not m.background
       and ${subscribed(sql`m.project_id`, sql`m.is_test`, sql`t.type`, sql`t.caller_received`)}
     returning id)`;
 }

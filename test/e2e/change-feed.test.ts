@@ -83,7 +83,7 @@ test("records created, updated and deleted by another user appear as events with
     config: { ...SYSTEM_CONFIG.config, CHANGE_FEED_TICK_MS: "5000", CHANGE_FEED_OVERLAP_SECONDS: "120" },
   });
   const receiver = await startWebhookReceiver(t);
-  const endpoint = await endpointFor(sys, receiver.url, { eventTypes: ["change_feed.changes"] });
+  const endpoint = await endpointFor(sys, receiver.url, { eventTypes: ["change_feed.changes", "request.*"] });
   const eu = await sys.connectEndUser({ companyName: "Feed Co" });
   await bringOnline(sys, eu);
 
@@ -184,5 +184,10 @@ test("records created, updated and deleted by another user appear as events with
     revisionNumber: tag(again, "EditSequence"),
     changeKind: "updated",
   });
+  assert.deepEqual(
+    receiver.received.filter((w) => w.event.type.startsWith("request.")),
+    [],
+    "the poller's background Requests send no request events",
+  );
   other.end();
 });
