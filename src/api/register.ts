@@ -20,7 +20,11 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
         if (!principal) throw new ServiceError("API_KEY_MISSING");
         const query = route.query ? parseWith(route.query, request.query) : rejectQuery(request);
         const body = route.body
-          ? parseWith(route.body, request.body ?? (route.method === "DELETE" ? undefined : {}))
+          ? parseWith(
+              route.body,
+              // An empty body is no body; a JSON `null` is a body, and not an object.
+              request.body === undefined ? (route.method === "DELETE" ? undefined : {}) : request.body,
+            )
           : undefined;
         const params = request.params as Record<string, string>;
         const run = () => route.handler({ deps, principal, body, query, params, request, reply });

@@ -229,6 +229,19 @@ describe("Edge: what the HTTP framework rejects has the spec's shape and headers
     }
   });
 
+  test("a JSON null body is not an empty body: 400, nothing changed", async () => {
+    const headers = { authorization: `Bearer ${world.live.key}`, "content-type": "application/json" };
+    const update = operations((o) => o.operationId === "endUsers.update")[0] as Operation;
+    const objects = await objectsFor(world, update, world.live);
+    const res = await world.h.app.inject({
+      method: "POST",
+      url: `/v1/end-users/${objects.endUser}`,
+      headers,
+      payload: "null",
+    });
+    assert.equal(res.statusCode, 400, res.body);
+  });
+
   test("an empty body with a JSON content type works on DELETE and cancel", async () => {
     const headers = { authorization: `Bearer ${world.live.key}`, "content-type": "application/json" };
     const remove = operations((o) => o.operationId === "endUsers.delete")[0] as Operation;

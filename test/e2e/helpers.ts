@@ -154,3 +154,28 @@ export function lastReport(connector: SimulatedWebConnector): SessionReport | un
   const last = connector.events.filter((e) => e.type === "session_ended").at(-1);
   return last?.type === "session_ended" ? last.report : undefined;
 }
+
+/** A JSON answer: its status and parsed body (`{}` when empty). */
+export interface JsonAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Calls an application operation as the end user `eu` and reads its JSON answer. */
+export async function callAsEndUser(
+  sys: System,
+  eu: ConnectedEndUser,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<JsonAnswer> {
+  const response = await sys.call(method, path, {
+    endUserId: eu.endUserId,
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+}

@@ -4,7 +4,7 @@ import { allResources, type ResourceDefinition } from "../../src/ledger/resource
 import { listFilters } from "../../src/ledger/typed/filters.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
-import { bringOnline, E2E_CONFIG } from "./helpers.ts";
+import { bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
 
 /**
  * Every typed resource group end to end (issue 7, "Done means"): through HTTP, the Web Connector
@@ -20,18 +20,8 @@ let factory: TypedFactory;
 
 type Json = Record<string, unknown>;
 
-async function call(
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const response = await sys.call(method, path, {
-    endUserId: eu.endUserId,
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === "" ? {} : (JSON.parse(text) as Json) };
-}
+const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
+  callAsEndUser(sys, eu, method, path, body);
 
 const base = (resource: ResourceDefinition): string => `/v1/ledger-desktop/${resource.entry.path}`;
 

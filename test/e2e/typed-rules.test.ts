@@ -4,7 +4,7 @@ import { resourceByPath, type ResourceDefinition } from "../../src/ledger/resour
 import { CURSOR_IDLE_WINDOW_MS } from "../../src/ledger/cursors.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
-import { bringOnline, E2E_CONFIG } from "./helpers.ts";
+import { bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
 
 /**
  * Focused rules of the typed surface through HTTP, the SOAP protocol and the simulated application:
@@ -17,18 +17,8 @@ let eu: ConnectedEndUser;
 let factory: TypedFactory;
 type Json = Record<string, unknown>;
 
-async function call(
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const response = await sys.call(method, path, {
-    endUserId: eu.endUserId,
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === "" ? {} : (JSON.parse(text) as Json) };
-}
+const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
+  callAsEndUser(sys, eu, method, path, body);
 
 function group(path: string): ResourceDefinition {
   const resource = resourceByPath(path);

@@ -26,6 +26,15 @@ test("after a rotation deliveries carry both signatures until previousSecretExpi
   assert.equal(rotated.body.previousSecretExpiresAt, new Date(rig.clock.now() + DAY).toISOString());
   await sendTest(rig, endpoint.id);
   await rig.receiver.waitFor("first", (r) => r.length === 1);
+  // Each attempt is recorded before the clock jumps: a jump past an attempt still in flight would
+  // time it out and expire its lease, and the event would rightly be sent again.
+  const settled = (n: number) =>
+    rig.untilDeliveries(
+      endpoint.id,
+      `${n} recorded`,
+      (d) => d.length === n && d.every((x) => x.status === "succeeded"),
+    );
+  await settled(1);
   const during = rig.receiver.received[0];
   assert.ok(during);
   assert.equal(during.signature.split(" ").length, 2);
@@ -34,6 +43,7 @@ test("after a rotation deliveries carry both signatures until previousSecretExpi
   await rig.clock.advance(DAY - 1);
   await sendTest(rig, endpoint.id);
   await rig.receiver.waitFor("second", (r) => r.length === 2);
+  await settled(2);
   verifySignature(endpoint.secret, rig.receiver.received[1] ?? during);
   await rig.clock.advance(1);
   await sendTest(rig, endpoint.id);
