@@ -314,24 +314,40 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
     await deleteSeenBefore(deps.db, new Date(now.getTime() - SEEN_RETENTION_MS));
   };
 
+  // A subscription created or changed while a pass runs must not wait for the next tick: the
+  // listener stays registered between waits and marks the next wait as already over.
+  let changed = false;
+  let wakeUp: (() => void) | null = null;
+  const unlisten = deps.store.notifier.listen(CHANGE_FEED_CHANNEL, () => {
+    changed = true;
+    wakeUp?.();
+  });
+
   const loop = (async (): Promise<void> => {
     while (!shutdown.signal.aborted) {
+      changed = false;
       try {
         await pass();
       } catch (error) {
         deps.logger.error({ err: error }, "change feed pass failed; retrying at the next tick");
       }
+      if (changed || shutdown.signal.aborted) continue;
       // The next tick, or sooner when a subscription was created or changed.
       const wait = new AbortController();
       const onShutdown = (): void => wait.abort();
       shutdown.signal.addEventListener("abort", onShutdown, { once: true });
       await Promise.race([
         deps.clock.sleep(deps.config.CHANGE_FEED_TICK_MS, wait.signal),
-        deps.store.notifier.wait(CHANGE_FEED_CHANNEL, wait.signal),
+        new Promise<void>((resolve) => {
+          wakeUp = resolve;
+          wait.signal.addEventListener("abort", () => resolve(), { once: true });
+        }),
       ]);
+      wakeUp = null;
       wait.abort();
       shutdown.signal.removeEventListener("abort", onShutdown);
     }
+    unlisten();
   })();
 
   return {
