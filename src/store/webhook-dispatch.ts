@@ -262,6 +262,8 @@ export interface StreakRule {
  * each endpoint's failure streak is cleared when the batch holds a success for it, or started or
  * continued when it holds only failures, which disables the endpoint once the streak reaches
  * `disableIfFailingSince`. Returns the deliveries recorded and the endpoints this batch disabled.
+ * The deliveries are found by primary key (`= any(ids)`): the planner cannot see how few rows the
+ * JSON input holds and would otherwise scan the whole table, which holds 30 days of deliveries.
  */
 export async function recordAttempts(
   db: Db,
@@ -291,7 +293,7 @@ export async function recordAttempts(
         completed_at = case when i.status = 'pending' then null else i.at end,
         lease_token = null, lease_expires_at = null
       from input i
-      where d.id = i.id and d.lease_token = i.token
+      where d.id = any(${input.map((r) => r.id)}::text[]) and d.id = i.id and d.lease_token = i.token
       returning d.id, d.endpoint_id, i.ok
     ), outcome as (
       select endpoint_id, bool_or(ok) as any_ok from recorded group by endpoint_id

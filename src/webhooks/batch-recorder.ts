@@ -2,7 +2,8 @@ import type { AttemptResult } from "../store/webhook-dispatch.ts";
 
 /**
  * Collects attempt results and writes them with one statement per batch: the first result starts a
- * write, and results that arrive while it runs form the next one. Each `record` resolves once its
+ * write (after the I/O callbacks already due), and results that arrive while it runs form the next
+ * one. Each `record` resolves once its
  * result is written.
  */
 export class BatchRecorder {
@@ -21,6 +22,9 @@ export class BatchRecorder {
   private async flush(): Promise<void> {
     this.writing = true;
     while (this.pending.length > 0) {
+      // Let I/O callbacks run first: attempts that ended while the last batch was written join this
+      // one (an embedded store answers without yielding to I/O, which left every batch at one).
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = this.pending.splice(0, 500);
       try {
         await this.write(batch.map((item) => item.result));
