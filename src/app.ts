@@ -33,7 +33,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     requestIdHeader: false,
     return503OnClosing: false,
     // Longer than any ID, so a long ID reaches its route (404 there), not a framework 414.
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     frameworkErrors: (error, request, reply) => {
       if (self) void sendFrameworkError(self, deps, error, request, reply);
     },
