@@ -35,8 +35,20 @@ export function registerStorableText(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
     checkTree(request.params, "");
     checkTree(request.query, "");
-    if (request.body !== null && typeof request.body === "object") checkTree(request.body, "");
+    if (isJsonTree(request.body)) checkTree(request.body, "");
   });
+}
+
+/**
+ * A parsed JSON body (a plain object or an array). Raw bodies (the connector's SOAP calls and
+ * passthrough XML arrive as a Buffer or a string) are checked by their own readers: walking a
+ * Buffer as an object visited every byte.
+ */
+function isJsonTree(body: unknown): boolean {
+  if (Array.isArray(body)) return true;
+  if (body === null || typeof body !== "object") return false;
+  const prototype: unknown = Object.getPrototypeOf(body);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /** Walks a parsed value iteratively (a deeply nested body must not exhaust the stack). */
