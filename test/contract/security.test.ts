@@ -377,15 +377,28 @@ function otherBody(op: Operation, body: unknown): unknown {
   const second = Object.values(op.examples)[1];
   if (second !== undefined) return { ...(body as Record<string, unknown>), ...(second as object) };
   if (body === null || typeof body !== "object") return null;
-  const entries = Object.entries(body as Record<string, unknown>);
-  // The last text field: enumerations (`operation`, `kind`) come first in the examples, free text last.
-  const field = entries.findLast(
-    ([name, value]) => typeof value === "string" && !["endUserId", "publishableKey"].includes(name),
+  const texts = Object.entries(body as Record<string, unknown>).filter(
+    (entry): entry is [string, string] =>
+      typeof entry[1] === "string" && !["endUserId", "publishableKey"].includes(entry[0]),
   );
-  // The same length, another last character: still valid input (length limits), but a different body.
-  const changed = (value: string): string => `${value.slice(0, -1)}${value.endsWith("X") ? "Y" : "X"}`;
-  if (field) return { ...(body as Record<string, unknown>), [field[0]]: changed(String(field[1])) };
-  return null;
+  // Free text preferred (enumerations come first in the examples, free text last); a decimal gets
+  // another last digit. Either way still valid input of the same length, but a different body.
+  const decimal = /^-?\d+(\.\d+)?$/;
+  const coded = (value: string): boolean =>
+    decimal.test(value) || /^\d{4}-\d{2}-\d{2}/.test(value) || /^[0-9A-F]+-\d+$/.test(value);
+  const field =
+    texts.findLast(([, value]) => !coded(value)) ?? texts.findLast(([, value]) => decimal.test(value));
+  if (!field) return null;
+  const [name, value] = field;
+  const last = value.slice(-1);
+  const replacement = decimal.test(value)
+    ? last === "9"
+      ? "8"
+      : String(Number(last) + 1)
+    : last === "X"
+      ? "Y"
+      : "X";
+  return { ...(body as Record<string, unknown>), [name]: `${value.slice(0, -1)}${replacement}` };
 }
 
 describe("Security: idempotency replay and reuse", () => {
