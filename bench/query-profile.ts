@@ -1,53 +1,61 @@
 /**
  * Profiling aid for `npm run bench` (not part of the table): runs sequential sync passthrough round
- * trips on the embedded store and prints, per round trip, which SQL statements run, how often and
- * how long PGlite spends on them. Run with `npx tsx bench/query-profile.ts`.
+ * trips and prints, per round trip, which SQL statements run, how often and how long the store takes
+ * on them, then the statement timelines of a few hand-overs. It watches statements through the
+ * store's query observer (`openStore`'s `onQuery`), so prepared statements count and both stores work:
+ * the embedded PGlite by default, PostgreSQL with DATABASE_URL. Run with `npx tsx bench/query-profile.ts`.
  */
 import { performance } from "node:perf_hooks";
-import { PGlite } from "@electric-sql/pglite";
 import { systemClock } from "../src/platform/clock.ts";
+import type { ObservedQuery } from "../src/store/database.ts";
+import { openTestStore } from "../src/testing/harness.ts";
 import { startSystem } from "../src/testing/system.ts";
 
 const WARM_UP = 30;
 const ROUND_TRIPS = 200;
+const TIMELINES = 3;
 
 interface Stat {
   count: number;
   totalMs: number;
 }
 
-const stats = new Map<string, Stat>();
-let recording = false;
-/** When set, every statement of the current round trip is logged with its start offset. */
-let timeline: Array<{ at: number; ms: number; sql: string }> | null = null;
-let timelineStart = 0;
+/** Statement text as one line, its parameters' placeholders kept (one row per distinct statement). */
+const oneLine = (sql: string, width: number): string => sql.replace(/\s+/g, " ").slice(0, width);
 
-type Query = PGlite["query"];
-// eslint-disable-next-line @typescript-eslint/unbound-method
-const originalQuery: Query = PGlite.prototype.query;
-PGlite.prototype.query = async function (this: PGlite, ...args: Parameters<Query>) {
-  const start = performance.now();
-  try {
-    return await originalQuery.apply(this, args);
-  } finally {
-    if (timeline) {
-      timeline.push({ at: start - timelineStart, ms: performance.now() - start, sql: args[0].slice(0, 90) });
+class Profile {
+  readonly stats = new Map<string, Stat>();
+  recording = false;
+  /** When set, every statement of the current round trip is kept with its start offset. */
+  timeline: Array<{ at: number; ms: number; sql: string }> | null = null;
+  timelineStart = 0;
+
+  readonly observe = (query: ObservedQuery): void => {
+    // The observer is told when the statement's result is in: its start is that minus its duration.
+    const start = performance.now() - query.durationMs;
+    if (this.timeline) {
+      this.timeline.push({
+        at: start - this.timelineStart,
+        ms: query.durationMs,
+        sql: oneLine(query.sql, 90),
+      });
     }
-    if (recording) {
-      const key = args[0].replace(/\s+/g, " ").slice(0, 150);
-      const stat = stats.get(key) ?? { count: 0, totalMs: 0 };
-      stat.count += 1;
-      stat.totalMs += performance.now() - start;
-      stats.set(key, stat);
-    }
-  }
-} as Query;
+    if (!this.recording) return;
+    const key = oneLine(query.sql, 150) + (query.failed ? " [failed]" : "");
+    const stat = this.stats.get(key) ?? { count: 0, totalMs: 0 };
+    stat.count += 1;
+    stat.totalMs += query.durationMs;
+    this.stats.set(key, stat);
+  };
+}
 
 async function main(): Promise<void> {
-  delete process.env.DATABASE_URL;
+  const profile = new Profile();
+  const opened = await openTestStore({ onQuery: profile.observe });
   const sys = await startSystem(null, {
     clock: systemClock,
     noOpPauseMs: 20,
+    store: opened.store,
     config: { CONNECTOR_HOLD_MS: "20000", LOG_LEVEL: "silent", RATE_LIMIT_MAX: "1000000" },
   });
   const eu = await sys.connectEndUser({ companyName: "Profile Books" });
@@ -79,33 +87,37 @@ async function main(): Promise<void> {
     await res.text();
   };
   for (let i = 0; i < WARM_UP; i += 1) await roundTrip();
-  recording = true;
+  profile.recording = true;
   const started = performance.now();
   for (let i = 0; i < ROUND_TRIPS; i += 1) await roundTrip();
   const elapsed = performance.now() - started;
-  recording = false;
+  profile.recording = false;
   // Statement timelines of hand-overs to a held connector (offsets from the HTTP call start).
-  for (let sample = 0; sample < 3; sample += 1) {
+  for (let sample = 0; sample < TIMELINES; sample += 1) {
     await new Promise((r) => setTimeout(r, 50));
-    timeline = [];
-    timelineStart = performance.now();
+    profile.timeline = [];
+    profile.timelineStart = performance.now();
     await roundTrip();
-    const total = performance.now() - timelineStart;
+    const total = performance.now() - profile.timelineStart;
     console.log(
-      `\n--- hand-over sample ${sample + 1}: document at the application after ${(arrival - timelineStart).toFixed(2)} ms, call done after ${total.toFixed(2)} ms`,
+      `\n--- hand-over sample ${sample + 1}: document at the application after ${(arrival - profile.timelineStart).toFixed(2)} ms, call done after ${total.toFixed(2)} ms`,
     );
-    for (const e of timeline) console.log(`${e.at.toFixed(2).padStart(7)} +${e.ms.toFixed(2)}  ${e.sql}`);
-    timeline = null;
+    for (const e of profile.timeline)
+      console.log(`${e.at.toFixed(2).padStart(7)} +${e.ms.toFixed(2)}  ${e.sql}`);
+    profile.timeline = null;
   }
   await eu.connector.stop();
   await sys.close();
+  await opened.store.close();
+  await opened.drop();
 
-  const rows = [...stats].sort((a, b) => b[1].totalMs - a[1].totalMs);
+  const rows = [...profile.stats].sort((a, b) => b[1].totalMs - a[1].totalMs);
   const queries = rows.reduce((n, [, s]) => n + s.count, 0);
   const dbMs = rows.reduce((n, [, s]) => n + s.totalMs, 0);
   console.log(
-    `${ROUND_TRIPS} round trips in ${elapsed.toFixed(0)} ms (${(elapsed / ROUND_TRIPS).toFixed(2)} ms each); ` +
-      `${(queries / ROUND_TRIPS).toFixed(1)} queries and ${(dbMs / ROUND_TRIPS).toFixed(2)} ms in PGlite.query per round trip`,
+    `\n${opened.store.engine}: ${ROUND_TRIPS} round trips in ${elapsed.toFixed(0)} ms (${(elapsed / ROUND_TRIPS).toFixed(2)} ms each); ` +
+      `${(queries / ROUND_TRIPS).toFixed(1)} statements and ${(dbMs / ROUND_TRIPS).toFixed(2)} ms in the store per round trip ` +
+      `(transaction begin/commit not counted)`,
   );
   console.log("per round trip: count  ms  statement");
   for (const [sql, s] of rows) {

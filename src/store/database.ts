@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import {
   Kysely,
   PostgresDialect,
+  type LogEvent,
   type PostgresCursor,
   type PostgresPool,
   type PostgresPoolClient,
@@ -30,6 +31,33 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; absent means in memory. */
   dataDir?: string | undefined;
+  /**
+   * Told of every statement the service runs through Kysely, with how long it took (profiling and
+   * the bench's SQL profile). Transaction control (begin, commit, rollback) is not reported.
+   */
+  onQuery?: QueryObserver | undefined;
+}
+
+/** One statement run through the store: its SQL text, time to its result, and whether it failed. */
+export interface ObservedQuery {
+  sql: string;
+  durationMs: number;
+  failed: boolean;
+}
+
+export type QueryObserver = (query: ObservedQuery) => void;
+
+/** Kysely's `log` option reporting each statement to the observer, or nothing without one. */
+function logOption(observer: QueryObserver | undefined): { log?: (event: LogEvent) => void } {
+  if (!observer) return {};
+  return {
+    log: (event) =>
+      observer({
+        sql: event.query.sql,
+        durationMs: event.queryDurationMillis,
+        failed: event.level === "error",
+      }),
+  };
 }
 
 // int8 (bigserial) as string, timestamps as Date: the pg defaults, stated explicitly.
@@ -39,7 +67,10 @@ pg.types.setTypeParser(20, (value) => value);
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+    const db = new Kysely<DatabaseSchema>({
+      dialect: new PostgresDialect({ pool: preparingPool(pool) }),
+      ...logOption(options.onQuery),
+    });
     await migrateToLatest(db as Kysely<unknown>);
     const notifier = await PostgresNotifier.connect(pool, options.databaseUrl, pg.Client);
     registerEventNotifier(db, notifier);
@@ -56,7 +87,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await pglite.waitReady;
-  const db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<DatabaseSchema>({
+    dialect: new PGliteDialect(pglite),
+    ...logOption(options.onQuery),
+  });
   await migrateToLatest(db as Kysely<unknown>);
   const notifier = new LocalNotifier();
   registerEventNotifier(db, notifier);

@@ -10,7 +10,7 @@ import { FakeClock, type Clock } from "../platform/clock.ts";
 import { newInstanceId } from "../platform/ids.ts";
 import { Metrics } from "../platform/metrics.ts";
 import { sampleStoredState } from "../store/state-sample.ts";
-import { openStore, type Store } from "../store/database.ts";
+import { openStore, type QueryObserver, type Store } from "../store/database.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 
 /**
@@ -32,15 +32,15 @@ export interface TestAppOptions {
   config?: Record<string, string>;
 }
 
-/** Opens an isolated store for tests. */
-export async function openTestStore(): Promise<{
+/** Opens an isolated store for tests (`onQuery`: see `StoreOptions`). */
+export async function openTestStore(options: { onQuery?: QueryObserver } = {}): Promise<{
   store: Store;
   url: string | undefined;
   drop: () => Promise<void>;
 }> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const store = await openStore({});
+    const store = await openStore({ onQuery: options.onQuery });
     return { store, url: undefined, drop: async () => {} };
   }
   const name = `lbtest_${randomBytes(6).toString("hex")}`;
@@ -50,7 +50,7 @@ export async function openTestStore(): Promise<{
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const store = await openStore({ databaseUrl: url.toString() });
+  const store = await openStore({ databaseUrl: url.toString(), onQuery: options.onQuery });
   return {
     store,
     url: url.toString(),
