@@ -13,23 +13,45 @@
  *     outbox in one transaction, measured from its commit to the last arrival), and the latency
  *     from a Request's state change (its `completedAt`) to the arrival of its `request.succeeded`
  *     event, while sync round trips run (the endpoint sets `includeSyncRequests`).
- *  4. The same on PostgreSQL, when DATABASE_URL is set.
+ *  4. P3: `GET /v1/requests/{id}` requests per second ÷ a bare Fastify hello-world's, same load
+ *     generator settings (bench/api-rate.ts).
+ *  5. The same on PostgreSQL, when DATABASE_URL is set.
+ *  6. P4: idle connector sessions on one instance: memory, idle CPU, hand-over (bench/idle-sessions.ts).
+ *  7. P5: two instances ÷ one on PostgreSQL under mixed load (bench/two-instances.ts).
  *
- * The service runs on the main thread; the callers and the simulated end user (Web Connector and
- * company file) run on a worker thread (bench/end-user-worker.ts), and the webhook receiver on
- * another (bench/webhook-receiver-worker.ts), as they would on other machines.
- * All traffic is on 127.0.0.1; the run is bounded by a watchdog.
+ * What users run: the store is on disk (a fresh PGlite data directory, or a fresh PostgreSQL
+ * database) and the service logs at info level to a file, as `npm start` does; only the rate limit
+ * is lifted (the load would exceed a production limit per key by design).
+ * For 1–5 the service runs on the main thread; the callers and the simulated end user (Web
+ * Connector and company file) run on a worker thread (bench/end-user-worker.ts), the webhook
+ * receiver and the load generator on others, as they would on other machines. For 6–7 the service
+ * is `src/main.ts` in its own process and the connectors run in another (bench/connector-fleet.ts).
+ * All traffic is on 127.0.0.1; the run is bounded by a watchdog, which prints what was measured.
+ * `BENCH_ONLY=p1,p3,p4,p5,typed` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
-import { availableParallelism, cpus } from "node:os";
+import { readFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
+import { pino } from "pino";
 import { systemClock } from "../src/platform/clock.ts";
 import { newId } from "../src/platform/ids.ts";
 import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../src/store/events.ts";
 import { findConnectionById } from "../src/store/connections.ts";
+import { openStore } from "../src/store/database.ts";
 import { loadSetup, qwcForSetup } from "../src/tenancy/auth-sessions.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
+import { LOAD_CONNECTIONS, LOAD_SECONDS, measureApiRate, type ApiRate } from "./api-rate.ts";
 import type { WorkerCommand, WorkerReply, WorkerSetup } from "./end-user-worker.ts";
+import { IDLE_STEPS, measureIdleSessions, type IdleResult } from "./idle-sessions.ts";
+import { freshStore } from "./service-process.ts";
+import {
+  MIXED_CALLERS,
+  MIXED_END_USERS,
+  measureTwoInstances,
+  type TwoInstancesResult,
+} from "./two-instances.ts";
 import { codecRows, runTypedBench } from "./typed.ts";
 import type { Arrival, ReceiverCommand, ReceiverReply } from "./webhook-receiver-worker.ts";
 
@@ -83,6 +105,8 @@ interface StoreRun {
   sequential: ThroughputResult;
   throughput: ThroughputResult;
   webhooks: WebhookResult;
+  apiRate: ApiRate | null;
+  logLines: number;
 }
 
 function percentiles(values: readonly number[]): Percentiles {
@@ -298,28 +322,39 @@ async function measureThroughput(
   return { perSecond: reply.perSecond, latency: percentiles(reply.latencies), failures: reply.failures };
 }
 
-/** One full pass on a store: the embedded PGlite (no DATABASE_URL) or PostgreSQL. */
-async function runOnStore(databaseUrl: string | undefined): Promise<StoreRun> {
-  const saved = process.env.DATABASE_URL;
-  if (databaseUrl === undefined) delete process.env.DATABASE_URL;
-  else process.env.DATABASE_URL = databaseUrl;
-  let sys: System;
-  try {
-    sys = await startSystem(null, {
-      clock: systemClock,
-      noOpPauseMs: 20,
-      webhooks: true,
-      config: {
-        CONNECTOR_HOLD_MS: "20000",
-        LOG_LEVEL: "silent",
-        RATE_LIMIT_MAX: "1000000",
-        WEBHOOK_ALLOW_LOOPBACK: "on",
-      },
-    });
-  } finally {
-    if (saved === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = saved;
-  }
+/** A sync passthrough call's Request ID (a settled Request for P3 to read). */
+async function settledRequestId(sys: System, endUserId: string): Promise<string> {
+  const res = await sys.call("POST", `/v1/end-users/${endUserId}/passthrough/ledger_desktop`, {
+    body: PASSTHROUGH_BODY,
+  });
+  await res.text();
+  const id = res.headers.get("svc-request-id");
+  if (res.status !== 200 || !id) throw new Error(`passthrough call: ${res.status}`);
+  return id;
+}
+
+/**
+ * One full pass on a store as users run it: an on-disk PGlite in a fresh data directory (no
+ * DATABASE_URL) or a fresh PostgreSQL database, info logging to a file.
+ */
+async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<string>): Promise<StoreRun> {
+  const target = await freshStore(serverUrl);
+  const store = await openStore({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
+  const logFile = join(target.dataDir, "service.log");
+  const destination = pino.destination({ dest: logFile, sync: true });
+  const sys = await startSystem(null, {
+    clock: systemClock,
+    noOpPauseMs: 20,
+    webhooks: true,
+    store,
+    logger: pino({ level: "info" }, destination),
+    config: {
+      CONNECTOR_HOLD_MS: "20000",
+      LOG_LEVEL: "info",
+      RATE_LIMIT_MAX: "1000000",
+      WEBHOOK_ALLOW_LOOPBACK: "on",
+    },
+  });
   const wakes = recordWakes(sys);
   let endUser: EndUserThread | undefined;
   try {
@@ -327,18 +362,47 @@ async function runOnStore(databaseUrl: string | undefined): Promise<StoreRun> {
     endUser = new EndUserThread(setup);
     await endUser.send<"started">({ cmd: "start" });
     await untilOnline(sys, setup.endUserId);
-    const handOver = await measureHandOver(endUser, wakes);
-    const sequential = await measureThroughput(endUser, SEQUENTIAL_REQUESTS, 1);
-    const throughput = await measureThroughput(endUser, THROUGHPUT_REQUESTS, THROUGHPUT_CONCURRENCY);
-    const webhooks = await measureWebhooks(sys, endUser);
-    return { engine: sys.deps.store.engine, handOver, sequential, throughput, webhooks };
+    const none: ThroughputResult = { perSecond: Number.NaN, latency: percentiles([]), failures: 0 };
+    const p1 = sections.has("p1");
+    const handOver = p1
+      ? await measureHandOver(endUser, wakes)
+      : {
+          fromCallStart: percentiles([]),
+          fromCommit: percentiles([]),
+          callTotal: percentiles([]),
+          failures: 0,
+        };
+    const sequential = p1 ? await measureThroughput(endUser, SEQUENTIAL_REQUESTS, 1) : none;
+    const throughput = p1
+      ? await measureThroughput(endUser, THROUGHPUT_REQUESTS, THROUGHPUT_CONCURRENCY)
+      : none;
+    const webhooks = p1
+      ? await measureWebhooks(sys, endUser)
+      : {
+          perSecond: Number.NaN,
+          burstDelivered: 0,
+          stateChangeToDelivery: percentiles([]),
+          latencyDelivered: 0,
+        };
+    const apiRate = sections.has("p3")
+      ? await measureApiRate(
+          sys.url,
+          sys.project.keys.secretLive,
+          await settledRequestId(sys, setup.endUserId),
+        )
+      : null;
+    destination.flushSync();
+    const logLines = readFileSync(logFile, "utf8").split("\n").length - 1;
+    return { engine: sys.deps.store.engine, handOver, sequential, throughput, webhooks, apiRate, logLines };
   } finally {
     await endUser?.close();
     await sys.close();
+    await store.close();
+    await target.drop();
   }
 }
 
-function rowsFor(run: StoreRun, label: string): Row[] {
+function p1Rows(run: StoreRun, label: string): Row[] {
   const h = run.handOver;
   const failures = h.failures + run.sequential.failures + run.throughput.failures;
   return [
@@ -386,6 +450,74 @@ function rowsFor(run: StoreRun, label: string): Row[] {
   ];
 }
 
+const rps = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(0)}/s` : "n/a");
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+function p3Rows(rate: ApiRate, label: string): Row[] {
+  const { helloWorld, retrieve } = rate;
+  const settings = `${LOAD_CONNECTIONS} connections, ${LOAD_SECONDS} s`;
+  return [
+    {
+      figure: `[${label}] P3 GET /v1/requests/{id} ÷ Fastify hello-world (autocannon, ${settings})`,
+      value: `${(retrieve.perSecond / helloWorld.perSecond).toFixed(2)} (${rps(retrieve.perSecond)} ÷ ${rps(helloWorld.perSecond)})`,
+      goal: "≥ 0.4",
+    },
+    {
+      figure: `[${label}] P3 GET /v1/requests/{id} latency p50 / p99; non-2xx + errors`,
+      value: `${ms(retrieve.latencyP50)} / ${ms(retrieve.latencyP99)}; ${retrieve.non2xx + retrieve.errors}`,
+      goal: "0 failed",
+    },
+  ];
+}
+
+function p4Rows(result: IdleResult): Row[] {
+  const label = result.engine;
+  const rows: Row[] = [
+    {
+      figure: `[${label}] P4 service RSS (V8 heap used, external) with no session (src/main.ts)`,
+      value: `${mb(result.baselineRssBytes)} (${mb(result.baselineHeapUsedBytes)}, ${mb(result.baselineExternalBytes)})`,
+      goal: "-",
+    },
+  ];
+  for (const step of result.steps) {
+    rows.push(
+      {
+        figure: `[${label}] P4 RSS (heap used, external) / idle CPU, ${step.sessions} idle sessions (${step.held} held)`,
+        value: `${mb(step.rssBytes)} (${mb(step.heapUsedBytes)}, ${mb(step.externalBytes)}) / ${(step.idleCpu * 100).toFixed(0)}% of a core`,
+        goal: step.sessions >= 5000 ? "≤ 600 MB / ≈ 0" : "≈ 0 CPU",
+      },
+      {
+        figure: `[${label}] P4 hand-over p50 / p99 to one of ${step.sessions} idle sessions; failures`,
+        value: `${ms(step.handOverP50)} / ${ms(step.handOverP99)}; ${step.failures}`,
+        goal: "p99 ≤ 50 ms",
+      },
+    );
+  }
+  return rows;
+}
+
+function p5Rows(result: TwoInstancesResult): Row[] {
+  const { one, two } = result;
+  return [
+    {
+      figure: `[postgres] P5 two instances ÷ one, mixed API calls/s (${MIXED_CALLERS} callers, ${MIXED_END_USERS} connections)`,
+      value: `${(two.perSecond / one.perSecond).toFixed(2)} (${rps(two.perSecond)} ÷ ${rps(one.perSecond)})`,
+      goal: "≥ 1.7",
+    },
+    {
+      figure: "[postgres] P5 of which sync passthrough round trips/s (two / one); failed calls",
+      value: `${rps(two.passthroughPerSecond)} / ${rps(one.passthroughPerSecond)}; ${two.failures + one.failures}`,
+      goal: "0 failed",
+    },
+  ];
+}
+
+/** A figure that could not be measured: one row saying why (the table still prints). */
+function failureRow(figure: string, error: unknown): Row {
+  const reason = error instanceof Error ? error.message : String(error);
+  return { figure, value: `failed: ${reason.slice(0, 120)}`, goal: "-" };
+}
+
 function printTable(rows: readonly Row[]): void {
   const headers: Row = { figure: "figure", value: "value", goal: "goal" };
   const widths = {
@@ -406,50 +538,83 @@ async function typedOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   try {
     return await runTypedBench(databaseUrl);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return [
-      {
-        figure: `typed operations on ${databaseUrl ? "postgres" : "pglite"}`,
-        value: `failed: ${reason.slice(0, 120)}`,
-        goal: "-",
-      },
-    ];
+    return [failureRow(`typed operations on ${databaseUrl ? "postgres" : "pglite"}`, error)];
   }
 }
 
+const ALL_SECTIONS = "p1,p3,p4,p5,typed";
+
+function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+  return (
+    `\nmachine: ${availableParallelism()} cores (${cpu.trim()}), node ${process.version}, ${process.platform}/${process.arch}; ` +
+    `load average at the end ${load} (1/5/15 min; figures are noisy when it exceeds the core count).\n` +
+    `store: on disk as \`npm start\` runs it (PGlite in a fresh data directory, or a fresh PostgreSQL database); ` +
+    `logging at info level to a file${logLines.length > 0 ? ` (P1–P3: ${logLines.join(" + ")} lines written)` : ""}, ` +
+    `as production writes it; rate limit lifted; ` +
+    `typed figures run on an in-memory PGlite with silent logging.\n` +
+    `hand-over = HTTP call start (or Request commit) → document at the application; for P1–P3 the service runs ` +
+    `on the main thread, the callers and the simulated end user (connector + company file) on worker threads; ` +
+    `for P4–P5 the service is src/main.ts in its own process (P4: ${IDLE_STEPS.join(" then ")} sessions, real NoOp pause 5 s, hold 20 s), ` +
+    `the connectors and callers in another process. ` +
+    `Figures run: ${[...sections].join(", ")}; one run, ${((performance.now() - started) / 1000).toFixed(1)} s, all on 127.0.0.1.`
+  );
+}
+
 async function main(): Promise<void> {
+  const sections = new Set((process.env.BENCH_ONLY ?? ALL_SECTIONS).split(",").map((x) => x.trim()));
+  const started = performance.now();
+  const rows: Row[] = [];
+  const logLines: number[] = [];
   const watchdog = setTimeout(() => {
-    console.error(`bench: gave up after ${WATCHDOG_MS / 1000} s`);
+    console.error(`bench: gave up after ${WATCHDOG_MS / 1000} s; what was measured so far:`);
+    printTable(rows);
+    console.log(footer(started, sections, logLines));
     process.exit(1);
   }, WATCHDOG_MS);
   watchdog.unref();
-  const started = performance.now();
-  const rows: Row[] = [];
-  const embedded = await runOnStore(undefined);
-  rows.push(...rowsFor(embedded, embedded.engine));
   const databaseUrl = process.env.DATABASE_URL;
-  if (databaseUrl) {
-    const server = await runOnStore(databaseUrl);
-    rows.push(...rowsFor(server, server.engine));
-  } else {
-    rows.push({
-      figure: "[postgres] same figures with DATABASE_URL",
-      value: "n/a (set DATABASE_URL)",
-      goal: "-",
-    });
+  const stores: Array<string | undefined> = databaseUrl ? [undefined, databaseUrl] : [undefined];
+  if (sections.has("p1") || sections.has("p3")) {
+    for (const store of stores) {
+      const run = await runOnStore(store, sections);
+      logLines.push(run.logLines);
+      if (sections.has("p1")) rows.push(...p1Rows(run, run.engine));
+      if (run.apiRate) rows.push(...p3Rows(run.apiRate, run.engine));
+    }
   }
-  // Typed operations (issue 7): the codec, a cursor walk and typed creates, on each store.
-  rows.push(...codecRows(), ...(await typedOrFailure(undefined)));
-  if (databaseUrl) rows.push(...(await typedOrFailure(databaseUrl)));
+  if (sections.has("p4")) {
+    for (const store of stores) {
+      try {
+        rows.push(...p4Rows(await measureIdleSessions(store)));
+      } catch (error) {
+        rows.push(failureRow(`[${store ? "postgres" : "pglite"}] P4 idle sessions`, error));
+      }
+    }
+  }
+  if (sections.has("p5")) {
+    if (databaseUrl) {
+      try {
+        rows.push(...p5Rows(await measureTwoInstances(databaseUrl)));
+      } catch (error) {
+        rows.push(failureRow("[postgres] P5 two instances ÷ one", error));
+      }
+    }
+  }
+  if (!databaseUrl) {
+    rows.push({ figure: "[postgres] same figures, and P5", value: "n/a (set DATABASE_URL)", goal: "-" });
+  }
+  if (sections.has("typed")) {
+    // Typed operations (issue 7): the codec, a cursor walk and typed creates, on each store.
+    rows.push(...codecRows(), ...(await typedOrFailure(undefined)));
+    if (databaseUrl) rows.push(...(await typedOrFailure(databaseUrl)));
+  }
   console.log("");
   printTable(rows);
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  console.log(
-    `\nmachine: ${availableParallelism()} cores (${cpu.trim()}), node ${process.version}, ${process.platform}/${process.arch}; ` +
-      `hand-over = HTTP call start (or Request commit) → document at the application; the service runs ` +
-      `on the main thread, the callers and the simulated end user (connector + company file) on a worker thread; ` +
-      `one run, ${((performance.now() - started) / 1000).toFixed(1)} s, all on 127.0.0.1.`,
-  );
+  console.log(footer(started, sections, logLines));
   clearTimeout(watchdog);
 }
 

@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import type { TestContext } from "node:test";
 import type { FastifyInstance } from "fastify";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { buildApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
@@ -33,8 +33,10 @@ export interface SystemOptions {
   config?: Record<string, string>;
   /** Pause after NoOp in the simulated connector (real time). */
   noOpPauseMs?: number;
-  /** Existing store (restart tests). */
+  /** Existing store (restart tests, the bench's on-disk store). */
   store?: Store;
+  /** The service's logger; silent by default (the bench logs as `npm start` does). */
+  logger?: Logger;
   /** Simulator mode: setup pages and the admin operations can attach simulated connectors. */
   simulator?: boolean;
   /**
@@ -114,7 +116,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     store: opened.store,
     db: opened.store.db,
     clock,
-    logger: pino({ level: "silent" }),
+    logger: options.logger ?? pino({ level: "silent" }),
     instanceId: newInstanceId(),
     metrics: new Metrics(),
   };
