@@ -24,6 +24,7 @@ import {
   findSession,
   insertSession,
   openSessions,
+  touchSessionAndConnection,
   updateSession,
   type ConnectorSessionRow,
 } from "../store/connector-sessions.ts";
@@ -231,8 +232,7 @@ async function keepAlive(
     return null;
   }
   if (now - session.last_activity_at.getTime() >= TOUCH_INTERVAL_MS) {
-    await updateSession(deps.db, session.ticket_hash, { last_activity_at: new Date(now) });
-    await touchConnection(deps.db, session.connection_id, { last_seen_at: new Date(now) });
+    await touchSessionAndConnection(deps.db, session.ticket_hash, session.connection_id, new Date(now));
   }
   return session;
 }
@@ -320,7 +320,10 @@ async function holdForWork(
       }
       const holdLeft = holdUntil - realTime.now();
       if (holdLeft <= 0 || ctx.shutdown.aborted) {
-        await updateSession(deps.db, session.ticket_hash, { last_error: null });
+        // An empty answer makes the connector ask getLastError, which must say NoOp. Written only
+        // when there is something to clear: an idle session ends a hold every hold period.
+        if (session.last_error !== null)
+          await updateSession(deps.db, session.ticket_hash, { last_error: null });
         return "";
       }
       await Promise.race([

@@ -24,6 +24,30 @@ export async function updateSession(db: Db, ticketHash: string, changes: Session
   await db.updateTable("connector_sessions").set(changes).where("ticket_hash", "=", ticketHash).execute();
 }
 
+/**
+ * Stamps a live session's activity and its connection's `last_seen_at` in one statement (the hot
+ * path of every connector call: an idle session re-asks each hold period).
+ */
+export async function touchSessionAndConnection(
+  db: Db,
+  ticketHash: string,
+  connectionId: string,
+  at: Date,
+): Promise<void> {
+  await db
+    .with("session", (w) =>
+      w
+        .updateTable("connector_sessions")
+        .set({ last_activity_at: at })
+        .where("ticket_hash", "=", ticketHash)
+        .returning("ticket_hash"),
+    )
+    .updateTable("connections")
+    .set({ last_seen_at: at })
+    .where("id", "=", connectionId)
+    .execute();
+}
+
 export async function openSessions(db: Db, connectionId: string): Promise<ConnectorSessionRow[]> {
   return db
     .selectFrom("connector_sessions")
