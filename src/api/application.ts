@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { serializeRequest } from "../requests/resource.ts";
-import { errorFromStored, submit, type Submission, type SubmitOutcome } from "../requests/submit.ts";
+import { submit, syncCallerError, type Submission, type SubmitOutcome } from "../requests/submit.ts";
 import { bindRequest } from "./request-id.ts";
 import type { RouteResult } from "./route.ts";
 
@@ -44,6 +44,6 @@ export async function runApplicationOperation(
       if (row.status === "outcome_unknown") {
         throw new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", { details: { requestId: row.id } });
       }
-      throw row.error ? errorFromStored(row.error) : new ServiceError("INTERNAL_ERROR");
+      throw syncCallerError(row);
   }
 }

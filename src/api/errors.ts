@@ -65,14 +65,20 @@ export function sendError(
   reply: FastifyReply,
   raw: unknown,
 ): FastifyReply {
-  const error = fromFrameworkError(raw);
+  const thrown = fromFrameworkError(raw);
+  // Codes without an HTTP status live only on Request resources (spec: Errors, decision 0011); one
+  // reaching a response is a bug, answered as such rather than with a status the spec does not give.
+  const error =
+    thrown.httpStatus === null
+      ? new ServiceError("INTERNAL_ERROR", {
+          cause: new Error(`${thrown.code} has no HTTP status and cannot answer a call`),
+        })
+      : thrown;
   if (error.code === "INTERNAL_ERROR") {
     request.log.error({ err: error.cause ?? error }, "internal error");
   }
   const body = toErrorBody(error, request.svcRequestId || String(request.id), deps.config.publicUrl);
-  // Codes without an HTTP status live on request resources; when one reaches a waiting caller
-  // (its request was canceled meanwhile) it is a conflict with another call.
-  const status = error.httpStatus ?? 409;
+  const status = error.httpStatus ?? 500;
   void reply.header("Svc-Should-Retry", String(error.retryable));
   if (status === 429 || (status === 503 && error.retryable)) {
     void reply.header("Retry-After", String(error.retryAfterSeconds ?? (status === 429 ? 1 : 5)));

@@ -140,7 +140,7 @@ export async function authenticate(
   for (const row of await sentRequests(deps.db, connection.id))
     await interruptSent(deps, row, "A new connector session started before the answer arrived");
   for (const row of await waitingRequests(deps.db, connection.id, ["waiting_for_connection"])) {
-    await transition(deps, row, "queued", {}, "The connector checked in", ["waiting_for_connection"]);
+    await transition(deps, row, "connector_back", {}, "The connector checked in");
   }
   if (!(await hasReasonToOpen(deps, connection, now.getTime()))) {
     deps.metrics.connectorCheckIns.inc({ result: "none" });

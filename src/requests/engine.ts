@@ -17,13 +17,15 @@ import {
   type RequestRow,
   type TransitionStamps,
 } from "../store/requests.ts";
-import { isSettled, sourcesOf, type RequestStatus } from "./lifecycle.ts";
+import { TRANSITIONS, isSettled, type TransitionName, type TransitionRule } from "./lifecycle.ts";
 import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
 import { timelineEntry } from "./timeline.ts";
 
 /**
  * The Request engine's core transitions. Every change of a request's status goes through
- * {@link transition}, which checks the lifecycle table, appends to the timeline and wakes waiters.
+ * {@link transition}, which names a transition of the lifecycle table (lifecycle.ts), moves the
+ * request only from that transition's statuses and for the requests it applies to, appends to the
+ * timeline and wakes waiters.
  */
 export const connectionChannel = (connectionId: string): string => `conn:${connectionId}`;
 export const requestChannel = (requestId: string): string => `req:${requestId}`;
@@ -35,17 +37,22 @@ export function errorBodyOf(deps: Deps, error: ServiceError, requestId: string):
 export async function transition(
   deps: Deps,
   row: Pick<RequestRow, "id" | "created_at" | "connection_id">,
-  to: RequestStatus,
+  name: TransitionName,
   changes: RequestChanges,
   detail: string | null,
-  from: readonly RequestStatus[] = sourcesOf(to),
   stamps: TransitionStamps = {},
 ): Promise<RequestRow | null> {
+  const rule: TransitionRule = TRANSITIONS[name];
+  const to = rule.to;
   const now = deps.clock.now();
   const moved = await transitionRequest(
     deps.db,
     row.id,
-    from,
+    {
+      from: rule.from,
+      ...(rule.mode === undefined ? {} : { mode: rule.mode }),
+      ...(rule.isWrite === undefined ? {} : { isWrite: rule.isWrite }),
+    },
     { ...changes, status: to, updated_at: new Date(now) },
     timelineEntry(to, detail, now, row.created_at),
     stamps,
@@ -62,6 +69,20 @@ export async function transition(
     await deps.store.notifier.notify(connectionChannel(row.connection_id));
   if (eventWritten) await deps.store.notifier.notify(EVENTS_CHANNEL);
   return updated;
+}
+
+/** A request created `failed` at admission is counted and logged like any settled one. */
+export function settledAtAdmission(deps: Deps, row: RequestRow): void {
+  recordSettled(deps, row);
+}
+
+/**
+ * Whether a connection error leaves waiting requests waiting: a file mode conflict is retried at the
+ * connection's `retryAt`, and a request runs then unless its deadline or queue TTL comes first
+ * (spec: `waitingReason` `file_mode_conflict`).
+ */
+export function waitsForRetry(error: ServiceError): boolean {
+  return error.code === "LEDGER_FILE_MODE_CONFLICT";
 }
 
 /**
@@ -84,27 +105,38 @@ function recordSettled(deps: Deps, row: RequestRow): void {
   );
 }
 
-/** Ends a request that never reached the application. */
+/** The transitions that end a request before it reached the application. */
+export type UnsentEnd = "cancel" | "sync_timeout" | "queue_ttl" | "ledger_unreachable";
+
+/**
+ * The outcome of a request that did not change the company file: `not_applied` for a write,
+ * `not_applicable` for a read (spec: "`not_applicable` means a read").
+ */
+export function unchangedOutcome(row: Pick<RequestRow, "is_write">): "not_applied" | "not_applicable" {
+  return row.is_write ? "not_applied" : "not_applicable";
+}
+
+/** Ends a request that never reached the application (null when it was not in a status to). */
 export async function endUnsent(
   deps: Deps,
   row: RequestRow,
-  to: "canceled" | "failed",
+  name: UnsentEnd,
   error: ServiceError,
   detail: string,
 ): Promise<RequestRow | null> {
   const now = deps.clock.now();
+  const outcome = unchangedOutcome(row);
   return transition(
     deps,
     row,
-    to,
+    name,
     {
-      outcome: "not_applied",
+      outcome,
       completed_at: new Date(now),
       waiting_reason: null,
-      error: errorBodyOf(deps, error, row.id),
+      error: { ...errorBodyOf(deps, error, row.id), outcome },
     },
     detail,
-    ["queued", "waiting_for_connection"],
   );
 }
 
@@ -132,13 +164,16 @@ export async function nextWork(
   lostAlreadyHandled = false,
 ): Promise<NextWork> {
   const now = new Date(deps.clock.now());
+  const handOver = TRANSITIONS.hand_over;
   const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = await claimNextRequest(deps.db, {
     connectionId,
     ticketHash,
     xmlVersion,
     now,
     messageSetId: randomGuid(),
-    entry: timelineEntry("sent", "Handed to the connector", now.getTime(), now),
+    handOver,
+    expirable: TRANSITIONS.queue_ttl.from,
+    entry: timelineEntry(handOver.to, "Handed to the connector", now.getTime(), now),
   });
   if (hasExpired) await expireQueued(deps, connectionId);
   if (lostRequestId !== null && !lostAlreadyHandled) {
@@ -181,7 +216,7 @@ export async function expireUnsent(deps: Deps, row: RequestRow): Promise<Request
   return endUnsent(
     deps,
     row,
-    "canceled",
+    "queue_ttl",
     new ServiceError("REQUEST_EXPIRED"),
     "Queue TTL elapsed before the request could be sent",
   );
@@ -205,10 +240,9 @@ export async function completeFromAnswer(
       return transition(
         deps,
         row,
-        "outcome_unknown",
+        "result_lost",
         { outcome: "unknown", error: errorBodyOf(deps, outcomeUnknownError(row), row.id) },
         `${detail}: the write may have been applied`,
-        ["sent"],
         { session },
       );
     }
@@ -220,14 +254,13 @@ export async function completeFromAnswer(
     return transition(
       deps,
       row,
-      "failed",
+      "refused",
       {
         ...base,
         outcome: row.is_write ? "not_applied" : "not_applicable",
         error: errorBodyOf(deps, error, row.id),
       },
       detail,
-      ["sent"],
       { session },
     );
   }
@@ -240,14 +273,13 @@ export async function completeFromAnswer(
     return transition(
       deps,
       row,
-      row.is_write ? "outcome_unknown" : "failed",
+      row.is_write ? "result_lost" : "refused",
       {
         ...base,
         outcome: row.is_write ? "unknown" : "not_applicable",
         error: errorBodyOf(deps, error, row.id),
       },
       "The answer could not be read",
-      ["sent"],
       { session },
     );
   }
@@ -265,7 +297,7 @@ export async function completeFromAnswer(
     return transition(
       deps,
       row,
-      "succeeded",
+      "answered",
       {
         ...base,
         ...ledger,
@@ -275,7 +307,6 @@ export async function completeFromAnswer(
         error: null,
       },
       "The application answered",
-      ["sent"],
       {
         session,
         ...(row.connection_id
@@ -287,7 +318,7 @@ export async function completeFromAnswer(
   return transition(
     deps,
     row,
-    "failed",
+    "refused",
     {
       ...base,
       ...ledger,
@@ -295,7 +326,6 @@ export async function completeFromAnswer(
       error: errorBodyOf(deps, decoded.error, row.id),
     },
     `The application answered with status ${first?.statusCode ?? "?"}`,
-    ["sent"],
     { session },
   );
 }
@@ -338,20 +368,18 @@ export async function interruptSent(deps: Deps, row: RequestRow, why: string): P
     return transition(
       deps,
       row,
-      "outcome_unknown",
+      "result_lost",
       { outcome: "unknown", error: errorBodyOf(deps, outcomeUnknownError(row), row.id) },
       why,
-      ["sent"],
     );
   }
   const error = new ServiceError("LEDGER_READ_INTERRUPTED");
   return transition(
     deps,
     row,
-    "failed",
+    "read_interrupted",
     { completed_at: new Date(now), outcome: "not_applicable", error: errorBodyOf(deps, error, row.id) },
     why,
-    ["sent"],
   );
 }
 
@@ -388,7 +416,7 @@ export async function resolveRecovery(
       return transition(
         deps,
         row,
-        "succeeded",
+        "recovered_applied",
         {
           completed_at: new Date(now),
           outcome: "applied",
@@ -400,14 +428,13 @@ export async function resolveRecovery(
           error: null,
         },
         "Recovered: the application had applied the write",
-        ["outcome_unknown"],
       );
     }
     const error = decoded && !decoded.ok ? decoded.error : new ServiceError("LEDGER_RESPONSE_UNREADABLE");
     return transition(
       deps,
       row,
-      "failed",
+      "recovered_not_applied",
       {
         completed_at: new Date(now),
         outcome: "not_applied",
@@ -417,7 +444,6 @@ export async function resolveRecovery(
         error: errorBodyOf(deps, error, row.id),
       },
       "Recovered: the application had refused the write",
-      ["outcome_unknown"],
     );
   }
   const error = new ServiceError("LEDGER_CONNECTION_ERROR", {
@@ -428,21 +454,25 @@ export async function resolveRecovery(
   return transition(
     deps,
     row,
-    "failed",
+    "recovered_not_applied",
     { completed_at: new Date(now), outcome: "not_applied", error: errorBodyOf(deps, error, row.id) },
     "Recovery: the application holds no result, the write was not applied",
-    ["outcome_unknown"],
   );
 }
 
-/** Fails the sync requests waiting on a connection whose application cannot be reached now. */
+/**
+ * Fails the sync requests waiting on a connection whose application cannot be reached now (their
+ * callers get the connection's error at once). Async requests wait; so does every request when the
+ * error is retried at `retryAt` ({@link waitsForRetry}).
+ */
 export async function failWaitingSync(
   deps: Deps,
   connectionId: string,
   error: ServiceError,
   detail: string,
 ): Promise<void> {
-  for (const row of await waitingRequests(deps.db, connectionId, ["queued", "waiting_for_connection"])) {
-    if (row.mode === "sync") await endUnsent(deps, row, "failed", error, detail);
+  if (waitsForRetry(error)) return;
+  for (const row of await waitingRequests(deps.db, connectionId, TRANSITIONS.ledger_unreachable.from)) {
+    if (row.mode === "sync") await endUnsent(deps, row, "ledger_unreachable", error, detail);
   }
 }

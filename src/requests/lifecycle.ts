@@ -1,17 +1,21 @@
 /**
- * The Request state machine (spec: States and transitions).
+ * The Request state machine (spec: States and transitions), as the one table the engine runs.
  *
- *   queued ──check-in hands it over──▶ sent ──answer ok──▶ succeeded
- *     │  ▲                              │ └──answer error──▶ failed
- *     │  └── connector back online ──┐  └──session broke (write)──▶ outcome_unknown ──recovery──▶ succeeded | failed
- *     │                              │     session broke (read) ──▶ failed (LEDGER_READ_INTERRUPTED)
- *   waiting_for_connection ──────────┘
- *     queued | waiting_for_connection ──cancel / sync timeout / queue TTL──▶ canceled
- *     queued | waiting_for_connection ──connector reports the application unavailable (sync)──▶ failed
+ *   queued ──hand_over──▶ sent ──answered──▶ succeeded
+ *     │  ▲                 │ ├──refused──▶ failed
+ *     │  │                 │ ├──result_lost (write)──▶ outcome_unknown ──recovered_*──▶ succeeded | failed
+ *     │  │                 │ └──read_interrupted (read)──▶ failed
+ *     │  └─connector_back──┐
+ *     └─connector_lost (async)─▶ waiting_for_connection
+ *   queued | waiting_for_connection ──cancel | queue_ttl (async)──▶ canceled
+ *   queued ──sync_timeout (sync)──▶ canceled
+ *   queued ──ledger_unreachable (sync)──▶ failed
  *
- * A request that never reached the application ends `canceled` (REQUEST_CANCELED,
- * REQUEST_TIMEOUT_NOT_SENT, REQUEST_EXPIRED; see docs/decisions/0003-request-expiry.md) or `failed`
- * with outcome `not_applied`. `sent` can never be canceled, and a sent write is never sent again.
+ * Every change of `status` names one of these transitions: the engine's compare-and-set moves a
+ * request only from the transition's `from` statuses and only when its guards (mode, read or write)
+ * hold, and the connector's claim takes its statuses from `hand_over`. A request refused at
+ * admission is created `failed` (no transition: it was never queued). `sent` can never be
+ * canceled, and a sent write is never sent again.
  */
 export const REQUEST_STATUSES = [
   "queued",
@@ -24,28 +28,143 @@ export const REQUEST_STATUSES = [
 ] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 
-export const WAITING: readonly RequestStatus[] = ["queued", "waiting_for_connection"];
-export const FINAL: readonly RequestStatus[] = ["succeeded", "failed", "canceled"];
-
-/** Allowed transitions: from → to. Every write of `status` goes through this table. */
-export const TRANSITIONS: Readonly<Record<RequestStatus, readonly RequestStatus[]>> = {
-  queued: ["sent", "canceled", "failed", "waiting_for_connection"],
-  waiting_for_connection: ["queued", "canceled", "failed"],
-  sent: ["succeeded", "failed", "outcome_unknown"],
-  outcome_unknown: ["succeeded", "failed"],
-  succeeded: [],
-  failed: [],
-  canceled: [],
-};
-
-/** The statuses a request may be in for a transition to `to`. */
-export function sourcesOf(to: RequestStatus): RequestStatus[] {
-  return REQUEST_STATUSES.filter((from) => TRANSITIONS[from].includes(to));
+/** A transition: where it may start, where it ends, and the requests it applies to. */
+export interface TransitionRule {
+  readonly from: readonly RequestStatus[];
+  readonly to: RequestStatus;
+  /** Only requests of this mode. */
+  readonly mode?: "sync" | "async";
+  /** Only writes (`true`) or only reads (`false`). */
+  readonly isWrite?: boolean;
+  /** The spec's row, or why the spec's rules require a transition its table does not list. */
+  readonly basis: string;
 }
+
+/** The transitions. Anything not here is refused. */
+export const TRANSITIONS = {
+  hand_over: {
+    from: ["queued"],
+    to: "sent",
+    basis: "spec: connector check-in delivers the request, its turn",
+  },
+  cancel: {
+    from: ["queued", "waiting_for_connection"],
+    to: "canceled",
+    basis: "spec: cancel operation, not yet sent",
+  },
+  sync_timeout: {
+    from: ["queued"],
+    to: "canceled",
+    mode: "sync",
+    basis: "spec: caller's timeout elapses before sending (504 REQUEST_TIMEOUT_NOT_SENT)",
+  },
+  queue_ttl: {
+    from: ["queued", "waiting_for_connection"],
+    to: "canceled",
+    mode: "async",
+    basis: "spec: queue TTL elapses, target status not shown (decision 0003: canceled, REQUEST_EXPIRED)",
+  },
+  answered: {
+    from: ["sent"],
+    to: "succeeded",
+    basis: "spec: application answers, success",
+  },
+  refused: {
+    from: ["sent"],
+    to: "failed",
+    basis: "spec: application answers, failure (a status code or an HRESULT instead of an answer)",
+  },
+  result_lost: {
+    from: ["sent"],
+    to: "outcome_unknown",
+    isWrite: true,
+    basis: "spec: sent (write), result cannot be confirmed",
+  },
+  read_interrupted: {
+    from: ["sent"],
+    to: "failed",
+    isWrite: false,
+    basis:
+      "not in the table; required: a read whose session broke has no answer, cannot be canceled once sent, " +
+      "has no sent → queued, and outcome_unknown is for writes: it fails LEDGER_READ_INTERRUPTED (retryable)",
+  },
+  recovered_applied: {
+    from: ["outcome_unknown"],
+    to: "succeeded",
+    isWrite: true,
+    basis: "not in the table; required: `recovered` becomes true when the stored result is read back",
+  },
+  recovered_not_applied: {
+    from: ["outcome_unknown"],
+    to: "failed",
+    isWrite: true,
+    basis:
+      "not in the table; required: the recovery query shows the write refused or never applied, so its " +
+      "outcome is known (not_applied)",
+  },
+  connector_back: {
+    from: ["waiting_for_connection"],
+    to: "queued",
+    basis:
+      "not in the table; required: waiting_for_connection is for an offline connection, and only queued " +
+      "requests are handed over, in order, when the connector checks in",
+  },
+  connector_lost: {
+    from: ["queued"],
+    to: "waiting_for_connection",
+    mode: "async",
+    basis:
+      "not in the table; required: waiting_for_connection applies to async requests waiting for an " +
+      "offline connection, including those queued before the connection went offline",
+  },
+  ledger_unreachable: {
+    from: ["queued"],
+    to: "failed",
+    mode: "sync",
+    basis:
+      "not in the table; required: the connection codes (LEDGER_CANNOT_START, LEDGER_ACCESS_NOT_GRANTED, …) " +
+      "reach a waiting sync caller when the connector reports them, instead of a timeout that hides them " +
+      "(a file mode conflict is not one: such requests wait for retryAt)",
+  },
+} as const satisfies Record<string, TransitionRule>;
+
+export type TransitionName = keyof typeof TRANSITIONS;
+
+/** The transitions' names, in table order. */
+export const TRANSITION_NAMES = Object.keys(TRANSITIONS) as TransitionName[];
+
+/** Whether some transition moves a request (of some mode and kind) from `from` to `to`. */
+export function isAllowed(from: RequestStatus, to: RequestStatus): boolean {
+  return TRANSITION_NAMES.some((name) => {
+    const rule: TransitionRule = TRANSITIONS[name];
+    return rule.to === to && rule.from.includes(from);
+  });
+}
+
+/** Whether transition `name` applies to a request in `status` of this mode and kind. */
+export function applies(
+  name: TransitionName,
+  request: { status: string; mode: string; is_write: boolean },
+): boolean {
+  const rule: TransitionRule = TRANSITIONS[name];
+  return (
+    (rule.from as readonly string[]).includes(request.status) &&
+    (rule.mode === undefined || rule.mode === request.mode) &&
+    (rule.isWrite === undefined || rule.isWrite === request.is_write)
+  );
+}
+
+/** Statuses a request waits in (not yet sent). */
+export const WAITING: readonly RequestStatus[] = ["queued", "waiting_for_connection"];
 
 /** Whether the caller's wait is over: final, or the outcome is unknown (the caller is told so). */
 export function isSettled(status: string): boolean {
   return (
     status === "succeeded" || status === "failed" || status === "canceled" || status === "outcome_unknown"
   );
+}
+
+/** Final statuses: no transition leaves them. */
+export function isFinal(status: RequestStatus): boolean {
+  return REQUEST_STATUSES.every((to) => !isAllowed(status, to));
 }

@@ -22,25 +22,43 @@ export type NewRequestFields = Pick<
   | "background"
 > & { status: "queued" | "waiting_for_connection" };
 
-/** A just-accepted Request row (nothing sent, nothing applied), with its first timeline entry. */
-export function newRequestRow(fields: NewRequestFields, nowMs: number): NewRequestRow {
+/** Why a new request is refused at admission: it is created `failed` with this error. */
+export interface Refusal {
+  /** The stored error body. */
+  error: unknown;
+  /** The timeline entry's detail. */
+  detail: string;
+}
+
+/**
+ * A just-accepted Request row (nothing sent, nothing applied), with its first timeline entry; or,
+ * with a `refusal`, a request refused at admission: created `failed` and complete, never queued.
+ * A read's outcome is `not_applicable` from the start (spec: "`not_applicable` means a read").
+ */
+export function newRequestRow(
+  fields: NewRequestFields,
+  nowMs: number,
+  refusal: Refusal | null = null,
+): NewRequestRow {
   const now = new Date(nowMs);
+  const status = refusal ? "failed" : fields.status;
   return {
     ...fields,
-    outcome: "not_applied",
+    status,
+    outcome: fields.is_write ? "not_applied" : "not_applicable",
     message_set_id: null,
     ticket_hash: null,
     sent_at: null,
-    completed_at: null,
+    completed_at: refusal ? now : null,
     waiting_reason: null,
     recovered: false,
     xml_version: null,
     status_code: null,
     status_severity: null,
-    timeline: [timelineEntry(fields.status, "Request accepted", nowMs, now)],
+    timeline: [timelineEntry(status, refusal?.detail ?? "Request accepted", nowMs, now)],
     warnings: [],
     result: null,
-    error: null,
+    error: refusal?.error ?? null,
     created_at: now,
     updated_at: now,
   };

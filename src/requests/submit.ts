@@ -11,8 +11,15 @@ import {
   type NewRequestRow,
   type RequestRow,
 } from "../store/requests.ts";
-import type { errorBodyOf } from "./engine.ts";
-import { connectionChannel, endUnsent, requestChannel } from "./engine.ts";
+import {
+  connectionChannel,
+  endUnsent,
+  errorBodyOf,
+  requestChannel,
+  settledAtAdmission,
+  unchangedOutcome,
+  waitsForRetry,
+} from "./engine.ts";
 import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
 import { isSettled } from "./lifecycle.ts";
 import type { CallOptions } from "./call-options.ts";
@@ -67,18 +74,24 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   const { connection } = target;
 
   if (s.beforeQueue) await s.beforeQueue(connection);
-  const row = await createOrAttach(deps, s, connection);
-  const queueFull = target.waiting >= capacity;
-  const rejected = row.created ? await rejectIfUnreachable(deps, s, row.row, connection, queueFull) : null;
-  const current = rejected ?? row.row;
-  if (s.options.async) return { kind: "accepted", row: current };
-  return waitForCaller(deps, current, s.options.timeoutSeconds * 1000, s.hungUp);
+  const refusal = admissionError(deps, s, connection, target.waiting >= capacity);
+  const { row, created } = await createOrAttach(deps, s, connection, refusal);
+  // Refused at admission: nothing was queued, and the caller (sync or async) gets the error with its
+  // own status; the Request records it (spec: `connectionId` is null when rejected before setup).
+  if (created && refusal) return { kind: "settled", row };
+  if (s.options.async) return { kind: "accepted", row };
+  return waitForCaller(deps, row, s.options.timeoutSeconds * 1000, s.hungUp);
 }
 
+/**
+ * Creates the Request (or attaches to the one the Idempotency-Key names). A new Request refused at
+ * admission is created `failed` with `refusal` as its error, and nobody is woken.
+ */
 async function createOrAttach(
   deps: Deps,
   s: Submission,
   connection: ConnectionRow | null,
+  refusal: ServiceError | null,
 ): Promise<{ row: RequestRow; created: boolean }> {
   const now = deps.clock.now();
   const requestId = newId("request");
@@ -119,11 +132,18 @@ async function createOrAttach(
         ...(s.background ? { background: true } : {}),
       },
       now,
+      refusal
+        ? {
+            error: { ...errorBodyOf(deps, refusal, id), outcome: unchangedOutcome({ is_write: s.isWrite }) },
+            detail: `Refused at admission: ${refusal.code}`,
+          }
+        : null,
     );
 
   if (!key || !fingerprint) {
     const row = await insertRequest(deps.db, newRow(null, requestId));
-    await wakeConnection(deps, connection);
+    if (refusal) settledAtAdmission(deps, row);
+    else await wakeConnection(deps, connection);
     return { row, created: true };
   }
 
@@ -161,9 +181,10 @@ async function createOrAttach(
     }
     return { id: claim.existing.request_id, created: false };
   });
-  await wakeConnection(deps, connection);
   const row = await findRequestById(deps.db, result.id);
   if (!row) throw new ServiceError("INTERNAL_ERROR", { cause: new Error(`request ${result.id} vanished`) });
+  if (result.created && refusal) settledAtAdmission(deps, row);
+  else await wakeConnection(deps, connection);
   return { row, created: result.created };
 }
 
@@ -184,35 +205,32 @@ function isReachable(deps: Deps, connection: ConnectionRow): boolean {
 }
 
 /**
- * Rules that end a just-created request at once: no connection yet, a disabled connection, a full
- * queue, or (sync only) a connector that is offline or reports the application unreachable (the
- * connection's own error): the caller is told now instead of waiting out its timeout.
+ * Admission: the error a new request is refused with, or null to queue it. No connection yet, a
+ * disabled connection or a full queue refuse every call; a sync call is also refused when the
+ * connector is offline or reports the application unreachable (the connection's own error), so the
+ * caller is told now instead of waiting out its timeout. A file mode conflict is not a refusal: the
+ * request waits for the connection's `retryAt` (spec: `file_mode_conflict`).
  */
-async function rejectIfUnreachable(
+function admissionError(
   deps: Deps,
   s: Submission,
-  row: RequestRow,
   connection: ConnectionRow | null,
   queueFull: boolean,
-): Promise<RequestRow | null> {
-  let error: ServiceError | null = null;
-  const unavailable = connection && !s.options.async ? unavailableError(connection) : null;
-  if (!connection || connection.status === "pending_setup") {
-    error = new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
-  } else if (connection.status === "disabled") {
-    error = new ServiceError("INTEGRATION_CONNECTION_DISABLED");
-  } else if (!s.options.async && !isReachable(deps, connection)) {
-    error = new ServiceError("INTEGRATION_CONNECTION_NOT_ACTIVE", {
+): ServiceError | null {
+  if (!connection || connection.status === "pending_setup")
+    return new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
+  if (connection.status === "disabled") return new ServiceError("INTEGRATION_CONNECTION_DISABLED");
+  if (!s.options.async && !isReachable(deps, connection)) {
+    return new ServiceError("INTEGRATION_CONNECTION_NOT_ACTIVE", {
       message: connection.last_seen_at
         ? `The connector was last seen ${Math.round((deps.clock.now() - connection.last_seen_at.getTime()) / 1000)} s ago.`
         : "The connector has not checked in yet.",
     });
-  } else if (unavailable) {
-    error = unavailable;
-  } else if (queueFull) {
-    error = new ServiceError("CONNECTION_QUEUE_FULL");
   }
-  return error ? endUnsent(deps, row, "failed", error, "Rejected before queueing: " + error.code) : null;
+  const unavailable = s.options.async ? null : unavailableError(connection);
+  if (unavailable && !waitsForRetry(unavailable)) return unavailable;
+  if (queueFull) return new ServiceError("CONNECTION_QUEUE_FULL");
+  return null;
 }
 
 /**
@@ -239,7 +257,7 @@ export async function waitForCaller(
   const canceled = await endUnsent(
     deps,
     row,
-    "canceled",
+    "sync_timeout",
     new ServiceError("REQUEST_TIMEOUT_NOT_SENT"),
     "The caller's timeout elapsed before sending",
   );
@@ -284,6 +302,28 @@ function isSettledRow(payload: unknown, id: string): payload is RequestRow {
   if (typeof payload !== "object" || payload === null) return false;
   const candidate = payload as Partial<RequestRow>;
   return candidate.id === id && typeof candidate.status === "string" && isSettled(candidate.status);
+}
+
+/**
+ * The error a sync caller receives for a request that settled without a result (decision 0011). It
+ * is the stored error, except for the codes that live only on a Request resource (`REQUEST_CANCELED`,
+ * `REQUEST_EXPIRED`, null `httpStatusCode`): a caller whose request was canceled by the cancel
+ * operation, or whose request (attached by Idempotency-Key to an async one) passed its queue TTL,
+ * gets 504 `REQUEST_TIMEOUT_NOT_SENT` — its wait ended before sending and the request is canceled,
+ * exactly that code's meaning — with `details.requestId` and `details.reason` (the Request's code).
+ */
+export function syncCallerError(row: Pick<RequestRow, "id" | "error">): ServiceError {
+  const stored = row.error ? errorFromStored(row.error) : new ServiceError("INTERNAL_ERROR");
+  if (stored.httpStatus !== null) return stored;
+  const why =
+    stored.code === "REQUEST_EXPIRED"
+      ? "its queue TTL elapsed before it could be sent"
+      : "it was canceled (`POST /v1/requests/{id}/cancel`) before it was sent";
+  return new ServiceError("REQUEST_TIMEOUT_NOT_SENT", {
+    message: `The request was not sent: ${why}. It was not applied.`,
+    outcome: stored.outcome,
+    details: { requestId: row.id, reason: stored.code },
+  });
 }
 
 /** Rebuilds a ServiceError from a stored error body (to render it again with this response's ID). */

@@ -113,24 +113,32 @@ export interface TransitionStamps {
   connectionSucceeded?: { connectionId: string; at: Date };
 }
 
+/** Where a transition may start, and the requests it applies to (the engine's lifecycle table). */
+export interface TransitionGuard {
+  from: readonly string[];
+  mode?: RequestRow["mode"];
+  isWrite?: boolean;
+}
+
 /**
- * Moves a request from one of `from` to a new state, appending a timeline entry, only if it is
- * still in one of `from` (the compare-and-set that makes every transition race-free). Optional
+ * Moves a request from one of `guard.from` to a new state, appending a timeline entry, only if it
+ * is still in one of them and matches the guard's mode and kind (the compare-and-set that makes
+ * every transition race-free). Optional
  * stamps on the session and connection ride in the same statement, and so does the request event
  * (the outbox, store/events.ts) when `event` is given: `eventWritten` says whether one was written.
  */
 export async function transitionRequest(
   db: Executor,
   requestId: string,
-  from: readonly string[],
+  guard: TransitionGuard,
   changes: RequestChanges,
   entry: TimelineEntryRow,
   stamps: TransitionStamps = {},
   event: RequestEventInput | null = null,
 ): Promise<(RequestRow & { eventWritten: boolean }) | null> {
   const { warnings, result, error, ...rest } = changes;
-  const moved = db.with("moved", (q) =>
-    q
+  const moved = db.with("moved", (q) => {
+    let update = q
       .updateTable("requests")
       .set({
         ...rest,
@@ -140,9 +148,11 @@ export async function transitionRequest(
         timeline: sql<string>`timeline || ${json([entry])}::jsonb`,
       })
       .where("id", "=", requestId)
-      .where("status", "in", [...from])
-      .returningAll(),
-  );
+      .where("status", "in", [...guard.from]);
+    if (guard.mode !== undefined) update = update.where("mode", "=", guard.mode);
+    if (guard.isWrite !== undefined) update = update.where("is_write", "=", guard.isWrite);
+    return update.returningAll();
+  });
   const { session, connectionSucceeded } = stamps;
   const withSession = session
     ? moved.with("stamp_session", (q) =>
@@ -240,7 +250,11 @@ export interface ClaimInput {
   now: Date;
   /** The message-set ID a claimed write is sent with. */
   messageSetId: string;
-  /** The `sent` timeline entry (its `elapsedMs` is computed from the row). */
+  /** The hand-over transition (lifecycle table): claimed from `from`, committed as `to`. */
+  handOver: { from: readonly string[]; to: string };
+  /** Statuses a request past its queue TTL may be ended from (lifecycle table). */
+  expirable: readonly string[];
+  /** The hand-over's timeline entry (its `elapsedMs` is computed from the row). */
   entry: TimelineEntryRow;
 }
 
@@ -259,10 +273,11 @@ export interface ClaimResult {
 
 /**
  * The connector's next piece of work, in one statement: a pending recovery (stamped on the
- * session), else the oldest queued request whose TTL has not passed, only when nothing else is in
- * flight. The claim locks the row (SKIP LOCKED, so two instances never claim the same row), commits
- * `sent` with its message-set ID, and stamps the session and connection. A request still `sent`
- * in this very session is reported as lost (the connector asks again without having answered).
+ * session), else the oldest request in the hand-over's `from` statuses whose TTL has not passed,
+ * only when nothing else is in flight (in the hand-over's `to` status). The claim locks the row (SKIP
+ * LOCKED, so two instances never claim the same row), commits the hand-over's `to` status with its
+ * message-set ID, and stamps the session and connection. A request still in flight in this very
+ * session is reported as lost (the connector asks again without having answered).
  */
 export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
   const result = await sql<{
@@ -285,16 +300,16 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       where ticket_hash = ${c.ticketHash} and exists (select 1 from recovery)
     ), next as (
       select id from requests
-      where connection_id = ${c.connectionId} and status = 'queued'
+      where connection_id = ${c.connectionId} and status in (${sql.join(c.handOver.from)})
         and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
-        and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = 'sent')
+        and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = ${c.handOver.to})
         and not exists (select 1 from recovery)
       -- Developers' requests first; the service's own (background) after them, each in order.
       order by background, seq limit 1
       for update skip locked
     ), claimed as (
       update requests r set
-        status = 'sent', sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
+        status = ${c.handOver.to}, sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
         xml_version = ${c.xmlVersion}, updated_at = ${c.now},
         message_set_id = case when r.is_write then ${c.messageSetId} else null end,
         outcome = case when r.is_write then 'pending' else 'not_applicable' end,
@@ -311,11 +326,11 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     )
     select claimed.*, (select message_set_id from recovery) as recovery_id,
       (select id from requests
-        where connection_id = ${c.connectionId} and status = 'sent' and ticket_hash = ${c.ticketHash}
+        where connection_id = ${c.connectionId} and status = ${c.handOver.to} and ticket_hash = ${c.ticketHash}
         limit 1) as lost_id,
       exists (
         select 1 from requests
-        where connection_id = ${c.connectionId} and status in ('queued', 'waiting_for_connection')
+        where connection_id = ${c.connectionId} and status in (${sql.join(c.expirable)})
           and queue_ttl_expires_at <= ${c.now}
       ) as has_expired
     from (select 1) as one left join claimed on true

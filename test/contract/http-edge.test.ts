@@ -264,7 +264,7 @@ describe("Edge: what the HTTP framework rejects has the spec's shape and headers
     assert.equal(expectStatus<{ status: string }>(canceled, 200).status, "canceled");
   });
 
-  test("an error code without an HTTP status that reaches a waiting caller is 409, not 500", async () => {
+  test("a sync caller whose request is canceled gets 504 REQUEST_TIMEOUT_NOT_SENT; REQUEST_CANCELED stays on the Request (decision 0011)", async () => {
     // A sync call waits (nothing is sent: no connector); a cancel from elsewhere ends it.
     const pending = call(
       world,
@@ -295,13 +295,35 @@ describe("Edge: what the HTTP framework rejects has the spec's shape and headers
       200,
     );
     const res = await pending;
-    assert.equal(res.statusCode, 409, res.body);
-    const error = res.json<{ error: { code: string; httpStatusCode: number | null; requestId: string } }>()
-      .error;
-    assert.equal(error.code, "REQUEST_CANCELED");
-    assert.equal(error.httpStatusCode, null, "the code has no HTTP status of its own");
+    assert.equal(res.statusCode, 504, res.body);
+    const error = res.json<{
+      error: {
+        code: string;
+        httpStatusCode: number | null;
+        requestId: string;
+        retryable: boolean;
+        outcome: string;
+        details: { requestId: string; reason: string };
+      };
+    }>().error;
+    assert.equal(error.code, "REQUEST_TIMEOUT_NOT_SENT");
+    assert.equal(error.httpStatusCode, 504, "the body's status is the response's");
+    assert.deepEqual(error.details, { requestId, reason: "REQUEST_CANCELED" });
+    assert.equal(error.outcome, "not_applicable", "a health check is a read");
     assert.equal(error.requestId, requestId);
     assert.equal(res.headers["svc-request-id"], requestId);
+    // The Request itself keeps the code that lives only on Request resources.
+    const request = expectStatus<{ status: string; error: { code: string; httpStatusCode: number | null } }>(
+      await world.h.app.inject({
+        method: "GET",
+        url: `/v1/requests/${requestId}`,
+        headers: { authorization: `Bearer ${world.live.key}` },
+      }),
+      200,
+    );
+    assert.equal(request.status, "canceled");
+    assert.equal(request.error.code, "REQUEST_CANCELED");
+    assert.equal(request.error.httpStatusCode, null);
   });
 });
 

@@ -88,7 +88,7 @@ test("metrics follow a round trip, the queue, the sessions and the sweep; logs c
   assert.equal(
     sample(text, "ledger_bridge_request_outcomes_total", {
       status: "canceled",
-      outcome: "not_applied",
+      outcome: "not_applicable",
       code: "REQUEST_CANCELED",
     }),
     1,

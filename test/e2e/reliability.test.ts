@@ -164,6 +164,7 @@ test("service killed mid-flight and restarted: the write is recovered, no duplic
   assert.equal(file.count("Customer"), before + 1, "no duplicate");
 });
 
+// A file mode conflict is not among them: its requests wait for `retryAt` (file-mode-conflict.test.ts).
 test("every injected fault reaches the caller as its error code", async (t) => {
   const sys = await startSystem(t, E2E_CONFIG);
   const eu = await sys.connectEndUser({ companyName: "Faulty Co" });
@@ -190,13 +191,6 @@ test("every injected fault reaches the caller as its error code", async (t) => {
       name: "modal dialog",
       fault: { kind: "modal_dialog" },
       code: "LEDGER_MODAL_DIALOG_OPEN",
-      status: 503,
-      connection: "ledger_unavailable",
-    },
-    {
-      name: "file mode conflict",
-      fault: { kind: "file_mode_conflict" },
-      code: "LEDGER_FILE_MODE_CONFLICT",
       status: 503,
       connection: "ledger_unavailable",
     },

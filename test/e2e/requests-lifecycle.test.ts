@@ -233,7 +233,17 @@ test("Requests waiting for a connector that is not in session", async (t) => {
   await t.test(
     "offline connector: sync fails fast, async waits for the connection and runs after check-in",
     async () => {
+      const before = await json<RequestResource>(
+        await sys.call("POST", passthroughPath(eu.endUserId), {
+          body: READ,
+          headers: { prefer: "respond-async" },
+        }),
+      );
+      assert.equal(before.status, "queued");
       await sys.fakeClock?.advance(sys.deps.config.CONNECTION_OFFLINE_AFTER_MS + 1000);
+      // Queued before the connector went away: now it waits for the connection (connector_lost).
+      const parked = await json<RequestResource>(await sys.call("GET", `/v1/requests/${before.id}`));
+      assert.equal(parked.status, "waiting_for_connection");
       const sync = await sys.call("POST", passthroughPath(eu.endUserId), { body: READ });
       assert.equal(sync.status, 503);
       assert.equal(
@@ -256,6 +266,13 @@ test("Requests waiting for a connector that is not in session", async (t) => {
       assert.deepEqual(
         done.timeline.map((e) => e.status),
         ["waiting_for_connection", "queued", "sent", "succeeded"],
+      );
+      const first = await json<RequestResource>(
+        await sys.call("GET", `/v1/requests/${before.id}?waitSeconds=30`),
+      );
+      assert.deepEqual(
+        first.timeline.map((e) => e.status),
+        ["queued", "waiting_for_connection", "queued", "sent", "succeeded"],
       );
     },
   );

@@ -106,7 +106,7 @@ test("the event is written by the transition's own statement: not when the trans
   const events = () => h.deps.db.selectFrom("events").selectAll().orderBy("seq").execute();
 
   const unsubscribed = await newRequest("req_01h455vb4pex5vsknk084sn000", "async");
-  assert.ok(await transition(h.deps, unsubscribed, "canceled", {}, "test"));
+  assert.ok(await transition(h.deps, unsubscribed, "cancel", {}, "test"));
   assert.deepEqual(await events(), [], "no endpoint: no outbox row");
 
   const created = await h.app.inject({
@@ -117,15 +117,15 @@ test("the event is written by the transition's own statement: not when the trans
   });
   assert.equal(created.statusCode, 201);
   const row = await newRequest("req_01h455vb4pex5vsknk084sn001", "async");
-  assert.ok(await transition(h.deps, row, "canceled", {}, "test"));
-  assert.equal(await transition(h.deps, row, "canceled", {}, "again"), null, "the second transition loses");
+  assert.ok(await transition(h.deps, row, "cancel", {}, "test"));
+  assert.equal(await transition(h.deps, row, "cancel", {}, "again"), null, "the second transition loses");
   const written = await events();
   assert.equal(written.length, 1, "exactly one event, from the transition that happened");
   assert.equal(written[0]?.type, "request.canceled");
   assert.equal((JSON.parse(written[0]?.data ?? "{}") as { id: string }).id, row.id);
 
   const sync = await newRequest("req_01h455vb4pex5vsknk084sn002", "sync");
-  assert.ok(await transition(h.deps, sync, "canceled", {}, "test"));
+  assert.ok(await transition(h.deps, sync, "cancel", {}, "test"));
   assert.equal(
     (await events()).length,
     1,

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error.ts";
-import { endUnsent, expireUnsent } from "../../requests/engine.ts";
+import { endUnsent } from "../../requests/engine.ts";
+import { asOfNow } from "../../requests/on-read.ts";
 import { REQUEST_STATUSES } from "../../requests/lifecycle.ts";
 import { serializeRequest } from "../../requests/resource.ts";
 import { waitUntilSettled } from "../../requests/submit.ts";
-import { findRequest, findRequestById, listRequests, type RequestRow } from "../../store/requests.ts";
+import { findRequest, listRequests, type RequestRow } from "../../store/requests.ts";
 import type { Deps } from "../../deps.ts";
 import type { Tenant } from "../../store/tenant.ts";
 import { decodeCursor, encodeCursor, filtersOf, type ListFilters } from "../../tenancy/pagination.ts";
@@ -30,28 +31,10 @@ function cursorFilters(filters: ListFilters): z.infer<typeof requestFilters> {
   return parsed.data;
 }
 
-/**
- * Lazily applies the queue TTL when a request is read (the background sweep may not have run yet).
- * When the transition loses its compare-and-set, someone else changed the request first (the sweep,
- * a connector claim, a cancel, possibly on another instance): the stored row is read again rather
- * than returning the stale one.
- */
-async function withExpiry(deps: Deps, row: RequestRow): Promise<RequestRow> {
-  if (
-    (row.status === "queued" || row.status === "waiting_for_connection") &&
-    row.queue_ttl_expires_at &&
-    row.queue_ttl_expires_at.getTime() <= deps.clock.now()
-  ) {
-    const expired = await expireUnsent(deps, row);
-    return expired ?? (await findRequestById(deps.db, row.id)) ?? row;
-  }
-  return row;
-}
-
 async function load(deps: Deps, tenant: Tenant, id: string): Promise<RequestRow> {
   const row = await findRequest(deps.db, tenant, id);
   if (!row) throw new ServiceError("RESOURCE_MISSING", { param: "id", message: "No such request." });
-  return withExpiry(deps, row);
+  return asOfNow(deps, row);
 }
 
 export const requestRoutes = [
@@ -96,7 +79,7 @@ export const requestRoutes = [
           url: "/v1/requests",
           data: await Promise.all(
             page.map(async (row) =>
-              serializeRequest(deps, await withExpiry(deps, row), { includeResult: false }),
+              serializeRequest(deps, await asOfNow(deps, row), { includeResult: false }),
             ),
           ),
           nextCursor:
@@ -127,7 +110,7 @@ export const requestRoutes = [
     handler: async ({ deps, principal, params, query }) => {
       let row = await load(deps, principal, params.id ?? "");
       if (query.waitSeconds > 0)
-        row = await withExpiry(
+        row = await asOfNow(
           deps,
           await waitUntilSettled(deps, row, deps.clock.now() + query.waitSeconds * 1000),
         );
@@ -149,7 +132,7 @@ export const requestRoutes = [
       const canceled = await endUnsent(
         deps,
         row,
-        "canceled",
+        "cancel",
         new ServiceError("REQUEST_CANCELED"),
         "Canceled by the caller",
       );
