@@ -103,11 +103,12 @@ test("a sync call records the instance holding its caller; an async call records
     url: "/v1/ledger-desktop/health-check",
     headers: { ...headers, "svc-end-user-id": endUser, prefer: "respond-async" },
   });
-  assert.equal(asyncCall.statusCode, 202, asyncCall.body);
-  const asyncRow = await findRequestById(h.deps.db, asyncCall.json<{ id: string }>().id);
+  // No connection is set up: both calls are refused at admission (decision 0011); their rows stay.
+  assert.equal(asyncCall.statusCode, 422, asyncCall.body);
+  const asyncRow = await findRequestById(h.deps.db, String(asyncCall.headers["svc-request-id"]));
+  assert.equal(asyncRow?.mode, "async");
   assert.equal(asyncRow?.caller_instance_id, null);
 
-  // No connection is set up: the sync call is accepted, then fails fast; its row stays.
   const syncCall = await h.app.inject({
     method: "GET",
     url: "/v1/ledger-desktop/health-check",
