@@ -131,9 +131,15 @@ export interface World {
 
 /** Builds the world: three tenants, each with two online end users. */
 export async function buildWorld(): Promise<World> {
-  // Every suite creates webhook endpoints through the create operation's examples: no cap here.
+  // Every suite creates webhook endpoints through the create operation's examples, and queues
+  // async Requests no connector ever takes: no cap on either here (a full queue is refused at
+  // admission with 429 and a recorded Request, which the bad-input suite would count as bad input).
   const h = await buildTestApp(null, {
-    config: { RATE_LIMIT_MAX: "1000000", WEBHOOK_ENDPOINT_LIMIT: "1000000" },
+    config: {
+      RATE_LIMIT_MAX: "1000000",
+      WEBHOOK_ENDPOINT_LIMIT: "1000000",
+      CONNECTION_QUEUE_CAPACITY: "1000000",
+    },
   });
   const otherProject = await createProject(h.deps, { name: "Other project" });
   const tenant = async (
