@@ -54,6 +54,8 @@ function fieldSchema(field: Field): z.ZodType {
   if (!field.array) return single;
   const max = field.slot.max;
   let array = z.array(single, { error: `Expected an array.` });
+  if (field.slot.min > 0)
+    array = array.min(field.slot.min, { error: `At least ${field.slot.min} item(s) are required.` });
   if (Number.isFinite(max)) array = array.max(max, { error: `At most ${max} items are allowed.` });
   return array;
 }
@@ -100,4 +102,25 @@ function checkChoices(
     });
     return;
   }
+  // A repeated choice that must occur (`(DebitLine|CreditLine)+`) needs one item among its fields.
+  const requiredFamilies = new Map<number, Field[]>();
+  for (const field of fields) {
+    if (field.slot.family === null || !field.slot.familyRequired) continue;
+    requiredFamilies.set(field.slot.family, [...(requiredFamilies.get(field.slot.family) ?? []), field]);
+  }
+  for (const group of requiredFamilies.values()) {
+    if (group.some((field) => itemCount(value[field.json]) > 0)) continue;
+    const names = group.map((field) => `\`${field.json}\``).join(", ");
+    ctx.addIssue({
+      ...serviceIssue("INVALID_PARAMETER", `At least one item of ${names} is required.`),
+      path: [group[0]?.json ?? ""],
+    });
+    return;
+  }
+}
+
+/** How many elements a field's value writes (an array its items; null and absent none). */
+function itemCount(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  return Array.isArray(value) ? value.length : 1;
 }

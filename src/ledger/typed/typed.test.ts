@@ -130,6 +130,39 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
     );
   });
 
+  test("a repeated choice that must occur needs one item: journal entries without lines are refused", () => {
+    rejects("journal-entries", {}, "INVALID_PARAMETER", "debitLines");
+    rejects("journal-entries", { debitLines: [], creditLines: [] }, "INVALID_PARAMETER", "debitLines");
+    const line = { accountId: "80000001-1", amount: "1.00" };
+    assert.ok(createBody("journal-entries", { creditLines: [line] }));
+  });
+
+  test("every create body the input schema accepts, even with every line array empty, is a valid message", async () => {
+    const { allResources } = await import("../resources/definitions.ts");
+    const { exampleBody } = await import("../resources/examples.ts");
+    let checked = 0;
+    for (const definition of allResources()) {
+      const shape = definition.create;
+      if (!shape) continue;
+      const base = exampleBody(shape);
+      const emptied = { ...base };
+      for (const field of shape.fields) if (field.array) emptied[field.json] = [];
+      for (const body of [{}, emptied]) {
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = parseFields(inputSchema(shape), body);
+        } catch (error) {
+          assert.ok(error instanceof ServiceError, `${definition.entry.resource}: ${String(error)}`);
+          continue;
+        }
+        const problem = messageProblem(ledgerSchema(), createMessage(definition, parsed));
+        assert.equal(problem, null, `${definition.entry.resource} accepted ${JSON.stringify(body)}`);
+        checked++;
+      }
+    }
+    assert.ok(checked > 0);
+  });
+
   test("the writer puts elements in schema order whatever the body's key order, and the schema accepts it", () => {
     const body = createBody("invoices", {
       memo: "m",

@@ -26,6 +26,8 @@ export interface Slot {
    * written interleaved in one run, in the caller's order.
    */
   readonly family: number | null;
+  /** Whether the repeated choice of `family` must occur at least once (`(LineA|LineB)+`). */
+  readonly familyRequired: boolean;
   /** Whether the slot needs the newer message-format version (the older schema lacks it). */
   readonly newer: boolean;
 }
@@ -49,6 +51,7 @@ interface Context {
   max: number;
   choices: readonly ChoiceStep[];
   family: number | null;
+  familyRequired: boolean;
   /** The type key or `&group` whose model writes the element directly. */
   owner: string;
 }
@@ -75,6 +78,7 @@ export function slotsOf(schema: LedgerSchema, typeKey: string): readonly Slot[] 
           max,
           choices: context.choices,
           family: context.family,
+          familyRequired: context.familyRequired,
           newer,
         });
         return;
@@ -88,14 +92,14 @@ export function slotsOf(schema: LedgerSchema, typeKey: string): readonly Slot[] 
       const id = ++ids;
       particle.items.forEach((item, alternative) => {
         if (particle.max > 1) {
-          walk(item, { ...context, min: 0, max, family: id, owner });
+          walk(item, { ...context, min: 0, max, family: id, familyRequired: min > 0, owner });
         } else {
           const step = { id, alternative, required: min > 0 };
           walk(item, { ...context, min: 0, max, choices: [...context.choices, step], owner });
         }
       });
     };
-    walk(type.model, { min: 1, max: 1, choices: [], family: null, owner: typeKey });
+    walk(type.model, { min: 1, max: 1, choices: [], family: null, familyRequired: false, owner: typeKey });
   }
   cached = slots;
   let perSchema = cache.get(schema);
