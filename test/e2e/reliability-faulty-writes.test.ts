@@ -26,10 +26,10 @@ import { SOAK, plan, reportCounts, soakSeed, soakSize } from "./soak.ts";
  *
  * The service runs as a real child process (`npm start`'s entry point) on the suite's store (an
  * on-disk PGlite data directory, or a database on the PostgreSQL server of DATABASE_URL); the
- * connector and the company file live in this process. `npm test` runs 60 writes and one kill,
+ * connector and the company file live in this process. `npm test` runs 30 writes and one kill,
  * `npm run soak` 1,000 writes and four kills (or SOAK_WRITES / SOAK_KILLS).
  */
-const WRITES = soakSize("SOAK_WRITES", 60, 1000);
+const WRITES = soakSize("SOAK_WRITES", 30, 1000);
 const KILLS = soakSize("SOAK_KILLS", 1, 4);
 /** Clients writing at once. */
 const CLIENTS = 6;
@@ -103,7 +103,7 @@ class Service {
 test(
   `R1: ${WRITES} writes under injected faults, ${KILLS} service kill(s): each applied once or not_applied`,
   {
-    timeout: SOAK ? 3_000_000 : 300_000,
+    timeout: SOAK ? 3_000_000 : 175_000,
   },
   async (t) => {
     const seed = soakSeed(t, "R1");
