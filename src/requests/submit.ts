@@ -193,8 +193,25 @@ async function wakeConnection(deps: Deps, connection: ConnectionRow | null): Pro
   if (connection) await deps.store.notifier.notify(connectionChannel(connection.id));
 }
 
+/**
+ * Whether an earlier Request with the same key ended without the application running it, so that a
+ * retry is a new attempt (spec: `previousRequestId`) rather than a replay: it was never sent
+ * (canceled, refused, expired), or it was sent and then confirmed `not_applied` with no answer of
+ * the application at all (no status code, no HRESULT: the recovery query found nothing stored for
+ * it) under a retryable error. Replaying that error would break its own retry rule, "the identical
+ * request (same Idempotency-Key) can succeed": a client following it could never get the write
+ * applied. A write the application answered, even with a refusal or an HRESULT, is replayed.
+ */
 function endedBeforeReachingLedger(row: RequestRow): boolean {
-  return (row.status === "canceled" || row.status === "failed") && row.sent_at === null;
+  if (row.status !== "canceled" && row.status !== "failed") return false;
+  if (row.sent_at === null) return true;
+  const error = row.error as { retryable?: unknown; integrationCode?: unknown } | null;
+  return (
+    row.outcome === "not_applied" &&
+    row.status_code === null &&
+    (error?.integrationCode ?? null) === null &&
+    error?.retryable === true
+  );
 }
 
 function isReachable(deps: Deps, connection: ConnectionRow): boolean {

@@ -48,6 +48,10 @@ export class LocalNotifier implements Notifier {
     this.emitter.on(channel, listener);
     return () => this.emitter.off(channel, listener);
   }
+  /** Waiters and listeners registered in this process, over all channels (leak checks in tests). */
+  get waiterCount(): number {
+    return this.emitter.eventNames().reduce((sum, name) => sum + this.emitter.listenerCount(name), 0);
+  }
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }

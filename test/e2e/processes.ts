@@ -155,3 +155,52 @@ export function call(
     ...(init.body === undefined ? {} : { body: init.body }),
   });
 }
+
+/** A project's live keys, as `ledger-bridge projects create` prints them. */
+export interface ProjectKeys {
+  secretLive: string;
+  publishableLive: string;
+}
+
+/** Creates a project with the operator CLI (through the running service's admin channel, if any). */
+export async function createProjectByCli(ws: Workspace, name: string): Promise<ProjectKeys> {
+  const result = await runCli(ws, ["projects", "create", "--name", name]);
+  assert.equal(result.code, 0, result.stderr);
+  return (JSON.parse(result.stdout) as { keys: ProjectKeys }).keys;
+}
+
+/** Follows the setup link as the end user does: the password shown and the .qwc downloaded. */
+export async function registration(authFlowUrl: string): Promise<{ qwc: string; password: string }> {
+  const page = await (await fetch(authFlowUrl)).text();
+  const password = /<code id="password">([A-Za-z0-9]+)<\/code>/.exec(page)?.[1];
+  assert.ok(password, "the setup page shows the password");
+  const qwcUrl = new URL(authFlowUrl);
+  qwcUrl.pathname = `${qwcUrl.pathname}/qwc`;
+  return { qwc: await (await fetch(qwcUrl)).text(), password };
+}
+
+/** The `.qwc` with its AppURL pointed at another service instance. */
+export const pointedAt = (qwc: string, baseUrl: string): string =>
+  qwc.replace(/<AppURL>[^<]*<\/AppURL>/, `<AppURL>${baseUrl}/connector</AppURL>`);
+
+/**
+ * Creates an end user and an auth session over the API, then follows its setup link as the end user
+ * does: the end user's ID, the `.qwc` registration and the password to give a simulated connector.
+ */
+export async function setUpEndUser(
+  ws: Workspace,
+  keys: ProjectKeys,
+  companyName: string,
+): Promise<{ endUserId: string; qwc: string; password: string }> {
+  const created = await call(ws, keys.secretLive, "POST", "/v1/end-users", {
+    body: JSON.stringify({ companyName, sourceId: companyName.toLowerCase().replace(/\W+/g, "-") }),
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const endUserId = ((await created.json()) as { id: string }).id;
+  const session = await call(ws, keys.secretLive, "POST", "/v1/auth-sessions", {
+    body: JSON.stringify({ publishableKey: keys.publishableLive, endUserId }),
+  });
+  assert.equal(session.status, 201, await session.clone().text());
+  const setup = await registration(((await session.json()) as { authFlowUrl: string }).authFlowUrl);
+  return { endUserId, ...setup };
+}

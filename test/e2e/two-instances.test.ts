@@ -7,7 +7,7 @@ import { SimulatedLedgerApplication } from "../../src/simulator/ledger/index.ts"
 import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { freePort } from "../../src/testing/system.ts";
 import { customerAdd, eventually, type RequestResource } from "./helpers.ts";
-import { call, runCli, startService, workspace, type Workspace } from "./processes.ts";
+import { call, createProjectByCli, pointedAt, setUpEndUser, startService, workspace } from "./processes.ts";
 
 /**
  * Two service processes on one PostgreSQL (issue 8 §2): the API is called on instance A while the
@@ -28,30 +28,6 @@ const ENV = {
   RATE_LIMIT_MAX: "1000000",
 };
 
-interface Keys {
-  secretLive: string;
-  publishableLive: string;
-}
-
-async function createProject(ws: Workspace): Promise<Keys> {
-  const result = await runCli(ws, ["projects", "create", "--name", "Two instances"]);
-  assert.equal(result.code, 0, result.stderr);
-  return (JSON.parse(result.stdout) as { keys: Keys }).keys;
-}
-
-/** Follows the setup link as the end user does: the password shown and the .qwc downloaded. */
-async function registration(authFlowUrl: string): Promise<{ qwc: string; password: string }> {
-  const page = await (await fetch(authFlowUrl)).text();
-  const password = /<code id="password">([A-Za-z0-9]+)<\/code>/.exec(page)?.[1];
-  assert.ok(password, "the setup page shows the password");
-  const qwcUrl = new URL(authFlowUrl);
-  qwcUrl.pathname = `${qwcUrl.pathname}/qwc`;
-  return { qwc: await (await fetch(qwcUrl)).text(), password };
-}
-
-const pointedAt = (qwc: string, baseUrl: string): string =>
-  qwc.replace(/<AppURL>[^<]*<\/AppURL>/, `<AppURL>${baseUrl}/connector</AppURL>`);
-
 test(
   "API on one instance, connector on another; the connector's instance SIGKILLed mid-flight",
   { skip },
@@ -63,20 +39,9 @@ test(
     t.after(() => rmSync(dirB, { recursive: true, force: true }));
     const urlB = `http://127.0.0.1:${portB}`;
     const b = await startService(t, ws, { PORT: String(portB), PUBLIC_URL: urlB, DATA_DIR: dirB });
-    const keys = await createProject(ws);
+    const keys = await createProjectByCli(ws, "Two instances");
 
-    const created = await call(ws, keys.secretLive, "POST", "/v1/end-users", {
-      body: JSON.stringify({ companyName: "Two Instances Co", sourceId: "two-1" }),
-    });
-    assert.equal(created.status, 201);
-    const endUserId = ((await created.json()) as { id: string }).id;
-    const session = await call(ws, keys.secretLive, "POST", "/v1/auth-sessions", {
-      body: JSON.stringify({ publishableKey: keys.publishableLive, endUserId }),
-    });
-    assert.equal(session.status, 201);
-    const { qwc, password } = await registration(
-      ((await session.json()) as { authFlowUrl: string }).authFlowUrl,
-    );
+    const { endUserId, qwc, password } = await setUpEndUser(ws, keys, "Two Instances Co");
 
     const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
     const path = "C:\\Company Files\\Two Instances Co.qbw";
