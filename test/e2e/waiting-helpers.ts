@@ -23,8 +23,15 @@ export interface WaitingRequest extends RequestResource {
   } | null;
 }
 
-/** Loopback webhook URLs are allowed, so an endpoint can subscribe (nothing is delivered: no dispatcher). */
-export const WAITING_CONFIG = { config: { ...E2E_CONFIG.config, WEBHOOK_ALLOW_LOOPBACK: "on" } };
+/**
+ * Loopback webhook URLs are allowed, so an endpoint can subscribe (nothing is delivered: no
+ * dispatcher). Holds are long: a stopped connector then almost always hangs up a held call, which
+ * the service notices, rather than one the service has just answered (its session would stay open
+ * and read as `sessionOpen`). Work is handed over by wake-ups, never by the end of a hold.
+ */
+export const WAITING_CONFIG = {
+  config: { ...E2E_CONFIG.config, CONNECTOR_HOLD_MS: "5000", WEBHOOK_ALLOW_LOOPBACK: "on" },
+};
 
 export async function readRequest(sys: System, id: string): Promise<WaitingRequest> {
   return json<WaitingRequest>(await sys.call("GET", `/v1/requests/${id}`));
