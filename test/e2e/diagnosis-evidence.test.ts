@@ -107,8 +107,7 @@ test("one connector that checks in again after its session ended leaves no two-c
     const id = await queueRead(sys, eu);
     void eu.connector.checkInNow();
     await untilStatus(sys, id, "succeeded");
-    // Its session ends on its side; whether the service noticed does not matter here.
-    await eu.connector.stop();
+    await stopConnector(sys, eu);
   }
   assert.equal((await findConnectionById(sys.deps.db, eu.connectionId))?.shared_connector_at, null);
   const id = await queueRead(sys, eu);
