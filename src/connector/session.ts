@@ -131,10 +131,12 @@ export async function authenticate(
     check_in_gap_ms: checkInGapMs(connection, now.getTime()),
     updated_at: now,
   };
-  // An offline connector that checks in is back; the session it opens (always, for a status
-  // other than online) confirms or refutes the application.
-  if (connection.status === "offline") await moveConnection(deps, connection.id, "online", seen);
-  else await updateConnection(deps.db, connection.id, seen);
+  const updated = (await updateConnection(deps.db, connection.id, seen)) ?? connection;
+  // An offline connector that checks in is back; the session it opens (always, for a status other
+  // than online) confirms or refutes the application. After the stamp: a sweep that stored offline
+  // before it is undone here, and one after it sees the connector was just seen.
+  if (updated.status === "offline")
+    await moveConnection(deps, connection.id, "online", {}, (current) => current.status === "offline");
   // A newer check-in ends the older session (PG p.42); what it had in flight was not answered.
   for (const session of await openSessions(deps.db, connection.id))
     await closeSession(
@@ -148,7 +150,7 @@ export async function authenticate(
   for (const row of await waitingRequests(deps.db, connection.id, ["waiting_for_connection"])) {
     await transition(deps, row, "connector_back", {}, "The connector checked in");
   }
-  if (!(await hasReasonToOpen(deps, connection, now.getTime()))) {
+  if (!(await hasReasonToOpen(deps, updated, now.getTime()))) {
     deps.metrics.connectorCheckIns.inc({ result: "none" });
     return ["", "none"];
   }
