@@ -50,9 +50,34 @@ const schema = z.object({
   CONNECTION_QUEUE_CAPACITY: z.coerce.number().int().positive().default(1000),
   /**
    * Period of the background sweep (requests/sweeper.ts): expires queued requests whose queue TTL
-   * passed (spec: States, REQUEST_EXPIRED) and deletes idempotency keys past their 7-day retention.
+   * passed (spec: States, REQUEST_EXPIRED), moves silent connections offline, and deletes
+   * idempotency keys past their 7-day retention, finished Requests and closed connector sessions
+   * past theirs.
    */
   SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Retention of a finished Request (succeeded, failed, canceled) after `completedAt`; then the sweep
+   * deletes it. At least the idempotency keys' 7 days, so a key never outlives the Request it replays.
+   * Requests still waiting, sent or `outcome_unknown` are never deleted.
+   */
+  REQUEST_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(7 * 24 * 3600 * 1000)
+    .default(30 * 24 * 3600 * 1000),
+  /** Retention of a closed connector session after it closed; then the sweep deletes it. */
+  CONNECTOR_SESSION_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(7 * 24 * 3600 * 1000),
+  /**
+   * How long a connector session may go without the application's answer (the company file report
+   * after `authenticate`, or the answer to a handed-over request) before the application counts as
+   * not responding (`waitingReason` ledger_not_responding, diagnosis `silentSessions`); also when a
+   * sent request "runs long" and carries a diagnosis.
+   */
+  LEDGER_ANSWER_WAIT_MS: z.coerce.number().int().positive().default(30_000),
   /**
    * Lease of a service instance (requests/instances.ts): renewed every third of it; the connector
    * sessions of an instance whose lease ran out are recovered by the others. Longer than any stall.

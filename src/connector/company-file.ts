@@ -8,9 +8,10 @@ import { ServiceError } from "../errors/service-error.ts";
 import { mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { failWaitingSync } from "../requests/engine.ts";
 import { completePendingSessions } from "../store/auth-sessions.ts";
-import { updateConnection, type ConnectionRow } from "../store/connections.ts";
+import type { ConnectionRow } from "../store/connections.ts";
 import { updateSession, type ConnectorSessionRow } from "../store/connector-sessions.ts";
 import { SERVICE_OWNER_ID } from "../tenancy/auth-sessions.ts";
+import { moveConnection } from "../tenancy/connection-status.ts";
 import { negotiateVersion, readCompanyFacts } from "./hcp.ts";
 
 /** What the connector reports with its first `sendRequestXML` of a session. */
@@ -49,9 +50,7 @@ export async function acceptCompanyFile(
     await markUnavailable(deps, connection, "ledger_unavailable", error, null);
     return "This version of the accounting application is too old for this integration.";
   }
-  await updateConnection(deps.db, connection.id, {
-    status: "online",
-    status_reason: null,
+  const moved = await moveConnection(deps, connection.id, "online", {
     last_connection_error_code: null,
     retry_at: null,
     file_identity: connection.file_identity ?? identity,
@@ -62,9 +61,12 @@ export async function acceptCompanyFile(
     xml_version: version,
     updated_at: now,
   });
+  // Disabled meanwhile (an operator): the session goes no further.
+  if (moved.refused) return "This connection has been disabled. Contact the application's support.";
   await completePendingSessions(deps.db, connection.id, now);
   await updateSession(deps.db, session.ticket_hash, {
     hcp_received: true,
+    ledger_answered_at: now,
     xml_version: version,
     company_file_path: report.companyFileName || null,
   });
@@ -83,8 +85,7 @@ export async function markUnavailable(
   hresult: string | null,
 ): Promise<void> {
   const now = deps.clock.now();
-  await updateConnection(deps.db, connection.id, {
-    status,
+  await moveConnection(deps, connection.id, status, {
     status_reason: error.code,
     last_connection_error_code: hresult,
     retry_at:

@@ -29,6 +29,7 @@ import {
   type ConnectorSessionRow,
 } from "../store/connector-sessions.ts";
 import { takeSession } from "../store/instances.ts";
+import { moveConnection } from "../tenancy/connection-status.ts";
 import {
   findSessionWithInFlight,
   pendingRecoveries,
@@ -124,11 +125,18 @@ export async function authenticate(
     return ["", "nvu"];
   }
   const now = new Date(deps.clock.now());
-  await updateConnection(deps.db, connection.id, {
+  const seen = {
     last_seen_at: now,
     last_check_in_at: now,
+    check_in_gap_ms: checkInGapMs(connection, now.getTime()),
     updated_at: now,
-  });
+  };
+  const updated = (await updateConnection(deps.db, connection.id, seen)) ?? connection;
+  // An offline connector that checks in is back; the session it opens (always, for a status other
+  // than online) confirms or refutes the application. After the stamp: a sweep that stored offline
+  // before it is undone here, and one after it sees the connector was just seen.
+  if (updated.status === "offline")
+    await moveConnection(deps, connection.id, "online", {}, (current) => current.status === "offline");
   // A newer check-in ends the older session (PG p.42); what it had in flight was not answered.
   for (const session of await openSessions(deps.db, connection.id))
     await closeSession(
@@ -142,7 +150,7 @@ export async function authenticate(
   for (const row of await waitingRequests(deps.db, connection.id, ["waiting_for_connection"])) {
     await transition(deps, row, "connector_back", {}, "The connector checked in");
   }
-  if (!(await hasReasonToOpen(deps, connection, now.getTime()))) {
+  if (!(await hasReasonToOpen(deps, updated, now.getTime()))) {
     deps.metrics.connectorCheckIns.inc({ result: "none" });
     return ["", "none"];
   }
@@ -164,6 +172,7 @@ export async function authenticate(
     last_work_at: now,
     closed_at: null,
     instance_id: deps.instanceId,
+    ledger_answered_at: null,
   });
   deps.metrics.connectorCheckIns.inc({ result: "session" });
   deps.logger.debug(
@@ -171,6 +180,16 @@ export async function authenticate(
     "connector session opened",
   );
   return [ticket, connection.company_file_path ?? ""];
+}
+
+/**
+ * How long the connector had been silent before this check-in: the schedule it runs on, as
+ * observed (diagnosis compares it with the `.qwc` interval). Null when it was never seen; capped to
+ * fit the column.
+ */
+function checkInGapMs(connection: ConnectionRow, nowMs: number): number | null {
+  if (!connection.last_seen_at) return null;
+  return Math.min(Math.max(0, nowMs - connection.last_seen_at.getTime()), 2_147_483_647);
 }
 
 /** Open a session when work waits, a write needs recovery, the status needs refreshing, or traffic is recent. */
@@ -203,6 +222,17 @@ async function closeSession(
   await deps.store.notifier.notify(connectionChannel(session.connection_id));
 }
 
+/**
+ * A call with the ticket of a session that a newer `authenticate` replaced. One connector never
+ * does that (it checks in again only after its session ended on its side), so the older session's
+ * connector is still running: a second computer uses the same registration. Kept as evidence for
+ * diagnosis (`same_connector_two_computers`).
+ */
+async function noteReplacedTicket(deps: Deps, session: ConnectorSessionRow | null): Promise<void> {
+  if (session?.state !== "closed" || session.last_error !== TEXTS.replaced) return;
+  await touchConnection(deps.db, session.connection_id, { shared_connector_at: new Date(deps.clock.now()) });
+}
+
 /** Activity stamps are written at most this often (they feed diagnosis and offline detection). */
 const TOUCH_INTERVAL_MS = 1000;
 
@@ -219,7 +249,10 @@ async function keepAlive(
   deps: Deps,
   session: ConnectorSessionRow | null,
 ): Promise<ConnectorSessionRow | null> {
-  if (!session || session.state !== "open") return null;
+  if (!session || session.state !== "open") {
+    await noteReplacedTicket(deps, session);
+    return null;
+  }
   // The connector's call reached another instance (behind a load balancer, or after a restart of
   // the one it used): this instance holds the session now. A session a recovery closed meanwhile is over.
   if (session.instance_id !== deps.instanceId) {
@@ -260,7 +293,11 @@ export async function sendRequestXML(
     await touchConnection(deps.db, connection.id, { last_seen_at: new Date(deps.clock.now()) });
     const refused = await acceptCompanyFile(deps, connection, session, input);
     if (refused !== null) {
-      await updateSession(deps.db, session.ticket_hash, { last_error: refused });
+      // The application answered (with a company file this connection refuses): not a silent session.
+      await updateSession(deps.db, session.ticket_hash, {
+        last_error: refused,
+        ledger_answered_at: new Date(deps.clock.now()),
+      });
       return "";
     }
     session = (await findSession(deps.db, session.ticket_hash)) ?? session;
@@ -489,7 +526,10 @@ export async function getLastError(ctx: ConnectorContext, ticket: string): Promi
   const { deps } = ctx;
   const session = await findSession(deps.db, hashSecret(ticket));
   if (!session) return TEXTS.unknownTicket;
-  if (session.state !== "open") return session.last_error ?? TEXTS.ended;
+  if (session.state !== "open") {
+    await noteReplacedTicket(deps, session);
+    return session.last_error ?? TEXTS.ended;
+  }
   const live = await keepAlive(deps, session);
   if (!live) return TEXTS.expired;
   return live.last_error ?? NOOP;
@@ -502,5 +542,6 @@ export async function closeConnection(ctx: ConnectorContext, ticket: string): Pr
   if (!session) return TEXTS.unknownTicket;
   if (session.state === "open")
     await closeSession(deps, session, "The connector closed the session before answering", null);
+  else await noteReplacedTicket(deps, session);
   return session.last_error ?? "OK";
 }

@@ -1,12 +1,22 @@
 import type { Deps } from "../deps.ts";
-import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
-import { openSessions, type ConnectorSessionRow } from "../store/connector-sessions.ts";
-import { pendingRecoveries, type RequestRow } from "../store/requests.ts";
+import { findConnectionById } from "../store/connections.ts";
+import { recentSessions, type ConnectorSessionRow } from "../store/connector-sessions.ts";
+import { pendingRecoveries, sentRequests, type RequestRow } from "../store/requests.ts";
 import { effectiveStatus } from "../tenancy/connections.ts";
+import {
+  probableCausesOf,
+  summaryOf,
+  waitingReasonOf,
+  type Evidence,
+  type ProbableCause,
+} from "./probable-causes.ts";
 
 /**
- * Why a request waits (spec: `waitingReason`, `diagnosis`), computed from connector facts when the
- * request is read. Probable causes are ordered most likely first.
+ * Why a request waits (spec: `waitingReason`, `diagnosis`), from what the connector endpoint
+ * observed: the connection's status and silence, its recent sessions, the requests ahead of it.
+ * Computed when the request is read while it waits or runs long; frozen into the request when it
+ * times out or expires before sending (the engine stores {@link diagnose}'s answer then), and null
+ * otherwise. The reasoning itself is requests/probable-causes.ts.
  */
 export interface Diagnosis {
   at: string;
@@ -22,7 +32,7 @@ export interface Diagnosis {
     silentSessions: number;
     lastConnectionErrorCode: string | null;
   };
-  probableCauses: { code: string; retryAt?: string }[];
+  probableCauses: ProbableCause[];
 }
 
 export interface WaitingFacts {
@@ -30,124 +40,130 @@ export interface WaitingFacts {
   diagnosis: Diagnosis | null;
 }
 
-const REASON_FOR_STATUS: Record<string, string> = {
-  LEDGER_MODAL_DIALOG_OPEN: "ledger_not_responding",
-  LEDGER_NOT_RESPONDING: "ledger_not_responding",
-  LEDGER_FILE_MODE_CONFLICT: "file_mode_conflict",
-  LEDGER_STARTING: "ledger_starting",
-};
+/** Sessions looked at for `silentSessions` (newest first). */
+const RECENT_SESSIONS = 10;
 
-const CAUSE_FOR_STATUS: Record<string, string> = {
-  LEDGER_MODAL_DIALOG_OPEN: "ledger_modal_dialog",
-  LEDGER_CANNOT_START: "ledger_closed_no_unattended_access",
-  LEDGER_STARTING: "ledger_starting",
-  LEDGER_WRONG_COMPANY_FILE_OPEN: "wrong_company_file",
-  LEDGER_COMPANY_FILE_MISMATCH: "wrong_company_file",
-  LEDGER_FILE_MODE_CONFLICT: "file_mode_conflict",
-};
+const isWaiting = (status: string): boolean => status === "queued" || status === "waiting_for_connection";
 
+/** The request's `waitingReason` and `diagnosis` as read now. */
 export async function waitingFacts(
   deps: Deps,
   row: RequestRow,
   queuePosition: number | null,
 ): Promise<WaitingFacts> {
-  const waiting = row.status === "queued" || row.status === "waiting_for_connection";
-  const running = row.status === "sent";
-  const timedOut =
-    row.status === "canceled" &&
-    row.sent_at === null &&
-    hasCode(row, ["REQUEST_TIMEOUT_NOT_SENT", "REQUEST_EXPIRED"]);
-  if ((!waiting && !running && !timedOut) || !row.connection_id)
-    return { waitingReason: null, diagnosis: null };
-  const connection = await findConnectionById(deps.db, row.connection_id);
-  if (!connection) return { waitingReason: null, diagnosis: null };
-  const sessions = await openSessions(deps.db, connection.id);
-  const recoveries = waiting ? await pendingRecoveries(deps.db, connection.id) : [];
   const now = deps.clock.now();
-  const status = effectiveStatus(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS);
-  const causes: { code: string; retryAt?: string }[] = [];
-  let reason: string | null = null;
-  if (waiting) {
-    const reasonAndCauses = ((): [string, { code: string; retryAt?: string }[]] => {
-      if (recoveries.length > 0) return ["write_recovery_pending", [{ code: "write_recovery_pending" }]];
-      if (status === "offline")
-        return ["connector_offline", [{ code: "computer_offline" }, { code: "web_connector_closed" }]];
-      if (connection.status === "ledger_unavailable" && connection.status_reason) {
-        const why = REASON_FOR_STATUS[connection.status_reason] ?? "ledger_unavailable";
-        const cause: { code: string; retryAt?: string } = {
-          code: CAUSE_FOR_STATUS[connection.status_reason] ?? "ledger_unavailable",
-        };
-        if (why === "file_mode_conflict" && connection.retry_at)
-          cause.retryAt = connection.retry_at.toISOString();
-        return [why, [cause]];
-      }
-      if (queuePosition !== null && queuePosition > 1)
-        return ["behind_other_requests", [{ code: "behind_other_requests" }]];
-      if (sessions.length === 0) return ["awaiting_check_in", [{ code: "awaiting_check_in" }]];
-      return ["opening_company_file", []];
-    })();
-    reason = reasonAndCauses[0];
-    causes.push(...reasonAndCauses[1]);
-  } else if (running) {
-    causes.push({ code: "ledger_processing" });
-  } else {
-    causes.push({ code: status === "offline" ? "computer_offline" : "awaiting_check_in" });
-  }
+  const runsLong =
+    row.status === "sent" &&
+    row.sent_at !== null &&
+    now - row.sent_at.getTime() >= deps.config.LEDGER_ANSWER_WAIT_MS;
+  if (!isWaiting(row.status) && !runsLong) return { waitingReason: null, diagnosis: storedDiagnosis(row) };
+  const found = await gather(deps, row, queuePosition);
+  if (!found) return { waitingReason: null, diagnosis: null };
+  return { waitingReason: waitingReasonOf(found.evidence), diagnosis: build(found) };
+}
+
+/**
+ * The diagnosis of a waiting request at this moment (null without a connection): what the engine
+ * freezes into a request that times out or expires before it could be sent.
+ */
+export async function diagnose(
+  deps: Deps,
+  row: RequestRow,
+  queuePosition: number | null,
+): Promise<Diagnosis | null> {
+  const found = await gather(deps, row, queuePosition);
+  return found ? build(found) : null;
+}
+
+function storedDiagnosis(row: RequestRow): Diagnosis | null {
+  const stored = row.diagnosis as Diagnosis | null | undefined;
+  return stored ?? null;
+}
+
+interface Gathered {
+  evidence: Evidence;
+  lastSeenAt: Date | null;
+  lastCheckInAt: Date | null;
+  lastConnectionErrorCode: string | null;
+}
+
+async function gather(deps: Deps, row: RequestRow, queuePosition: number | null): Promise<Gathered | null> {
+  if (!row.connection_id) return null;
+  const connection = await findConnectionById(deps.db, row.connection_id);
+  if (!connection) return null;
+  const now = deps.clock.now();
+  const waiting = isWaiting(row.status);
+  const sessions = await recentSessions(deps.db, connection.id, RECENT_SESSIONS);
+  const open = sessions.find((s) => s.state === "open") ?? null;
+  const recoveries = waiting ? await pendingRecoveries(deps.db, connection.id) : [];
+  const ahead = waiting ? (await sentRequests(deps.db, connection.id)).filter((r) => r.id !== row.id) : [];
+  const inFlight = ahead
+    .map((r) => r.sent_at?.getTime() ?? null)
+    .filter((t): t is number => t !== null)
+    .sort((a, b) => a - b)[0];
+  const evidence: Evidence = {
+    nowMs: now,
+    request: { waiting, queuePosition, sentAtMs: row.sent_at?.getTime() ?? null },
+    status: effectiveStatus(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS),
+    storedStatus: connection.status,
+    statusReason: connection.status_reason,
+    retryAtMs: connection.retry_at?.getTime() ?? null,
+    lastSeenAtMs: connection.last_seen_at?.getTime() ?? null,
+    checkInGapMs: connection.check_in_gap_ms,
+    sharedConnectorAtMs: connection.shared_connector_at?.getTime() ?? null,
+    session: open ? { openedAtMs: open.created_at.getTime(), ledgerAnswered: open.hcp_received } : null,
+    silentSessions: countSilent(sessions, now, deps.config.LEDGER_ANSWER_WAIT_MS),
+    inFlightSentAtMs: inFlight ?? null,
+    recoveriesPending: recoveries.length,
+    checkInIntervalMs: deps.config.CONNECTOR_CHECK_IN_SECONDS * 1000,
+    answerWaitMs: deps.config.LEDGER_ANSWER_WAIT_MS,
+  };
   return {
-    waitingReason: waiting ? reason : null,
-    diagnosis: buildDiagnosis(deps, connection, sessions, causes, status, now),
+    evidence,
+    lastSeenAt: connection.last_seen_at,
+    lastCheckInAt: connection.last_check_in_at,
+    lastConnectionErrorCode: connection.last_connection_error_code,
   };
 }
 
-function hasCode(row: RequestRow, codes: string[]): boolean {
-  const code = (row.error as { code?: string } | null)?.code;
-  return code !== undefined && codes.includes(code);
+/**
+ * Sessions, newest first, that opened and never heard from the application: no company file
+ * report (accepted or refused) and no connection error, and either closed or open past the answer wait. A session still
+ * young proves nothing either way and is skipped; the first session that heard the application
+ * ends the count.
+ */
+export function countSilent(
+  sessions: readonly ConnectorSessionRow[],
+  nowMs: number,
+  answerWaitMs: number,
+): number {
+  let silent = 0;
+  for (const session of sessions) {
+    if (session.hcp_received || session.connection_errors > 0 || session.ledger_answered_at !== null) break;
+    const young = session.state === "open" && nowMs - session.created_at.getTime() <= answerWaitMs;
+    if (!young) silent += 1;
+  }
+  return silent;
 }
 
-function buildDiagnosis(
-  deps: Deps,
-  connection: ConnectionRow,
-  sessions: ConnectorSessionRow[],
-  causes: { code: string; retryAt?: string }[],
-  status: string,
-  now: number,
-): Diagnosis {
-  const session = sessions[0];
-  const seen = connection.last_seen_at;
-  const first = causes[0]?.code ?? "awaiting_check_in";
+function build(found: Gathered): Diagnosis {
+  const { evidence: e } = found;
+  const causes = probableCausesOf(e);
+  const seen = found.lastSeenAt;
   return {
-    at: new Date(now).toISOString(),
-    summary: summaryFor(first, status),
+    at: new Date(e.nowMs).toISOString(),
+    summary: summaryOf(causes[0]?.code ?? "awaiting_check_in", waitingReasonOf(e)),
     connector: {
       lastSeenAt: seen?.toISOString() ?? null,
-      lastCheckInAt: connection.last_check_in_at?.toISOString() ?? null,
-      checkInIntervalSeconds: deps.config.CONNECTOR_CHECK_IN_SECONDS,
-      silentForSeconds: seen ? Math.round((now - seen.getTime()) / 1000) : null,
-      sessionOpen: session !== undefined,
-      sessionOpenedAt: session?.created_at.toISOString() ?? null,
-      ledgerAnswered: session ? session.hcp_received : null,
-      silentSessions: 0,
-      lastConnectionErrorCode: connection.last_connection_error_code,
+      lastCheckInAt: found.lastCheckInAt?.toISOString() ?? null,
+      checkInIntervalSeconds: e.checkInIntervalMs / 1000,
+      silentForSeconds: seen ? Math.max(0, Math.round((e.nowMs - seen.getTime()) / 1000)) : null,
+      sessionOpen: e.session !== null,
+      sessionOpenedAt: e.session ? new Date(e.session.openedAtMs).toISOString() : null,
+      ledgerAnswered: e.session ? e.session.ledgerAnswered : null,
+      silentSessions: e.silentSessions,
+      lastConnectionErrorCode: found.lastConnectionErrorCode,
     },
     probableCauses: causes,
   };
-}
-
-function summaryFor(cause: string, status: string): string {
-  switch (cause) {
-    case "write_recovery_pending":
-      return "Waiting: an earlier write's outcome is being confirmed with the application first.";
-    case "computer_offline":
-      return `The connector is ${status}: the end user's computer or Web Connector is not checking in.`;
-    case "behind_other_requests":
-      return "Waiting behind earlier requests for this company file.";
-    case "ledger_modal_dialog":
-      return "A dialog is open in the application and blocks access.";
-    case "ledger_processing":
-      return "The application is processing the request.";
-    case "file_mode_conflict":
-      return "The company file is held in single-user mode or by another program.";
-    default:
-      return "Waiting for the connector's next check-in.";
-  }
 }

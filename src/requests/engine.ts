@@ -11,6 +11,7 @@ import {
   claimNextRequest,
   expiredUnsent,
   findRequestById,
+  queuePositionOf,
   transitionRequest,
   waitingRequests,
   type RequestChanges,
@@ -19,6 +20,7 @@ import {
 } from "../store/requests.ts";
 import { TRANSITIONS, isSettled, type TransitionName, type TransitionRule } from "./lifecycle.ts";
 import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
+import { diagnose } from "./diagnosis.ts";
 import { timelineEntry } from "./timeline.ts";
 
 /**
@@ -116,6 +118,9 @@ export function unchangedOutcome(row: Pick<RequestRow, "is_write">): "not_applie
   return row.is_write ? "not_applied" : "not_applicable";
 }
 
+/** Codes of requests that timed out or expired before sending: their diagnosis is kept. */
+const FROZEN_DIAGNOSIS: ReadonlySet<string> = new Set(["REQUEST_TIMEOUT_NOT_SENT", "REQUEST_EXPIRED"]);
+
 /** Ends a request that never reached the application (null when it was not in a status to). */
 export async function endUnsent(
   deps: Deps,
@@ -126,6 +131,10 @@ export async function endUnsent(
 ): Promise<RequestRow | null> {
   const now = deps.clock.now();
   const outcome = unchangedOutcome(row);
+  // A request that timed out or expired before sending keeps the diagnosis of that moment (spec).
+  const diagnosis = FROZEN_DIAGNOSIS.has(error.code)
+    ? await diagnose(deps, row, await queuePositionOf(deps.db, row))
+    : null;
   return transition(
     deps,
     row,
@@ -135,6 +144,7 @@ export async function endUnsent(
       completed_at: new Date(now),
       waiting_reason: null,
       error: { ...errorBodyOf(deps, error, row.id), outcome },
+      ...(diagnosis === null ? {} : { diagnosis }),
     },
     detail,
   );

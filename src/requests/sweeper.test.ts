@@ -20,6 +20,14 @@ import { timelineEntry } from "./timeline.ts";
  */
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+const NOTHING_SWEPT = {
+  expiredRequests: 0,
+  idempotencyKeysDeleted: 0,
+  connectionsOffline: 0,
+  requestsDeleted: 0,
+  sessionsDeleted: 0,
+};
+
 async function setUp(t: TestContext): Promise<{ deps: Deps; clock: FakeClock; projectId: string }> {
   const h = await buildTestApp(t);
   assert.ok(h.fakeClock);
@@ -187,10 +195,10 @@ test("a sweep works through a backlog in batches and never ends a request twice"
   await clock.advance(11_000);
 
   const result = await sweepOnce(deps, { batchSize: 2 });
-  assert.deepEqual(result, { expiredRequests: 5, idempotencyKeysDeleted: 0 });
+  assert.deepEqual(result, { ...NOTHING_SWEPT, expiredRequests: 5 });
   for (const id of ids) assert.equal((await stored(deps, projectId, id)).status, "canceled");
   const again = await sweepOnce(deps, { batchSize: 2 });
-  assert.deepEqual(again, { expiredRequests: 0, idempotencyKeysDeleted: 0 });
+  assert.deepEqual(again, NOTHING_SWEPT);
   for (const id of ids) {
     const timeline = (await stored(deps, projectId, id)).timeline;
     assert.equal(timeline.filter((e) => e.status === "canceled").length, 1, "ended once");

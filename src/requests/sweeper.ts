@@ -1,5 +1,12 @@
 import type { Deps } from "../deps.ts";
-import { deleteExpiredIdempotencyKeys, expiredWaitingRequests } from "../store/sweeps.ts";
+import {
+  deleteClosedSessions,
+  deleteExpiredIdempotencyKeys,
+  deleteFinishedRequests,
+  expiredWaitingRequests,
+  silentConnections,
+} from "../store/sweeps.ts";
+import { GOES_OFFLINE_WHEN_SILENT, markOfflineIfSilent } from "../tenancy/connection-status.ts";
 import { expireUnsent } from "./engine.ts";
 
 /**
@@ -11,11 +18,17 @@ import { expireUnsent } from "./engine.ts";
  *    same rule lazily (api/routes/requests.ts) and a connector claim skips and ends such requests
  *    (engine `nextWork`); the sweep makes the request end on time when nobody reads it and its
  *    connector never checks in again;
- * 2. deletes idempotency keys past their 7-day retention (spec: Limits; `IDEMPOTENCY_RETENTION_MS`).
+ * 2. moves connections whose connector has been silent beyond `CONNECTION_OFFLINE_AFTER_MS` to
+ *    `offline` through the connection status machine (tenancy/connection-status.ts), which writes
+ *    `connection.status_changed`; reads already show such a connection offline (derived);
+ * 3. deletes idempotency keys past their 7-day retention (spec: Limits; `IDEMPOTENCY_RETENTION_MS`);
+ * 4. retention: deletes finished Requests (succeeded, failed, canceled) `REQUEST_RETENTION_MS`
+ *    after they completed, and closed connector sessions `CONNECTOR_SESSION_RETENTION_MS` after
+ *    they closed. Waiting, sent and `outcome_unknown` requests and open sessions are never deleted.
  *
- * Connector sessions are not swept: their tickets have no stored expiry (it is derived from
- * `last_activity_at` and `CONNECTOR_TICKET_TTL_MS`), and an expired open session must be closed by
- * the connector layer, which also interrupts its in-flight requests.
+ * Open connector sessions are not closed here: their tickets have no stored expiry (it is derived
+ * from `last_activity_at` and `CONNECTOR_TICKET_TTL_MS`), and an expired open session must be
+ * closed by the connector layer, which also interrupts its in-flight requests.
  *
  * Several instances may sweep one PostgreSQL at once: each transition is a compare-and-set, so a
  * request another instance (or a reader, or a claim) ended first is skipped; deletes are idempotent.
@@ -31,6 +44,12 @@ export interface SweepResult {
   expiredRequests: number;
   /** Idempotency keys deleted. */
   idempotencyKeysDeleted: number;
+  /** Connections this sweep moved to `offline`. */
+  connectionsOffline: number;
+  /** Finished requests deleted after their retention. */
+  requestsDeleted: number;
+  /** Closed connector sessions deleted after their retention. */
+  sessionsDeleted: number;
 }
 
 export interface SweepOptions {
@@ -53,13 +72,42 @@ export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise
     }
     if (rows.length < batchSize) break;
   }
-  let idempotencyKeysDeleted = 0;
+  let connectionsOffline = 0;
   for (let batch = 0; batch < SWEEP_BATCHES_MAX && !signal?.aborted; batch++) {
-    const deleted = await deleteExpiredIdempotencyKeys(deps.db, new Date(deps.clock.now()), batchSize);
-    idempotencyKeysDeleted += deleted;
+    const seenBefore = new Date(deps.clock.now() - deps.config.CONNECTION_OFFLINE_AFTER_MS);
+    const ids = await silentConnections(deps.db, GOES_OFFLINE_WHEN_SILENT, seenBefore, batchSize);
+    for (const id of ids) {
+      if (signal?.aborted) break;
+      if (await markOfflineIfSilent(deps, id)) connectionsOffline += 1;
+    }
+    if (ids.length < batchSize) break;
+  }
+  const now = (): number => deps.clock.now();
+  const idempotencyKeysDeleted = await deleteInBatches(signal, batchSize, (limit) =>
+    deleteExpiredIdempotencyKeys(deps.db, new Date(now()), limit),
+  );
+  const requestsDeleted = await deleteInBatches(signal, batchSize, (limit) =>
+    deleteFinishedRequests(deps.db, new Date(now() - deps.config.REQUEST_RETENTION_MS), limit),
+  );
+  const sessionsDeleted = await deleteInBatches(signal, batchSize, (limit) =>
+    deleteClosedSessions(deps.db, new Date(now() - deps.config.CONNECTOR_SESSION_RETENTION_MS), limit),
+  );
+  return { expiredRequests, idempotencyKeysDeleted, connectionsOffline, requestsDeleted, sessionsDeleted };
+}
+
+/** Repeats a bounded delete while batches come back full, at most {@link SWEEP_BATCHES_MAX} times. */
+async function deleteInBatches(
+  signal: AbortSignal | undefined,
+  batchSize: number,
+  deleteBatch: (limit: number) => Promise<number>,
+): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < SWEEP_BATCHES_MAX && !signal?.aborted; batch++) {
+    const deleted = await deleteBatch(batchSize);
+    total += deleted;
     if (deleted < batchSize) break;
   }
-  return { expiredRequests, idempotencyKeysDeleted };
+  return total;
 }
 
 /** A running sweeper. */
@@ -86,8 +134,10 @@ export function startSweeper(deps: Deps): Sweeper {
         deps.metrics.sweepRuns.inc({ result: "ok" });
         deps.metrics.sweepRows.inc({ action: "expired_requests" }, result.expiredRequests);
         deps.metrics.sweepRows.inc({ action: "idempotency_keys_deleted" }, result.idempotencyKeysDeleted);
-        if (result.expiredRequests > 0 || result.idempotencyKeysDeleted > 0)
-          deps.logger.info(result, "background sweep");
+        deps.metrics.sweepRows.inc({ action: "connections_offline" }, result.connectionsOffline);
+        deps.metrics.sweepRows.inc({ action: "requests_deleted" }, result.requestsDeleted);
+        deps.metrics.sweepRows.inc({ action: "connector_sessions_deleted" }, result.sessionsDeleted);
+        if (Object.values(result).some((n) => n > 0)) deps.logger.info(result, "background sweep");
       } catch (error) {
         deps.metrics.sweepRuns.inc({ result: "error" });
         deps.logger.error({ err: error }, "sweep failed; retrying at the next interval");

@@ -9,9 +9,8 @@ import type { AuthSessionsTable, ConnectionsTable } from "./schema.ts";
  * The connection events' outbox hooks (data shapes: webhooks/event-types.ts):
  *
  * - `connection.status_changed`: written in the transaction that changes a connection's stored
- *   `status` (store/connections.ts `updateConnection` routes every status change here). `offline`
- *   is derived when read, not stored, so it causes no event until the connection status machine
- *   stores it.
+ *   `status`: {@link changeConnectionStatus} is the only writer of `status`, and is called only by
+ *   the connection status machine (tenancy/connection-status.ts).
  * - `connection.setup_completed`: written in the transaction that moves an auth session to
  *   `completed` (store/auth-sessions.ts), once per session.
  *
@@ -33,25 +32,50 @@ export async function wakeDispatcher(db: Db): Promise<void> {
   await notifiers.get(db)?.notify(EVENTS_CHANNEL);
 }
 
+/** What {@link changeConnectionStatus} did. */
+export interface StatusChange {
+  /** The connection after the call (unchanged when refused); null when it does not exist. */
+  row: ConnectionRow | null;
+  /** The status before the call (null when the connection does not exist). */
+  previousStatus: string | null;
+  /** The current status was neither `to` nor one of `from`, or `onlyIf` failed: nothing was written. */
+  refused: boolean;
+}
+
+/**
+ * Moves a connection to `changes.status` if its current status is one of `from` (the transitions
+ * the status machine allows into it, tenancy/connection-status.ts) or already that status (then
+ * only the other fields change), and `onlyIf` holds for the locked row (evidence that must still
+ * be true, such as a silence). The row is locked for the check, so the compare-and-set holds
+ * across instances; a real change writes `connection.status_changed` in the same transaction.
+ */
 export async function changeConnectionStatus(
   db: Db,
   connectionId: string,
-  changes: Partial<Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at">>,
-): Promise<ConnectionRow | null> {
+  from: readonly string[],
+  changes: Partial<Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at">> & {
+    status: string;
+  },
+  onlyIf: (current: ConnectionRow) => boolean = () => true,
+): Promise<StatusChange> {
   const result = await db.transaction().execute(async (trx) => {
     const before = await trx
       .selectFrom("connections")
-      .select("status")
+      .selectAll()
       .where("id", "=", connectionId)
       .forUpdate()
       .executeTakeFirst();
+    if (!before) return { row: null, previousStatus: null, refused: false, written: false };
+    if ((before.status !== changes.status && !from.includes(before.status)) || !onlyIf(before))
+      return { row: before, previousStatus: before.status, refused: true, written: false };
     const after = await trx
       .updateTable("connections")
       .set(changes)
       .where("id", "=", connectionId)
       .returningAll()
-      .executeTakeFirst();
-    if (!before || !after || before.status === after.status) return { row: after ?? null, written: false };
+      .executeTakeFirstOrThrow();
+    if (before.status === after.status)
+      return { row: after, previousStatus: before.status, refused: false, written: false };
     const at = after.updated_at;
     const written = await insertEventIfSubscribed(trx, {
       id: newId("event"),
@@ -70,10 +94,11 @@ export async function changeConnectionStatus(
       }),
       at,
     });
-    return { row: after, written };
+    return { row: after, previousStatus: before.status, refused: false, written };
   });
   if (result.written) await wakeDispatcher(db);
-  return result.row;
+  const { written: _written, ...change } = result;
+  return change;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { sql, type Selectable } from "kysely";
-import { changeConnectionStatus } from "./connection-events.ts";
 import type { Db } from "./database.ts";
 import type { ConnectionsTable } from "./schema.ts";
 import { isTestTenant, type Tenant } from "./tenant.ts";
@@ -63,20 +62,20 @@ export async function findConnectionById(db: Db, connectionId: string): Promise<
   return r ?? null;
 }
 
+/**
+ * Changes of anything but `status`: the status moves only through the connection status machine
+ * (tenancy/connection-status.ts → store/connection-events.ts `changeConnectionStatus`).
+ */
 export type ConnectionChanges = Partial<
-  Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at">
+  Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at" | "status">
 >;
 
-/**
- * Updates a connection. A change of `status` goes through {@link changeConnectionStatus}, which
- * writes the `connection.status_changed` event in the same transaction (the outbox).
- */
+/** Updates a connection's fields other than its status. */
 export async function updateConnection(
   db: Db,
   connectionId: string,
   changes: ConnectionChanges,
 ): Promise<ConnectionRow | null> {
-  if (changes.status !== undefined) return changeConnectionStatus(db, connectionId, changes);
   const r = await db
     .updateTable("connections")
     .set(changes)

@@ -7,7 +7,10 @@ export type SessionChanges = Partial<
   Omit<ConnectorSessionRow, "ticket_hash" | "connection_id" | "created_at">
 >;
 
-export async function insertSession(db: Db, row: ConnectorSessionRow): Promise<void> {
+export async function insertSession(
+  db: Db,
+  row: Omit<ConnectorSessionRow, "ledger_answered_at"> & { ledger_answered_at?: Date | null },
+): Promise<void> {
   await db.insertInto("connector_sessions").values(row).execute();
 }
 

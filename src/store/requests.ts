@@ -16,6 +16,7 @@ export type NewRequestRow = Omit<
   | "caller_gone_at"
   | "caller_instance_id"
   | "background"
+  | "diagnosis"
 > & {
   /** A request the service makes for itself; developers' requests go first. */
   background?: boolean;
@@ -98,11 +99,12 @@ export async function listRequests(
 }
 
 export type RequestChanges = Partial<
-  Omit<RequestRow, "id" | "seq" | "timeline" | "warnings" | "result" | "error">
+  Omit<RequestRow, "id" | "seq" | "timeline" | "warnings" | "result" | "error" | "diagnosis">
 > & {
   warnings?: unknown[];
   result?: unknown;
   error?: unknown;
+  diagnosis?: unknown;
 };
 
 /** Activity stamps written in the same statement as a transition, only if the transition happens. */
@@ -136,7 +138,7 @@ export async function transitionRequest(
   stamps: TransitionStamps = {},
   event: RequestEventInput | null = null,
 ): Promise<(RequestRow & { eventWritten: boolean }) | null> {
-  const { warnings, result, error, ...rest } = changes;
+  const { warnings, result, error, diagnosis, ...rest } = changes;
   const moved = db.with("moved", (q) => {
     let update = q
       .updateTable("requests")
@@ -145,6 +147,7 @@ export async function transitionRequest(
         ...(warnings === undefined ? {} : { warnings: json(warnings) }),
         ...(result === undefined ? {} : { result: result === null ? null : json(result) }),
         ...(error === undefined ? {} : { error: error === null ? null : json(error) }),
+        ...(diagnosis === undefined ? {} : { diagnosis: diagnosis === null ? null : json(diagnosis) }),
         timeline: sql<string>`timeline || ${json([entry])}::jsonb`,
       })
       .where("id", "=", requestId)

@@ -61,6 +61,10 @@ export interface ConnectionsTable {
   last_seen_at: NullableTimestamp;
   last_connection_error_code: string | null;
   retry_at: NullableTimestamp;
+  /** How long the connector had been silent when it last checked in (its observed schedule). */
+  check_in_gap_ms: number | null;
+  /** When a replaced session's ticket was last used (a second computer with the same registration). */
+  shared_connector_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -120,6 +124,8 @@ export interface RequestsTable {
   caller_instance_id: string | null;
   /** Made by the service itself (the change feed poller): handed out after developers' requests. */
   background: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The diagnosis frozen when the request timed out or expired before sending (else null). */
+  diagnosis: Json<unknown> | null;
 }
 
 export interface TimelineEntryRow {
@@ -167,6 +173,8 @@ export interface ConnectorSessionsTable {
   closed_at: NullableTimestamp;
   /** The instance that holds the session's HTTP calls (migration 0008); null before leases. */
   instance_id: string | null;
+  /** When the application first answered in this session (its company file report), migration 0013. */
+  ledger_answered_at: NullableTimestamp;
 }
 
 /** A running (or dead) service process and its lease (requests/instances.ts). */

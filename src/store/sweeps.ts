@@ -51,3 +51,65 @@ export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: num
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Connections in one of `statuses` whose connector was last seen at or before `seenBefore` (silent
+ * beyond the offline window), at most `limit`. The sweep moves each through the status machine,
+ * which checks the silence again under the row lock.
+ */
+export async function silentConnections(
+  db: Db,
+  statuses: readonly string[],
+  seenBefore: Date,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("connections")
+    .select("id")
+    .where("status", "in", [...statuses])
+    .where("last_seen_at", "<", seenBefore)
+    .orderBy("last_seen_at")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Deletes at most `limit` finished requests (succeeded, failed, canceled) completed at or before
+ * `completedBefore`. Requests still waiting, sent or `outcome_unknown` are never deleted.
+ */
+export async function deleteFinishedRequests(db: Db, completedBefore: Date, limit: number): Promise<number> {
+  const finished = ["succeeded", "failed", "canceled"];
+  const result = await db
+    .deleteFrom("requests")
+    .where("status", "in", finished)
+    .where("completed_at", "<=", completedBefore)
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom("requests")
+        .select("id")
+        .where("status", "in", finished)
+        .where("completed_at", "<=", completedBefore)
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes at most `limit` connector sessions closed at or before `closedBefore`; open ones never. */
+export async function deleteClosedSessions(db: Db, closedBefore: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("connector_sessions")
+    .where("state", "=", "closed")
+    .where("closed_at", "<=", closedBefore)
+    .where("ticket_hash", "in", (eb) =>
+      eb
+        .selectFrom("connector_sessions")
+        .select("ticket_hash")
+        .where("state", "=", "closed")
+        .where("closed_at", "<=", closedBefore)
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -163,6 +163,8 @@ export async function ensureConnection(
     last_seen_at: null,
     last_connection_error_code: null,
     retry_at: null,
+    check_in_gap_ms: null,
+    shared_connector_at: null,
     created_at: now,
     updated_at: now,
   };

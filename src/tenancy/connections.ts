@@ -1,13 +1,13 @@
 import { isErrorCode } from "../errors/catalogue.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { ConnectionRow } from "../store/connections.ts";
+import { GOES_OFFLINE_WHEN_SILENT } from "./connection-status.ts";
 
 /**
- * The connection resource (architecture §5). `status` is an open enumeration:
- * pending_setup → online ⇄ (ledger_unavailable | company_file_mismatch | offline), and disabled.
+ * The connection resource (architecture §5). `status` is an open enumeration; its machine is
+ * tenancy/connection-status.ts.
  */
-export type ConnectionStatus =
-  "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+export type { ConnectionStatus } from "./connection-status.ts";
 
 export interface ConnectionResource {
   id: string;
@@ -32,10 +32,11 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /**
  * `offline` is derived at read time as well as stored: a connection whose connector has not been
- * seen within the offline window reads as offline even if no process noticed the silence.
+ * seen within the offline window reads as offline before the sweep stores it (the statuses that
+ * may go offline are those of the status machine).
  */
 export function effectiveStatus(row: ConnectionRow, nowMs: number, offlineAfterMs: number): string {
-  if (row.status === "online" || row.status === "ledger_unavailable") {
+  if (GOES_OFFLINE_WHEN_SILENT.some((from) => from === row.status)) {
     const seen = row.last_seen_at?.getTime() ?? 0;
     if (nowMs - seen > offlineAfterMs) return "offline";
   }
@@ -62,12 +63,14 @@ export function serializeConnection(
   nowMs: number,
   offlineAfterMs: number,
 ): ConnectionResource {
+  const status = effectiveStatus(row, nowMs, offlineAfterMs);
   return {
     id: row.id,
     objectType: "integration_connection",
     integrationSlug: "ledger_desktop",
-    status: effectiveStatus(row, nowMs, offlineAfterMs),
-    statusReason: row.status_reason,
+    status,
+    // Offline derived before the sweep stored it reads as the stored offline does.
+    statusReason: status === "offline" ? "INTEGRATION_CONNECTION_NOT_ACTIVE" : row.status_reason,
     isTest: row.is_test,
     lastRequestAt: iso(row.last_request_at),
     lastSuccessfulRequestAt: iso(row.last_successful_request_at),

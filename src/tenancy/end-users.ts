@@ -17,6 +17,7 @@ import {
   type EndUserRow,
 } from "../store/end-users.ts";
 import type { Tenant } from "../store/tenant.ts";
+import { moveConnection } from "./connection-status.ts";
 import { serializeConnection, type ConnectionResource } from "./connections.ts";
 import { decodeCursor, pageOf, type PlatformPage } from "./pagination.ts";
 
@@ -147,11 +148,15 @@ export async function resetCompanyFile(
       message: "The end user has no connection yet, so there is no company file to reset.",
     });
   }
-  const updated = await updateConnection(deps.db, connection.id, {
+  const changes = {
     company_file_path: null,
     ...(mode === "identity" ? { file_identity: null } : {}),
-    ...(connection.status === "company_file_mismatch" ? { status: "online", status_reason: null } : {}),
     updated_at: new Date(deps.clock.now()),
-  });
+  };
+  // A mismatch is what the reset cures: the next check-in adopts the file that is open.
+  const updated =
+    connection.status === "company_file_mismatch"
+      ? (await moveConnection(deps, connection.id, "online", changes)).row
+      : await updateConnection(deps.db, connection.id, changes);
   return serialize(deps, row, updated);
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { createApiKey, createProject } from "../../src/tenancy/api-keys.ts";
-import { updateConnection } from "../../src/store/connections.ts";
+import { moveConnection } from "../../src/tenancy/connection-status.ts";
 import { buildTestApp, type TestApp } from "../../src/testing/harness.ts";
 import { expectStatus } from "./helpers.ts";
 
@@ -207,8 +207,7 @@ async function onlineEndUser(
     .integrationConnections[0];
   assert.ok(connection, "the auth session made a connection");
   const now = new Date(h.clock.now());
-  await updateConnection(h.deps.db, connection.id, {
-    status: "online",
+  await moveConnection(h.deps, connection.id, "online", {
     last_seen_at: now,
     last_check_in_at: now,
     company_name: `Company ${sourceId}`,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { updateConnection } from "../../src/store/connections.ts";
+import { moveConnection } from "../../src/tenancy/connection-status.ts";
 import { startSystem, type ConnectedEndUser } from "../../src/testing/system.ts";
 import { E2E_CONFIG, json, passthroughPath, requestById, type RequestResource } from "./helpers.ts";
 
@@ -27,7 +27,7 @@ test("admission refusals answer the error's status, sync and async, with nothing
     const eu = await sys.connectEndUser({ companyName: "Full Queue Co" });
     // Set up and seen just now, but not checking in yet: everything admitted waits.
     const now = new Date(sys.clock.now());
-    await updateConnection(sys.deps.db, eu.connectionId, { status: "online", last_seen_at: now });
+    await moveConnection(sys.deps, eu.connectionId, "online", { last_seen_at: now });
     for (const name of ["Queued-A", "Queued-B"]) {
       const res = await sys.call("POST", passthroughPath(eu.endUserId), {
         body: probe(name),
@@ -95,7 +95,7 @@ test("admission refusals answer the error's status, sync and async, with nothing
 
   await t.test("a disabled connection: INTEGRATION_CONNECTION_DISABLED for an async call", async () => {
     const eu = await sys.connectEndUser({ companyName: "Disabled Co" });
-    await updateConnection(sys.deps.db, eu.connectionId, { status: "disabled" });
+    await moveConnection(sys.deps, eu.connectionId, "disabled");
     const res = await sys.call("POST", passthroughPath(eu.endUserId), {
       body: probe("Disabled"),
       headers: ASYNC,

@@ -19,6 +19,7 @@ import {
   HRESULT_MODE_CONFLICT,
   HRESULT_NO_FILE_OPEN,
   HRESULT_NOT_RUNNING,
+  HRESULT_STARTING,
   HRESULT_WRONG_FILE,
   hresultFailure,
   type LedgerFault,
@@ -118,14 +119,17 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     return this.openPath;
   }
 
-  /** Switches a fault on (or off with `null`); a `not_responding` wait ends when it changes. */
+  /** Switches a fault on (or off with `null`); a `not_responding` or `hang_on_open` wait ends when it changes. */
   setFault(fault: LedgerFault | null): void {
     this.fault = fault;
     for (const watcher of this.faultWatchers.splice(0)) watcher();
   }
 
-  beginSession(options: BeginSessionOptions): Promise<BeginSessionResult> {
-    return Promise.resolve(this.begin(options));
+  async beginSession(options: BeginSessionOptions): Promise<BeginSessionResult> {
+    while (this.fault?.kind === "hang_on_open") {
+      await new Promise<void>((resolve) => this.faultWatchers.push(resolve));
+    }
+    return this.begin(options);
   }
 
   private begin(options: BeginSessionOptions): BeginSessionResult {
@@ -134,6 +138,7 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     if (fault?.kind === "modal_dialog") return hresultFailure(HRESULT_MODAL_DIALOG);
     if (fault?.kind === "file_mode_conflict") return hresultFailure(HRESULT_MODE_CONFLICT);
     if (fault?.kind === "access_not_granted") return hresultFailure(HRESULT_ACCESS_NOT_GRANTED);
+    if (fault?.kind === "starting") return hresultFailure(HRESULT_STARTING);
     const requested = options.companyFilePath;
     let path: string;
     if (fault?.kind === "wrong_company_file") {

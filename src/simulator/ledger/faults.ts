@@ -20,7 +20,14 @@ export type LedgerFault =
   /** processRequest takes `ms` longer (through the injected sleep). */
   | { kind: "slow_processing"; ms: number }
   /** processRequest does not answer until the fault is cleared. */
-  | { kind: "not_responding" };
+  | { kind: "not_responding" }
+  /** The application has not finished starting: beginSession → 0x80040424. */
+  | { kind: "starting" }
+  /**
+   * Opening the company file hangs (a dialog at start-up): beginSession does not return until the
+   * fault is cleared, so the connector's session opens and the application never answers.
+   */
+  | { kind: "hang_on_open" };
 
 /** An HRESULT and its message. */
 export interface HResult {
@@ -84,6 +91,12 @@ export const HRESULT_ACCESS_NOT_GRANTED: HResult = {
   code: "0x8004041A",
   message:
     "This application does not have permission to access this ledger application company data file. The ledger application administrator can grant access permission through the Integrated Application preferences.",
+};
+
+/** 0x80040424 — the application has not finished its initialisation. */
+export const HRESULT_STARTING: HResult = {
+  code: "0x80040424",
+  message: "The ledger application did not finish its initialization. Please try again later.",
 };
 
 /** The failure value for `hresult`. */

@@ -1,0 +1,176 @@
+/**
+ * Why a request waits, as a pure function of what the connector endpoint observed (spec:
+ * `waitingReason`, diagnosis `probableCauses`). requests/diagnosis.ts gathers the evidence from the
+ * store; this file only reasons about it, so every rule is tested without a clock or a database.
+ */
+
+/** What the connector endpoint has observed about a connection, at `nowMs`. */
+export interface Evidence {
+  nowMs: number;
+  /** The request's own state: waiting (queued, waiting_for_connection) or running (sent). */
+  request: { waiting: boolean; queuePosition: number | null; sentAtMs: number | null };
+  /** Status as read (offline derived from silence), the stored status and its reason. */
+  status: string;
+  storedStatus: string;
+  statusReason: string | null;
+  retryAtMs: number | null;
+  lastSeenAtMs: number | null;
+  /** How long the connector had been silent when it last checked in (its observed schedule). */
+  checkInGapMs: number | null;
+  /** When a replaced session's ticket was last used (a second computer with the same registration). */
+  sharedConnectorAtMs: number | null;
+  /** The open session, if any, and whether the application has answered in it. */
+  session: { openedAtMs: number; ledgerAnswered: boolean } | null;
+  /** Recent sessions, newest first, that opened and never heard from the application. */
+  silentSessions: number;
+  /** When another request of the connection was handed over and is still unanswered. */
+  inFlightSentAtMs: number | null;
+  /** `outcome_unknown` writes whose recovery query must run before anything else. */
+  recoveriesPending: number;
+  checkInIntervalMs: number;
+  answerWaitMs: number;
+}
+
+export interface ProbableCause {
+  code: string;
+  retryAt?: string;
+}
+
+/** Two computers' evidence counts for this long after the last replaced ticket was used. */
+export const SHARED_CONNECTOR_EVIDENCE_MS = 24 * 60 * 60 * 1000;
+
+/** Connection-level causes read from the stored status reason (set from connector evidence). */
+const CAUSE_FOR_REASON: Readonly<Record<string, string>> = {
+  LEDGER_MODAL_DIALOG_OPEN: "ledger_modal_dialog",
+  LEDGER_NOT_RESPONDING: "ledger_modal_dialog",
+  LEDGER_CANNOT_START: "ledger_closed_no_unattended_access",
+  LEDGER_STARTING: "ledger_starting",
+  LEDGER_WRONG_COMPANY_FILE_OPEN: "wrong_company_file",
+  LEDGER_COMPANY_FILE_MISMATCH: "wrong_company_file",
+  LEDGER_COMPANY_FILE_NOT_FOUND: "wrong_company_file",
+  LEDGER_FILE_MODE_CONFLICT: "file_mode_conflict",
+};
+
+/** `waitingReason` for a reason the connection's status carries. */
+const WAITING_FOR_REASON: Readonly<Record<string, string>> = {
+  LEDGER_MODAL_DIALOG_OPEN: "ledger_not_responding",
+  LEDGER_NOT_RESPONDING: "ledger_not_responding",
+  LEDGER_FILE_MODE_CONFLICT: "file_mode_conflict",
+  LEDGER_STARTING: "ledger_starting",
+};
+
+const UNREACHABLE = ["ledger_unavailable", "company_file_mismatch"];
+
+/** The connector's observed silence before its last check-in is far beyond the `.qwc` schedule. */
+export function scheduleDrifted(e: Evidence): boolean {
+  return (
+    e.checkInGapMs !== null &&
+    e.checkInGapMs > Math.max(2 * e.checkInIntervalMs, e.checkInIntervalMs + 60_000)
+  );
+}
+
+/** A session opened and the application has not answered for longer than the answer wait. */
+function sessionUnanswered(e: Evidence): boolean {
+  return e.session !== null && !e.session.ledgerAnswered && e.nowMs - e.session.openedAtMs > e.answerWaitMs;
+}
+
+/** Another request was handed over and its answer is overdue. */
+function inFlightOverdue(e: Evidence): boolean {
+  return e.inFlightSentAtMs !== null && e.nowMs - e.inFlightSentAtMs > e.answerWaitMs;
+}
+
+function sharedConnector(e: Evidence): boolean {
+  return e.sharedConnectorAtMs !== null && e.nowMs - e.sharedConnectorAtMs <= SHARED_CONNECTOR_EVIDENCE_MS;
+}
+
+/** The spec's `waitingReason` of a waiting request (null for one that does not wait). */
+export function waitingReasonOf(e: Evidence): string | null {
+  if (!e.request.waiting) return null;
+  if (e.recoveriesPending > 0) return "write_recovery_pending";
+  if (e.status === "offline") return "connector_offline";
+  if (UNREACHABLE.includes(e.storedStatus))
+    return (e.statusReason && WAITING_FOR_REASON[e.statusReason]) ?? "ledger_unavailable";
+  if (sessionUnanswered(e) || inFlightOverdue(e)) return "ledger_not_responding";
+  if ((e.request.queuePosition ?? 1) > 1 || e.inFlightSentAtMs !== null) return "behind_other_requests";
+  if (e.session !== null && !e.session.ledgerAnswered) return "opening_company_file";
+  return "awaiting_check_in";
+}
+
+/**
+ * Probable causes, most likely first. Each piece of evidence proposes causes with a weight; the
+ * strongest evidence wins, and ties keep the order below. The weights say how directly the
+ * evidence shows the cause: a status reason the application reported beats an inference from
+ * silence; silence with a drifted schedule points at the schedule before the computer.
+ */
+export function probableCausesOf(e: Evidence): ProbableCause[] {
+  const found: Array<ProbableCause & { weight: number }> = [];
+  const add = (code: string, weight: number, retryAt?: string): void => {
+    if (found.some((c) => c.code === code)) return;
+    found.push({ code, weight, ...(retryAt === undefined ? {} : { retryAt }) });
+  };
+  if (e.recoveriesPending > 0) add("write_recovery_pending", 100);
+  if (UNREACHABLE.includes(e.storedStatus)) {
+    const cause = (e.statusReason && CAUSE_FOR_REASON[e.statusReason]) ?? "ledger_unavailable";
+    const retryAt =
+      cause === "file_mode_conflict" && e.retryAtMs !== null
+        ? new Date(e.retryAtMs).toISOString()
+        : undefined;
+    // Reported by the application itself; older than a silence that followed it.
+    add(cause, e.status === "offline" ? 50 : 90, retryAt);
+  }
+  if (sharedConnector(e)) add("same_connector_two_computers", 92);
+  if (e.silentSessions > 0 || sessionUnanswered(e))
+    add("ledger_modal_dialog", 80 + Math.min(e.silentSessions, 10));
+  if (e.status === "offline") {
+    if (scheduleDrifted(e)) add("web_connector_schedule_changed", 75);
+    add("computer_offline", 70);
+    add("web_connector_closed", 65);
+  }
+  if (e.request.waiting) {
+    if (inFlightOverdue(e)) add("ledger_modal_dialog", 78);
+    if ((e.request.queuePosition ?? 1) > 1 || e.inFlightSentAtMs !== null) add("behind_other_requests", 50);
+    if (e.status !== "offline" && e.session === null) {
+      if (scheduleDrifted(e)) add("web_connector_schedule_changed", 60);
+      add("awaiting_check_in", 30);
+    }
+  } else if (e.request.sentAtMs !== null) {
+    add("ledger_processing", 60);
+  }
+  if (found.length === 0) add("awaiting_check_in", 0);
+  return found.sort((a, b) => b.weight - a.weight).map(({ weight: _weight, ...cause }) => cause);
+}
+
+/** A one-line summary for the most likely cause. */
+export function summaryOf(cause: string, waitingReason: string | null): string {
+  switch (cause) {
+    case "write_recovery_pending":
+      return "An earlier write's outcome is being confirmed with the application before anything else runs.";
+    case "computer_offline":
+    case "web_connector_closed":
+      return "The connector has stopped checking in: the end user's computer is off or the Web Connector is closed.";
+    case "web_connector_schedule_changed":
+      return "The Web Connector checks in much less often than it was set up to: its schedule was changed.";
+    case "same_connector_two_computers":
+      return "Two computers run the same connector registration and keep replacing each other's sessions.";
+    case "ledger_modal_dialog":
+      return "The connector opens sessions but the application does not answer, usually because a dialog is open.";
+    case "ledger_closed_no_unattended_access":
+      return "The application is closed and cannot be started without someone logged in.";
+    case "ledger_starting":
+      return "The application is still starting.";
+    case "wrong_company_file":
+      return "Another company file is open in the application.";
+    case "file_mode_conflict":
+      return "The company file is held in single-user mode or by another program.";
+    case "behind_other_requests":
+      return "Waiting behind earlier requests for this company file.";
+    case "ledger_processing":
+      return "The application is processing the request.";
+    case "ledger_unavailable":
+      return "The connector cannot reach the application.";
+    default:
+      return waitingReason === "opening_company_file"
+        ? "The connector is opening the company file."
+        : "Waiting for the connector's next check-in.";
+  }
+}
