@@ -46,6 +46,12 @@ const schema = z.object({
   CONNECTOR_CHECK_IN_SECONDS: z.coerce.number().int().positive().default(60),
   /** A connection not seen for this long is `offline` and sync calls fail fast. */
   CONNECTION_OFFLINE_AFTER_MS: z.coerce.number().int().positive().default(180_000),
+  /**
+   * The service sends its consecutive writes to one record more than this long after the previous
+   * one was answered (0: not spaced), because the application changes a record's revision number at most once a
+   * second (spec: common record fields). Keep the default; only tests whose clock is frozen lower it.
+   */
+  RECORD_WRITE_SPACING_MS: z.coerce.number().int().min(0).default(1000),
   /** Maximum requests waiting per connection (CONNECTION_QUEUE_FULL). */
   CONNECTION_QUEUE_CAPACITY: z.coerce.number().int().positive().default(1000),
   /**

@@ -365,7 +365,11 @@ async function holdForWork(
       }
       await Promise.race([
         woke,
-        deps.clock.sleep(idleLeft, stop.signal),
+        // A write held back by the spacing of writes to one record is sent when it ends.
+        deps.clock.sleep(
+          work?.kind === "spaced" ? Math.min(idleLeft, work.untilMs - now) : idleLeft,
+          stop.signal,
+        ),
         realTime.sleep(holdLeft, stop.signal),
       ]);
       const fresh = await findSession(deps.db, session.ticket_hash);

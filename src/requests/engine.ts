@@ -11,6 +11,7 @@ import {
   claimNextRequest,
   expiredUnsent,
   findRequestById,
+  noteRecordWrites,
   queuePositionOf,
   transitionRequest,
   waitingRequests,
@@ -153,6 +154,8 @@ export async function endUnsent(
 /** What the connector is handed next: a write-recovery query, a claimed request, or nothing. */
 export type NextWork =
   | { kind: "recovery"; messageSetId: string }
+  /** The next request writes to a record written less than a second ago: it is sent at `untilMs`. */
+  | { kind: "spaced"; untilMs: number }
   | { kind: "request"; row: Pick<RequestRow, "id" | "is_write" | "created_at">; xml: string }
   | null;
 
@@ -175,7 +178,7 @@ export async function nextWork(
 ): Promise<NextWork> {
   const now = new Date(deps.clock.now());
   const handOver = TRANSITIONS.hand_over;
-  const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = await claimNextRequest(deps.db, {
+  const claim = await claimNextRequest(deps.db, {
     connectionId,
     ticketHash,
     xmlVersion,
@@ -184,7 +187,10 @@ export async function nextWork(
     handOver,
     expirable: TRANSITIONS.queue_ttl.from,
     entry: timelineEntry(handOver.to, "Handed to the connector", now.getTime(), now),
+    // Writes to one record are sent more than a second apart, counted from the previous answer.
+    spacingMs: deps.config.RECORD_WRITE_SPACING_MS,
   });
+  const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = claim;
   if (hasExpired) await expireQueued(deps, connectionId);
   if (lostRequestId !== null && !lostAlreadyHandled) {
     const lost = await findRequestById(deps.db, lostRequestId);
@@ -197,6 +203,7 @@ export async function nextWork(
     return nextWork(deps, connectionId, ticketHash, xmlVersion, true);
   }
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
+  if (claim.spacedUntil !== null) return { kind: "spaced", untilMs: claim.spacedUntil.getTime() };
   if (!claimed) return null;
   deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - claimed.created_at.getTime()) / 1000);
   deps.logger.debug({ requestId: claimed.id, connectionId }, "request handed to the connector");
@@ -242,6 +249,9 @@ export async function completeFromAnswer(
   const now = deps.clock.now();
   const session = { ticketHash, at: new Date(now) };
   const base = { completed_at: new Date(now) };
+  // The application wrote (or refused) by now: the next write to these records waits from here.
+  if (row.connection_id && row.write_targets?.length)
+    await noteRecordWrites(deps.db, row.connection_id, row.write_targets, new Date(now));
   if (isFailureHResult(answer.hresult)) {
     // The request processor threw instead of answering (programmer's guide p.77).
     const mapping = mappingForHResult(answer.hresult);

@@ -155,6 +155,7 @@ test("the lifecycle table runs", async (t) => {
         handOver: { from, to: TRANSITIONS.hand_over.to },
         expirable: TRANSITIONS.queue_ttl.from,
         entry: timelineEntry("sent", "test", now.getTime(), now),
+        spacingMs: 1000,
       });
     assert.equal((await claim(TRANSITIONS.hand_over.from)).claimed, null, "the table hands over only queued");
     assert.equal(

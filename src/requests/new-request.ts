@@ -20,7 +20,11 @@ export type NewRequestFields = Pick<
   | "previous_request_id"
   | "caller_instance_id"
   | "background"
-> & { status: "queued" | "waiting_for_connection" };
+> & {
+  status: "queued" | "waiting_for_connection";
+  /** The records a write changes, when it changes existing ones. */
+  write_targets?: string[];
+};
 
 /** Why a new request is refused at admission: it is created `failed` with this error. */
 export interface Refusal {

@@ -25,6 +25,7 @@ import { isSettled } from "./lifecycle.ts";
 import type { CallOptions } from "./call-options.ts";
 import { newRequestRow } from "./new-request.ts";
 import { newId } from "../platform/ids.ts";
+import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -83,6 +84,13 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   return waitForCaller(deps, row, s.options.timeoutSeconds * 1000, s.hungUp);
 }
 
+/** The records a write changes, so that the engine spaces writes to one record (spec). */
+function writeTargetsColumn(s: Submission): { write_targets?: string[] } {
+  if (!s.isWrite) return {};
+  const targets = writeTargetsOf(s.requestXml);
+  return targets.length === 0 ? {} : { write_targets: targets };
+}
+
 /**
  * Creates the Request (or attaches to the one the Idempotency-Key names). A new Request refused at
  * admission is created `failed` with `refusal` as its error, and nobody is woken.
@@ -130,6 +138,7 @@ async function createOrAttach(
         // A sync caller waits on this instance: if it dies, recovery lets go of the caller.
         caller_instance_id: s.options.async ? null : deps.instanceId,
         ...(s.background ? { background: true } : {}),
+        ...writeTargetsColumn(s),
       },
       now,
       refusal

@@ -26,6 +26,7 @@ const NOTHING_SWEPT = {
   connectionsOffline: 0,
   requestsDeleted: 0,
   sessionsDeleted: 0,
+  recordWritesDeleted: 0,
 };
 
 async function setUp(t: TestContext): Promise<{ deps: Deps; clock: FakeClock; projectId: string }> {

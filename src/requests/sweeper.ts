@@ -3,6 +3,7 @@ import {
   deleteClosedSessions,
   deleteExpiredIdempotencyKeys,
   deleteFinishedRequests,
+  deleteRecordWritesBefore,
   expiredWaitingRequests,
   silentConnections,
 } from "../store/sweeps.ts";
@@ -24,7 +25,8 @@ import { expireUnsent } from "./engine.ts";
  * 3. deletes idempotency keys past their 7-day retention (spec: Limits; `IDEMPOTENCY_RETENTION_MS`);
  * 4. retention: deletes finished Requests (succeeded, failed, canceled) `REQUEST_RETENTION_MS`
  *    after they completed, and closed connector sessions `CONNECTOR_SESSION_RETENTION_MS` after
- *    they closed. Waiting, sent and `outcome_unknown` requests and open sessions are never deleted.
+ *    they closed. Waiting, sent and `outcome_unknown` requests and open sessions are never deleted;
+ * 5. deletes the stamps of the service's writes to records once they can hold no write back.
  *
  * Open connector sessions are not closed here: their tickets have no stored expiry (it is derived
  * from `last_activity_at` and `CONNECTOR_TICKET_TTL_MS`), and an expired open session must be
@@ -33,6 +35,9 @@ import { expireUnsent } from "./engine.ts";
  * Several instances may sweep one PostgreSQL at once: each transition is a compare-and-set, so a
  * request another instance (or a reader, or a claim) ended first is skipped; deletes are idempotent.
  */
+
+/** Write stamps older than this hold nothing back (writes are spaced by a second): the sweep deletes them. */
+export const RECORD_WRITES_KEPT_MS = 60_000;
 
 /** Rows handled per batch (each a bounded query). */
 export const SWEEP_BATCH_SIZE = 500;
@@ -50,6 +55,8 @@ export interface SweepResult {
   requestsDeleted: number;
   /** Closed connector sessions deleted after their retention. */
   sessionsDeleted: number;
+  /** Stamps of the service's writes to records, old enough to hold nothing back. */
+  recordWritesDeleted: number;
 }
 
 export interface SweepOptions {
@@ -92,7 +99,18 @@ export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise
   const sessionsDeleted = await deleteInBatches(signal, batchSize, (limit) =>
     deleteClosedSessions(deps.db, new Date(now() - deps.config.CONNECTOR_SESSION_RETENTION_MS), limit),
   );
-  return { expiredRequests, idempotencyKeysDeleted, connectionsOffline, requestsDeleted, sessionsDeleted };
+  const recordWritesDeleted = await deleteRecordWritesBefore(
+    deps.db,
+    new Date(now() - RECORD_WRITES_KEPT_MS),
+  );
+  return {
+    expiredRequests,
+    idempotencyKeysDeleted,
+    connectionsOffline,
+    requestsDeleted,
+    sessionsDeleted,
+    recordWritesDeleted,
+  };
 }
 
 /** Repeats a bounded delete while batches come back full, at most {@link SWEEP_BATCHES_MAX} times. */
@@ -137,6 +155,7 @@ export function startSweeper(deps: Deps): Sweeper {
         deps.metrics.sweepRows.inc({ action: "connections_offline" }, result.connectionsOffline);
         deps.metrics.sweepRows.inc({ action: "requests_deleted" }, result.requestsDeleted);
         deps.metrics.sweepRows.inc({ action: "connector_sessions_deleted" }, result.sessionsDeleted);
+        deps.metrics.sweepRows.inc({ action: "record_writes_deleted" }, result.recordWritesDeleted);
         if (Object.values(result).some((n) => n > 0)) deps.logger.info(result, "background sweep");
       } catch (error) {
         deps.metrics.sweepRuns.inc({ result: "error" });

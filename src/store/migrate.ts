@@ -8,6 +8,7 @@ import * as m0006 from "./migrations/0006-webhooks.ts";
 import * as m0008 from "./migrations/0008-instance-leases.ts";
 import * as m0010 from "./migrations/0010-ledger-cursors.ts";
 import * as m0011 from "./migrations/0011-change-feed.ts";
+import * as m0012 from "./migrations/0012-record-write-spacing.ts";
 import * as m0013 from "./migrations/0013-connection-evidence-and-retention.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0008-instance-leases": m0008,
   "0010-ledger-cursors": m0010,
   "0011-change-feed": m0011,
+  "0012-record-write-spacing": m0012,
   "0013-connection-evidence-and-retention": m0013,
 };
 

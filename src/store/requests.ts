@@ -17,7 +17,10 @@ export type NewRequestRow = Omit<
   | "caller_instance_id"
   | "background"
   | "diagnosis"
+  | "write_targets"
 > & {
+  /** The existing records a write changes (spaced a second apart by the claim). */
+  write_targets?: string[];
   /** A request the service makes for itself; developers' requests go first. */
   background?: boolean;
   /** Set for sync calls: the instance whose HTTP call waits for the result. */
@@ -39,6 +42,7 @@ export async function insertRequest(db: Executor, row: NewRequestRow): Promise<R
       warnings: json(row.warnings),
       result: row.result === null ? null : json(row.result),
       error: row.error === null ? null : json(row.error),
+      write_targets: row.write_targets ? json(row.write_targets) : null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -99,7 +103,10 @@ export async function listRequests(
 }
 
 export type RequestChanges = Partial<
-  Omit<RequestRow, "id" | "seq" | "timeline" | "warnings" | "result" | "error" | "diagnosis">
+  Omit<
+    RequestRow,
+    "id" | "seq" | "timeline" | "warnings" | "result" | "error" | "diagnosis" | "write_targets"
+  >
 > & {
   warnings?: unknown[];
   result?: unknown;
@@ -259,6 +266,8 @@ export interface ClaimInput {
   expirable: readonly string[];
   /** The hand-over's timeline entry (its `elapsedMs` is computed from the row). */
   entry: TimelineEntryRow;
+  /** Consecutive writes to one record are sent more than this apart (spec: common record fields); 0: not spaced. */
+  spacingMs: number;
 }
 
 export interface ClaimResult {
@@ -272,6 +281,11 @@ export interface ClaimResult {
    * was lost. Nothing is claimed while it is `sent`.
    */
   lostRequestId: string | null;
+  /**
+   * The next request writes to a record the service wrote less than `spacingMs` ago: nothing is
+   * claimed before this time.
+   */
+  spacedUntil: Date | null;
 }
 
 /**
@@ -292,6 +306,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     recovery_id: string | null;
     lost_id: string | null;
     has_expired: boolean;
+    spaced_since: Date | string | null;
   }>`
     with recovery as (
       select message_set_id from requests
@@ -301,8 +316,8 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       update connector_sessions set recovery_message_set_id = (select message_set_id from recovery),
         last_work_at = ${c.now}
       where ticket_hash = ${c.ticketHash} and exists (select 1 from recovery)
-    ), next as (
-      select id from requests
+    ), head as (
+      select id, write_targets from requests
       where connection_id = ${c.connectionId} and status in (${sql.join(c.handOver.from)})
         and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
         and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = ${c.handOver.to})
@@ -310,6 +325,19 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       -- Developers' requests first; the service's own (background) after them, each in order.
       order by background, seq limit 1
       for update skip locked
+    ), spaced as (
+      -- The head writes to a record written less than the spacing ago: it waits, and so does the queue.
+      select max(w.written_at) as last_write from record_writes w, head
+      where head.write_targets is not null and w.connection_id = ${c.connectionId}
+        and w.record_id in (select jsonb_array_elements_text(head.write_targets))
+        and ${c.spacingMs}::int > 0 and w.written_at >= ${new Date(c.now.getTime() - c.spacingMs)}
+    ), next as (
+      select head.id, head.write_targets from head where not exists (select 1 from spaced where last_write is not null)
+    ), noted as (
+      insert into record_writes (connection_id, record_id, written_at)
+      select ${c.connectionId}, jsonb_array_elements_text(next.write_targets), ${c.now} from next
+      where next.write_targets is not null
+      on conflict (connection_id, record_id) do update set written_at = excluded.written_at
     ), claimed as (
       update requests r set
         status = ${c.handOver.to}, sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
@@ -328,6 +356,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       where id = ${c.connectionId} and exists (select 1 from claimed)
     )
     select claimed.*, (select message_set_id from recovery) as recovery_id,
+      (select last_write from spaced) as spaced_since,
       (select id from requests
         where connection_id = ${c.connectionId} and status = ${c.handOver.to} and ticket_hash = ${c.ticketHash}
         limit 1) as lost_id,
@@ -354,7 +383,27 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     recoveryMessageSetId: row?.recovery_id ?? null,
     hasExpired: row?.has_expired ?? false,
     lostRequestId: row?.lost_id ?? null,
+    spacedUntil:
+      row?.spaced_since == null ? null : new Date(new Date(row.spaced_since).getTime() + c.spacingMs + 1),
   };
+}
+
+/** The service wrote to these records of a connection at `at` (its next writes to them wait). */
+export async function noteRecordWrites(
+  db: Executor,
+  connectionId: string,
+  recordIds: readonly string[],
+  at: Date,
+): Promise<void> {
+  await db
+    .insertInto("record_writes")
+    .values(recordIds.map((record_id) => ({ connection_id: connectionId, record_id, written_at: at })))
+    .onConflict((oc) =>
+      oc
+        .columns(["connection_id", "record_id"])
+        .doUpdateSet((eb) => ({ written_at: eb.ref("excluded.written_at") })),
+    )
+    .execute();
 }
 
 /** Unsent requests of a connection whose queue TTL has passed. */

@@ -126,6 +126,8 @@ export interface RequestsTable {
   background: ColumnType<boolean, boolean | undefined, boolean>;
   /** The diagnosis frozen when the request timed out or expired before sending (else null). */
   diagnosis: Json<unknown> | null;
+  /** IDs of the existing records a write changes (its Mod, Del and Void messages); null otherwise. */
+  write_targets: ColumnType<string[] | null, string | null | undefined, string | null>;
 }
 
 export interface TimelineEntryRow {
@@ -314,6 +316,13 @@ export interface ChangeFeedSeenTable {
   seen_at: Timestamp;
 }
 
+/** When the service last wrote to a record of a connection (its writes to one record are spaced). */
+export interface RecordWritesTable {
+  connection_id: string;
+  record_id: string;
+  written_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -332,4 +341,5 @@ export interface DatabaseSchema {
   change_feed_subscriptions: ChangeFeedSubscriptionsTable;
   change_feed_polls: ChangeFeedPollsTable;
   change_feed_seen: ChangeFeedSeenTable;
+  record_writes: RecordWritesTable;
 }

@@ -113,3 +113,9 @@ export async function deleteClosedSessions(db: Db, closedBefore: Date, limit: nu
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Deletes the stamps of writes to records older than `before` (they hold nothing back any more). */
+export async function deleteRecordWritesBefore(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom("record_writes").where("written_at", "<", before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

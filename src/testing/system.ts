@@ -110,7 +110,15 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
   const opened = options.store ? { store: options.store, drop: async () => {} } : await openTestStore();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ LOG_LEVEL: "silent", PUBLIC_URL: url, PORT: String(port), ...options.config });
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    PUBLIC_URL: url,
+    PORT: String(port),
+    // The test clock stands still unless a test moves it, so a write spaced from the previous one
+    // would wait forever; the tests of that rule (write-spacing) set it back to the default.
+    RECORD_WRITE_SPACING_MS: "0",
+    ...options.config,
+  });
   const deps: Deps = {
     config,
     store: opened.store,

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { newId } from "../platform/ids.ts";
+import { newRequestRow } from "../requests/new-request.ts";
+import { insertRequest } from "../store/requests.ts";
+import type { TestApp } from "./harness.ts";
+
+/** An end user with a connection (set up through the API), for tests that drive the queue directly. */
+export interface QueueTarget {
+  endUserId: string;
+  connectionId: string;
+}
+
+export async function connectionOf(h: TestApp): Promise<QueueTarget> {
+  const headers = { authorization: `Bearer ${h.project.keys.secretLive}` };
+  const created = await h.app.inject({
+    method: "POST",
+    url: "/v1/end-users",
+    headers,
+    payload: { companyName: "Queue Co", sourceId: "queue" },
+  });
+  const endUserId = created.json<{ id: string }>().id;
+  const session = await h.app.inject({
+    method: "POST",
+    url: "/v1/auth-sessions",
+    headers,
+    payload: { publishableKey: h.project.keys.publishableLive, endUserId },
+  });
+  assert.equal(session.statusCode, 201, session.body);
+  const connection = await h.deps.db
+    .selectFrom("connections")
+    .select("id")
+    .where("end_user_id", "=", endUserId)
+    .executeTakeFirstOrThrow();
+  return { endUserId, connectionId: connection.id };
+}
+
+export interface QueuedRequest {
+  background?: boolean;
+  /** A write's document and the records it changes (health check read when absent). */
+  write?: { xml: string; targets: string[] };
+}
+
+/** Queues an async request on the target's connection, as admission would; returns its ID. */
+export async function queueRequest(
+  h: TestApp,
+  target: QueueTarget,
+  request: QueuedRequest = {},
+): Promise<string> {
+  const id = newId("request");
+  const write = request.write;
+  await insertRequest(
+    h.deps.db,
+    newRequestRow(
+      {
+        id,
+        project_id: h.project.project.id,
+        is_test: false,
+        end_user_id: target.endUserId,
+        connection_id: target.connectionId,
+        operation_id: write ? "endUsers.passthrough" : "ledger.healthCheck",
+        method: write ? "POST" : "GET",
+        path: write ? "/v1/end-users/passthrough" : "/v1/ledger-desktop/health-check",
+        mode: "async",
+        status: "queued",
+        is_write: write !== undefined,
+        request_xml: write?.xml ?? "<QBXML/>",
+        queue_ttl_expires_at: null,
+        idempotency_key_present: false,
+        previous_request_id: null,
+        background: request.background ?? false,
+        ...(write && write.targets.length > 0 ? { write_targets: write.targets } : {}),
+      },
+      h.clock.now(),
+    ),
+  );
+  return id;
+}
