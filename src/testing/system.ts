@@ -114,9 +114,9 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     LOG_LEVEL: "silent",
     PUBLIC_URL: url,
     PORT: String(port),
-    // The test clock stands still unless a test moves it, so a write spaced from the previous one
+    // A fake clock stands still unless a test moves it, so a write spaced from the previous one
     // would wait forever; the tests of that rule (write-spacing) set it back to the default.
-    RECORD_WRITE_SPACING_MS: "0",
+    ...(options.clock ? {} : { RECORD_WRITE_SPACING_MS: "0" }),
     ...options.config,
   });
   const deps: Deps = {
