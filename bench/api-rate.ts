@@ -7,6 +7,7 @@ import { fork } from "node:child_process";
 import Fastify from "fastify";
 import { freePort } from "../src/testing/system.ts";
 import type { LoadCommand, LoadReply } from "./load-worker.ts";
+import { tracked } from "./children.ts";
 
 export const LOAD_CONNECTIONS = 10;
 export const LOAD_SECONDS = 5;
@@ -18,10 +19,12 @@ export interface ApiRate {
 }
 
 async function load(command: LoadCommand): Promise<LoadReply> {
-  const child = fork(new URL("./load-worker.ts", import.meta.url), [], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
+  const child = tracked(
+    fork(new URL("./load-worker.ts", import.meta.url), [], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    }),
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
     return await new Promise<LoadReply>((resolve, reject) => {

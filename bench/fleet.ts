@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import type { FleetCommand, FleetReply } from "./connector-fleet.ts";
+import { tracked } from "./children.ts";
 
 export class Fleet {
   private readonly child: ChildProcess;
@@ -11,10 +12,12 @@ export class Fleet {
   private readonly exited: Promise<void>;
 
   constructor() {
-    this.child = fork(new URL("./connector-fleet.ts", import.meta.url), [], {
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
+    this.child = tracked(
+      fork(new URL("./connector-fleet.ts", import.meta.url), [], {
+        execArgv: ["--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      }),
+    );
     this.child.on("message", (reply: FleetReply) => this.pending?.(reply));
     this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
     this.child.once("exit", (code) => {

@@ -22,6 +22,7 @@ import { createProject } from "../src/tenancy/api-keys.ts";
 import { ensureConnection } from "../src/tenancy/auth-sessions.ts";
 import { createEndUser } from "../src/tenancy/end-users.ts";
 import { freePort } from "../src/testing/system.ts";
+import { tracked } from "./children.ts";
 
 /** USER_HZ of /proc times: 100 on Linux for every common architecture. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -144,22 +145,24 @@ export async function startService(
   // BENCH_PROFILE_DIR: each service process writes a CPU profile there when it stops (profile first).
   const profileDir = process.env.BENCH_PROFILE_DIR;
   const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profiling, "--import", "tsx", "src/main.ts"], {
-    cwd: ROOT,
-    env: {
-      ...inherited,
-      DATA_DIR: target.dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      PUBLIC_URL: url,
-      LOG_LEVEL: "info",
-      SIMULATOR: "off",
-      METRICS_PORT: String(metricsPort),
-      ...(target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : {}),
-      ...env,
-    },
-    stdio: ["ignore", log, log],
-  });
+  const child: ChildProcess = tracked(
+    spawn(process.execPath, [...profiling, "--import", "tsx", "src/main.ts"], {
+      cwd: ROOT,
+      env: {
+        ...inherited,
+        DATA_DIR: target.dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        PUBLIC_URL: url,
+        LOG_LEVEL: "info",
+        SIMULATOR: "off",
+        METRICS_PORT: String(metricsPort),
+        ...(target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : {}),
+        ...env,
+      },
+      stdio: ["ignore", log, log],
+    }),
+  );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const started = Date.now();
   for (;;) {
