@@ -194,13 +194,23 @@ function apiHeaders(secretKey: string): Record<string, string> {
 }
 
 /** Sequential sync calls to one end user whose connector is held: call start → document at its connector. */
+/** The longest the hand-over samples of one step may take together. */
+const HANDOVER_PHASE_MS = 90_000;
+
 async function handOver(command: Extract<FleetCommand, { cmd: "handover" }>): Promise<FleetReply> {
   const connector = connectors[command.index];
   const samples: number[] = [];
   let failures = 0;
   if (!connector) return { cmd: "handover", samples, failures: command.samples };
+  // Bounded as a whole: a connector that never holds again (its session lost under load) must not
+  // keep the bench waiting 30 s per sample; the samples not taken count as failures.
+  const phaseEnd = now() + HANDOVER_PHASE_MS;
   for (let i = 0; i < command.samples; i += 1) {
-    const until = now() + 30_000;
+    if (now() > phaseEnd) {
+      failures += command.samples - i;
+      break;
+    }
+    const until = Math.min(now() + 30_000, phaseEnd);
     while ((connector.heldSince === null || now() - connector.heldSince < 5) && now() < until) await delay(1);
     connector.arrivals.length = 0;
     const start = now();
