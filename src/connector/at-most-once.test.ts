@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { ApplicationSession } from "../simulator/application.ts";
-import { SoapByHand } from "../testing/soap-by-hand.ts";
+import {
+  answerWith,
+  applicationOf,
+  handSetup,
+  openSession,
+  type HandSetup,
+} from "../testing/hand-session.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../testing/system.ts";
 
 /**
@@ -18,45 +23,8 @@ before(async () => {
 });
 after(() => system?.close());
 
-interface Setup {
-  sys: System;
-  eu: ConnectedEndUser;
-  hand: SoapByHand;
-}
-
-let files = 0;
-async function setUp(): Promise<Setup> {
-  const sys = system;
-  assert.ok(sys, "the service is up");
-  files += 1;
-  const eu = await sys.connectEndUser({ companyName: `Once Co ${files}` });
-  return { sys, eu, hand: SoapByHand.for(sys, eu) };
-}
-
-/** A session whose company file was accepted (the first sendRequestXML answered ""). */
-async function openSession(s: Setup): Promise<string> {
-  const ticket = await s.hand.ticket();
-  assert.equal(await s.hand.send(ticket, s.eu.companyFilePath), "");
-  return ticket;
-}
-
-async function application(s: Setup): Promise<ApplicationSession> {
-  const opened = await s.sys.ledger.beginSession({
-    companyFilePath: s.eu.companyFilePath,
-    appName: "hand",
-    ownerId: "{00000000-0000-0000-0000-000000000001}",
-    fileId: "{00000000-0000-0000-0000-000000000002}",
-    stampFileId: false,
-  });
-  assert.ok(opened.ok);
-  return opened.session;
-}
-
-async function answer(app: ApplicationSession, xml: string): Promise<string> {
-  const result = await app.processRequest(xml);
-  assert.ok(result.ok, JSON.stringify(result));
-  return result.response;
-}
+type Setup = HandSetup;
+const setUp = (): Promise<Setup> => handSetup(system, "Once Co");
 
 const PASSTHROUGH = (eu: ConnectedEndUser): string =>
   `/v1/end-users/${eu.endUserId}/passthrough/ledger_desktop`;
@@ -91,14 +59,14 @@ void describe("an answer that cannot be read", () => {
   void it("to a write: outcome_unknown, then its recovery query, never the write again", async () => {
     const s = await setUp();
     const ticket = await openSession(s);
-    const app = await application(s);
+    const app = await applicationOf(s);
     const file = s.sys.ledger.companyFile(s.eu.companyFilePath);
     const beforeCount = file.count("Customer");
     const id = await queue(s, WRITE("Garbled Answer Ltd"));
     const write = await s.hand.send(ticket);
     const messageSetId = /newMessageSetID="([^"]+)"/.exec(write)?.[1];
     assert.ok(messageSetId);
-    await answer(app, write); // applied; what reaches the service is garbage
+    await answerWith(app, write); // applied; what reaches the service is garbage
     assert.equal(await s.hand.receive(ticket, "<QBXML><garbled"), 50);
     const unknown = await request(s, id);
     assert.equal(unknown.status, "outcome_unknown");
@@ -107,7 +75,7 @@ void describe("an answer that cannot be read", () => {
     const next = await s.hand.send(ticket);
     assert.match(next, new RegExp(`oldMessageSetID="${messageSetId}"`), "the recovery query, not the write");
     assert.doesNotMatch(next, /CustomerAddRq/, "the write is not in it");
-    assert.equal(await s.hand.receive(ticket, await answer(app, next)), 50);
+    assert.equal(await s.hand.receive(ticket, await answerWith(app, next)), 50);
     const done = await request(s, id);
     assert.equal(done.status, "succeeded");
     assert.equal(done.outcome, "applied");

@@ -1,10 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { ApplicationSession } from "../simulator/application.ts";
 import { openSessions } from "../store/connector-sessions.ts";
 import { findConnectionById } from "../store/connections.ts";
-import { SoapByHand } from "../testing/soap-by-hand.ts";
-import { startSystem, type ConnectedEndUser, type System } from "../testing/system.ts";
+import {
+  answerWith,
+  applicationOf,
+  handSetup,
+  openSession,
+  type HandSetup,
+} from "../testing/hand-session.ts";
+import { startSystem, type System } from "../testing/system.ts";
 import { NOOP, TEXTS } from "./session.ts";
 
 /**
@@ -13,12 +18,6 @@ import { NOOP, TEXTS } from "./session.ts";
  * for the file; every test has its own end user, connection and company file.
  */
 const HOLD_MS = 150;
-
-interface Setup {
-  sys: System;
-  eu: ConnectedEndUser;
-  hand: SoapByHand;
-}
 
 let system: System | undefined;
 before(async () => {
@@ -33,40 +32,8 @@ before(async () => {
 });
 after(() => system?.close());
 
-let files = 0;
-async function setUp(): Promise<Setup> {
-  const sys = system;
-  assert.ok(sys, "the service is up");
-  files += 1;
-  const eu = await sys.connectEndUser({ companyName: `Hand Co ${files}` });
-  return { sys, eu, hand: SoapByHand.for(sys, eu) };
-}
-
-/** A session whose company file was accepted (the first sendRequestXML held and answered ""). */
-async function openSession(s: Setup): Promise<string> {
-  const ticket = await s.hand.ticket();
-  assert.equal(await s.hand.send(ticket, s.eu.companyFilePath), "");
-  return ticket;
-}
-
-/** The simulated application behind the company file, to answer handed-over documents. */
-async function application(s: Setup): Promise<ApplicationSession> {
-  const opened = await s.sys.ledger.beginSession({
-    companyFilePath: s.eu.companyFilePath,
-    appName: "hand",
-    ownerId: "{00000000-0000-0000-0000-000000000001}",
-    fileId: "{00000000-0000-0000-0000-000000000002}",
-    stampFileId: false,
-  });
-  assert.ok(opened.ok);
-  return opened.session;
-}
-
-async function answer(app: ApplicationSession, xml: string): Promise<string> {
-  const result = await app.processRequest(xml);
-  assert.ok(result.ok, JSON.stringify(result));
-  return result.response;
-}
+type Setup = HandSetup;
+const setUp = (): Promise<Setup> => handSetup(system, "Hand Co");
 
 async function queue(s: Setup, body: string): Promise<string> {
   const res = await s.sys.call("POST", `/v1/end-users/${s.eu.endUserId}/passthrough/ledger_desktop`, {
@@ -148,7 +115,7 @@ void describe("a ticket whose session the service ended", () => {
         await s.sys.fakeClock?.advance(s.sys.deps.config.CONNECTOR_IDLE_CLOSE_MS);
         const closing = await held;
         assert.match(closing, /<HostQueryRq \/>/);
-        assert.equal(await s.hand.receive(ticket, await answer(await application(s), closing)), 100);
+        assert.equal(await s.hand.receive(ticket, await answerWith(await applicationOf(s), closing)), 100);
       },
       text: TEXTS.ended,
       // The session ended cleanly: a late closeConnection is acknowledged as such.
@@ -229,7 +196,10 @@ void describe("receiveResponseXML", () => {
     const ticket = await openSession(s);
     const id = await queue(s, READ);
     const xml = await s.hand.send(ticket);
-    assert.equal(await s.hand.receive(ticket, await answer(await application(s), xml), "0x00000000"), 50);
+    assert.equal(
+      await s.hand.receive(ticket, await answerWith(await applicationOf(s), xml), "0x00000000"),
+      50,
+    );
     assert.equal((await request(s, id)).status, "succeeded");
   });
 });
@@ -256,19 +226,19 @@ void describe("sendRequestXML again before the answer (the answer was lost)", ()
   void it("a write becomes outcome_unknown and its recovery query is handed over at once", async () => {
     const s = await setUp();
     const ticket = await openSession(s);
-    const app = await application(s);
+    const app = await applicationOf(s);
     const file = s.sys.ledger.companyFile(s.eu.companyFilePath);
     const before = file.count("Customer");
     const id = await queue(s, WRITE("Lost Answer Ltd"));
     const write = await s.hand.send(ticket);
     const messageSetId = /newMessageSetID="([^"]+)"/.exec(write)?.[1];
     assert.ok(messageSetId);
-    await answer(app, write); // applied; the answer never reaches the service
+    await answerWith(app, write); // applied; the answer never reaches the service
     assert.equal(file.count("Customer"), before + 1);
     const recovery = await s.hand.send(ticket);
     assert.match(recovery, new RegExp(`oldMessageSetID="${messageSetId}"`));
     assert.equal((await request(s, id)).status, "outcome_unknown");
-    assert.equal(await s.hand.receive(ticket, await answer(app, recovery)), 50);
+    assert.equal(await s.hand.receive(ticket, await answerWith(app, recovery)), 50);
     const done = await request(s, id);
     assert.equal(done.status, "succeeded");
     assert.equal(done.recovered, true);
@@ -301,7 +271,7 @@ void describe("an idle session ends cleanly", () => {
     await holding(s, before);
     await s.sys.fakeClock?.advance(s.sys.deps.config.CONNECTOR_IDLE_CLOSE_MS);
     const closing = await held;
-    assert.equal(await s.hand.receive(ticket, await answer(await application(s), closing)), 100);
+    assert.equal(await s.hand.receive(ticket, await answerWith(await applicationOf(s), closing)), 100);
     assert.equal(await s.hand.close(ticket), "OK");
     assert.equal((await openSessions(s.sys.deps.db, s.eu.connectionId)).length, 0);
   });
@@ -309,14 +279,14 @@ void describe("an idle session ends cleanly", () => {
   void it("but goes on when work arrived while the closing query was out", async () => {
     const s = await setUp();
     const ticket = await openSession(s);
-    const app = await application(s);
+    const app = await applicationOf(s);
     const before = s.sys.fakeClock?.sleeperCount ?? 0;
     const held = s.hand.send(ticket);
     await holding(s, before);
     await s.sys.fakeClock?.advance(s.sys.deps.config.CONNECTOR_IDLE_CLOSE_MS);
     const closing = await held;
     const id = await queue(s, READ);
-    assert.equal(await s.hand.receive(ticket, await answer(app, closing)), 50);
+    assert.equal(await s.hand.receive(ticket, await answerWith(app, closing)), 50);
     assert.match(await s.hand.send(ticket), /<CustomerQueryRq/);
     assert.equal((await request(s, id)).status, "sent");
   });

@@ -1,26 +1,12 @@
 import assert from "node:assert/strict";
+import type { Diagnosis } from "../../src/requests/diagnosis.ts";
 import { openSessions } from "../../src/store/connector-sessions.ts";
 import type { ConnectedEndUser, System } from "../../src/testing/system.ts";
 import { E2E_CONFIG, eventually, json, queueAsync, type RequestResource } from "./helpers.ts";
 
 /** A Request as read while it waits: its waiting fields and diagnosis. */
 export interface WaitingRequest extends RequestResource {
-  diagnosis: {
-    at: string;
-    summary: string;
-    connector: {
-      lastSeenAt: string | null;
-      lastCheckInAt: string | null;
-      checkInIntervalSeconds: number;
-      silentForSeconds: number | null;
-      sessionOpen: boolean;
-      sessionOpenedAt: string | null;
-      ledgerAnswered: boolean | null;
-      silentSessions: number;
-      lastConnectionErrorCode: string | null;
-    };
-    probableCauses: { code: string; retryAt?: string }[];
-  } | null;
+  diagnosis: Diagnosis | null;
 }
 
 /**
