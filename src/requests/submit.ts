@@ -15,7 +15,6 @@ import {
   connectionChannel,
   endUnsent,
   errorBodyOf,
-  requestChannel,
   settledAtAdmission,
   unchangedOutcome,
   waitsForRetry,
@@ -25,6 +24,7 @@ import { isSettled } from "./lifecycle.ts";
 import type { CallOptions } from "./call-options.ts";
 import { newRequestRow } from "./new-request.ts";
 import { newId } from "../platform/ids.ts";
+import { CallerWatch } from "./request-watch.ts";
 import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
 
 /**
@@ -76,12 +76,18 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
 
   if (s.beforeQueue) await s.beforeQueue(connection);
   const refusal = admissionError(deps, s, connection, target.waiting >= capacity);
-  const { row, created } = await createOrAttach(deps, s, connection, refusal);
-  // Refused at admission: nothing was queued, and the caller (sync or async) gets the error with its
-  // own status; the Request records it (spec: `connectionId` is null when rejected before setup).
-  if (created && refusal) return { kind: "settled", row };
-  if (s.options.async) return { kind: "accepted", row };
-  return waitForCaller(deps, row, s.options.timeoutSeconds * 1000, s.hungUp);
+  // A sync caller watches its request from before the row exists: it may settle before the wait.
+  const watch = s.options.async ? null : new CallerWatch(deps);
+  try {
+    const { row, created } = await createOrAttach(deps, s, connection, refusal, watch);
+    // Refused at admission: nothing was queued, and the caller (sync or async) gets the error with its
+    // own status; the Request records it (spec: `connectionId` is null when rejected before setup).
+    if (created && refusal) return { kind: "settled", row };
+    if (!watch) return { kind: "accepted", row };
+    return await waitForCaller(deps, row, watch, s.options.timeoutSeconds * 1000, s.hungUp);
+  } finally {
+    watch?.close();
+  }
 }
 
 /** The records a write changes, so that the engine spaces writes to one record (spec). */
@@ -100,9 +106,11 @@ async function createOrAttach(
   s: Submission,
   connection: ConnectionRow | null,
   refusal: ServiceError | null,
+  watch: CallerWatch | null,
 ): Promise<{ row: RequestRow; created: boolean }> {
   const now = deps.clock.now();
   const requestId = newId("request");
+  watch?.watch(requestId);
   const key = s.options.idempotencyKey;
   const fingerprint = key
     ? fingerprintOf({
@@ -190,6 +198,8 @@ async function createOrAttach(
     }
     return { id: claim.existing.request_id, created: false };
   });
+  // Attached to an earlier request: the caller watches that one, from before reading it.
+  if (result.id !== requestId) watch?.watch(result.id);
   const row = await findRequestById(deps.db, result.id);
   if (!row) throw new ServiceError("INTERNAL_ERROR", { cause: new Error(`request ${result.id} vanished`) });
   if (result.created && refusal) settledAtAdmission(deps, row);
@@ -264,9 +274,10 @@ function admissionError(
  * yet sent is canceled (504 REQUEST_TIMEOUT_NOT_SENT); a sent one keeps running (504
  * LEDGER_REQUEST_TIMEOUT with `details.requestId`).
  */
-export async function waitForCaller(
+async function waitForCaller(
   deps: Deps,
   initial: RequestRow,
+  watch: CallerWatch,
   timeoutMs: number,
   hungUp?: AbortSignal,
 ): Promise<SubmitOutcome> {
@@ -276,9 +287,7 @@ export async function waitForCaller(
   const letGo = (): void => void callerGone(deps, initial.id).catch(() => undefined);
   if (hungUp?.aborted) letGo();
   else hungUp?.addEventListener("abort", letGo, { once: true });
-  const row = await waitUntilSettled(deps, initial, deadline).finally(() =>
-    hungUp?.removeEventListener("abort", letGo),
-  );
+  const row = await watch.until(initial, deadline).finally(() => hungUp?.removeEventListener("abort", letGo));
   if (isSettled(row.status)) return { kind: "settled", row };
   const canceled = await endUnsent(
     deps,
@@ -301,33 +310,6 @@ export async function waitForCaller(
  */
 export async function callerGone(deps: Deps, requestId: string): Promise<void> {
   await markCallerGone(deps.db, requestId, new Date(deps.clock.now()));
-}
-
-/** Long-poll helper: returns when the request settles or at `deadlineMs` (clock time). */
-export async function waitUntilSettled(
-  deps: Deps,
-  initial: RequestRow,
-  deadlineMs: number,
-): Promise<RequestRow> {
-  let row = initial;
-  while (!isSettled(row.status)) {
-    const remaining = deadlineMs - deps.clock.now();
-    if (remaining <= 0) break;
-    const stop = new AbortController();
-    const woke = deps.store.notifier.wait(requestChannel(row.id), stop.signal);
-    const slept = deps.clock.sleep(remaining, stop.signal).then(() => undefined);
-    const payload = await Promise.race([woke, slept]);
-    stop.abort();
-    // In this process the wake-up carries the settled row; from another instance, read it back.
-    row = isSettledRow(payload, row.id) ? payload : ((await findRequestById(deps.db, row.id)) ?? row);
-  }
-  return row;
-}
-
-function isSettledRow(payload: unknown, id: string): payload is RequestRow {
-  if (typeof payload !== "object" || payload === null) return false;
-  const candidate = payload as Partial<RequestRow>;
-  return candidate.id === id && typeof candidate.status === "string" && isSettled(candidate.status);
 }
 
 /**

@@ -4,7 +4,7 @@ import { endUnsent } from "../../requests/engine.ts";
 import { asOfNow } from "../../requests/on-read.ts";
 import { REQUEST_STATUSES } from "../../requests/lifecycle.ts";
 import { serializeRequest } from "../../requests/resource.ts";
-import { waitUntilSettled } from "../../requests/submit.ts";
+import { CallerWatch } from "../../requests/request-watch.ts";
 import { findRequest, listRequests, type RequestRow } from "../../store/requests.ts";
 import type { Deps } from "../../deps.ts";
 import type { Tenant } from "../../store/tenant.ts";
@@ -108,13 +108,18 @@ export const requestRoutes = [
     }),
     response: { status: 200, description: "The request" },
     handler: async ({ deps, principal, params, query }) => {
-      let row = await load(deps, principal, params.id ?? "");
-      if (query.waitSeconds > 0)
-        row = await asOfNow(
-          deps,
-          await waitUntilSettled(deps, row, deps.clock.now() + query.waitSeconds * 1000),
-        );
-      return { body: await serializeRequest(deps, row) };
+      if (query.waitSeconds === 0)
+        return { body: await serializeRequest(deps, await load(deps, principal, params.id ?? "")) };
+      // Watch before reading, so that a request settling in between still ends the wait.
+      const watch = new CallerWatch(deps);
+      try {
+        watch.watch(params.id ?? "");
+        const row = await load(deps, principal, params.id ?? "");
+        const settled = await watch.until(row, deps.clock.now() + query.waitSeconds * 1000);
+        return { body: await serializeRequest(deps, await asOfNow(deps, settled)) };
+      } finally {
+        watch.close();
+      }
     },
   }),
   defineRoute({

@@ -1,0 +1,71 @@
+import type { Deps } from "../deps.ts";
+import { findRequestById, type RequestRow } from "../store/requests.ts";
+import { requestChannel } from "./engine.ts";
+import { isSettled } from "./lifecycle.ts";
+
+/**
+ * A caller's watch on the Request it waits for (a sync call, a long poll). It listens from the moment
+ * `watch` is called, so a request that settles between the caller's read of the row and its wait is
+ * never missed: a missed wake-up would keep the caller waiting out its whole deadline for an answer
+ * that already came. Watch first, then read (or insert) the row, then `until`; `close` when done.
+ */
+export class CallerWatch {
+  private requestId: string | null = null;
+  private stopListening: (() => void) | null = null;
+  /** Wake-ups since the last look: in this process one carries the settled row; from another instance, nothing. */
+  private settled: RequestRow | null = null;
+  private poked = false;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly deps: Deps) {}
+
+  /** Watches `requestId` from now on (a caller attached to an earlier request moves its watch there). */
+  watch(requestId: string): void {
+    this.close();
+    this.requestId = requestId;
+    this.stopListening = this.deps.store.notifier.listen(requestChannel(requestId), (payload) => {
+      if (isSettledRow(payload, requestId)) this.settled = payload;
+      this.poked = true;
+      this.wake?.();
+    });
+  }
+
+  /** The row once it settles, or the latest row read when `deadlineMs` (clock time) passes. */
+  async until(initial: RequestRow, deadlineMs: number): Promise<RequestRow> {
+    if (initial.id !== this.requestId) throw new Error(`watching ${this.requestId}, not ${initial.id}`);
+    const { deps } = this;
+    let row = initial;
+    for (;;) {
+      if (this.settled) return this.settled;
+      if (isSettled(row.status)) return row;
+      if (this.poked) {
+        this.poked = false;
+        row = (await findRequestById(deps.db, row.id)) ?? row;
+        continue;
+      }
+      const remaining = deadlineMs - deps.clock.now();
+      if (remaining <= 0) return row;
+      const stop = new AbortController();
+      const woken = new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+      await Promise.race([woken, deps.clock.sleep(remaining, stop.signal)]);
+      stop.abort();
+      this.wake = null;
+    }
+  }
+
+  close(): void {
+    this.stopListening?.();
+    this.stopListening = null;
+    this.requestId = null;
+    this.settled = null;
+    this.poked = false;
+  }
+}
+
+function isSettledRow(payload: unknown, id: string): payload is RequestRow {
+  if (typeof payload !== "object" || payload === null) return false;
+  const candidate = payload as Partial<RequestRow>;
+  return candidate.id === id && typeof candidate.status === "string" && isSettled(candidate.status);
+}
