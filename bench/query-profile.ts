@@ -51,7 +51,8 @@ class Profile {
 
 async function main(): Promise<void> {
   const profile = new Profile();
-  const opened = await openTestStore({ onQuery: profile.observe });
+  const observers = { current: profile.observe };
+  const opened = await openTestStore({ onQuery: (query) => observers.current(query) });
   const sys = await startSystem(null, {
     clock: systemClock,
     noOpPauseMs: 20,
@@ -106,23 +107,40 @@ async function main(): Promise<void> {
       console.log(`${e.at.toFixed(2).padStart(7)} +${e.ms.toFixed(2)}  ${e.sql}`);
     profile.timeline = null;
   }
+  // Reads of one settled Request (P3's call), one at a time.
+  const settled = (await (await sys.call("GET", "/v1/requests?limit=1")).json()) as {
+    data: Array<{ id: string }>;
+  };
+  const requestId = settled.data[0]?.id ?? "";
+  const getProfile = new Profile();
+  observers.current = getProfile.observe;
+  getProfile.recording = true;
+  const getStarted = performance.now();
+  for (let i = 0; i < ROUND_TRIPS; i += 1) await (await sys.call("GET", `/v1/requests/${requestId}`)).text();
+  const getElapsed = performance.now() - getStarted;
+  getProfile.recording = false;
   await eu.connector.stop();
   await sys.close();
   await opened.store.close();
   await opened.drop();
 
+  report(profile, `${opened.store.engine}: ${ROUND_TRIPS} sync round trips`, ROUND_TRIPS, elapsed);
+  report(getProfile, `${opened.store.engine}: ${ROUND_TRIPS} GET /v1/requests/{id}`, ROUND_TRIPS, getElapsed);
+}
+
+function report(profile: Profile, what: string, calls: number, elapsed: number): void {
   const rows = [...profile.stats].sort((a, b) => b[1].totalMs - a[1].totalMs);
   const queries = rows.reduce((n, [, s]) => n + s.count, 0);
   const dbMs = rows.reduce((n, [, s]) => n + s.totalMs, 0);
   console.log(
-    `\n${opened.store.engine}: ${ROUND_TRIPS} round trips in ${elapsed.toFixed(0)} ms (${(elapsed / ROUND_TRIPS).toFixed(2)} ms each); ` +
-      `${(queries / ROUND_TRIPS).toFixed(1)} statements and ${(dbMs / ROUND_TRIPS).toFixed(2)} ms in the store per round trip ` +
+    `\n${what} in ${elapsed.toFixed(0)} ms (${(elapsed / calls).toFixed(2)} ms each); ` +
+      `${(queries / calls).toFixed(1)} statements and ${(dbMs / calls).toFixed(2)} ms in the store per call ` +
       `(transaction begin/commit not counted)`,
   );
-  console.log("per round trip: count  ms  statement");
+  console.log("per call: count  ms  statement");
   for (const [sql, s] of rows) {
     console.log(
-      `${(s.count / ROUND_TRIPS).toFixed(2).padStart(6)} ${(s.totalMs / ROUND_TRIPS).toFixed(3).padStart(7)}  ${sql}`,
+      `${(s.count / calls).toFixed(2).padStart(6)} ${(s.totalMs / calls).toFixed(3).padStart(7)}  ${sql}`,
     );
   }
 }

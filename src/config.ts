@@ -52,6 +52,12 @@ const schema = z.object({
    * second (spec: common record fields). Keep the default; only tests whose clock is frozen lower it.
    */
   RECORD_WRITE_SPACING_MS: z.coerce.number().int().min(0).default(1000),
+  /**
+   * How long an instance may keep a secret key it has looked up (0: every call reads the store).
+   * A revocation through the service reaches every instance's cache at once (a wake-up); this is the
+   * bound when that wake-up is missed (decision 0013).
+   */
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   /** Maximum requests waiting per connection (CONNECTION_QUEUE_FULL). */
   CONNECTION_QUEUE_CAPACITY: z.coerce.number().int().positive().default(1000),
   /**

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import { findProject, listApiKeys, listProjects, revokeApiKey } from "../store/projects.ts";
-import { createApiKey, createProject, type KeyKind, type KeyMode } from "../tenancy/api-keys.ts";
+import { findProject, listApiKeys, listProjects } from "../store/projects.ts";
+import { createApiKey, createProject, revokeKey, type KeyKind, type KeyMode } from "../tenancy/api-keys.ts";
 import {
   prepareSimulatedConnection,
   type AttachedSimulatedConnector,
@@ -101,7 +101,7 @@ export function adminOperations(deps: Deps): AdminOperations {
     },
     async revokeKey(projectId, keyId) {
       await requireProject(projectId);
-      return revokeApiKey(deps.db, projectId, keyId, new Date(deps.clock.now()));
+      return revokeKey(deps, projectId, keyId);
     },
     async simulateEndUser(input) {
       const host = deps.simulatedConnectors;

@@ -3,10 +3,12 @@ import { ServiceError } from "../errors/service-error.ts";
 import { newId } from "../platform/ids.ts";
 import { randomAlphanumeric } from "../platform/random.ts";
 import { hashSecret, secretMatches } from "../platform/secrets.ts";
+import { API_KEYS_CHANNEL, type ApiKeyCache } from "./api-key-cache.ts";
 import {
   findApiKeyByHash,
   insertApiKey,
   insertProject,
+  revokeApiKey,
   type ApiKeyRow,
   type ProjectRow,
 } from "../store/projects.ts";
@@ -96,15 +98,31 @@ export async function authenticateSecretKey(
   deps: Deps,
   presented: string,
   organizationOf: (projectId: string) => Promise<string | null>,
+  cache?: ApiKeyCache,
 ): Promise<Principal> {
   if (!SECRET_KEY_PATTERN.test(presented)) throw new ServiceError("API_KEY_INVALID");
-  const row = await findApiKeyByHash(deps.db, hashSecret(presented));
+  const hash = hashSecret(presented);
+  const generation = cache?.generation ?? 0;
+  const cached = cache?.get(hash) ?? null;
+  const row = cached ?? (await findApiKeyByHash(deps.db, hash));
   if (!row || row.kind !== "secret" || row.revokedAt !== null || !secretMatches(presented, row.hash)) {
     throw new ServiceError("API_KEY_INVALID");
   }
+  // Kept from the store's answer only: a key in use does not extend its own lifetime.
+  if (!cached) cache?.set(row, generation);
   const organization = await organizationOf(row.projectId);
   if (organization === null) throw new ServiceError("API_KEY_INVALID");
   return { projectId: row.projectId, organization, keyId: row.id, mode: row.mode, readOnly: row.readOnly };
+}
+
+/**
+ * Revokes a key (`false`: no such active key). Every instance's key cache hears of it at once, so
+ * the key stops working everywhere with the next call (decision 0013).
+ */
+export async function revokeKey(deps: Deps, projectId: string, keyId: string): Promise<boolean> {
+  const revoked = await revokeApiKey(deps.db, projectId, keyId, new Date(deps.clock.now()));
+  if (revoked) await deps.store.notifier.notify(API_KEYS_CHANNEL);
+  return revoked;
 }
 
 /** Checks a publishable key sent in an auth session body against the caller's project (spec: Authentication 2). */

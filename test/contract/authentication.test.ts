@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { buildTestApp, bearer, type TestApp } from "../../src/testing/harness.ts";
-import { createApiKey, createProject, type CreatedProject } from "../../src/tenancy/api-keys.ts";
+import { createApiKey, createProject, revokeKey, type CreatedProject } from "../../src/tenancy/api-keys.ts";
 import { revokeApiKey } from "../../src/store/projects.ts";
 import {
   AUTHENTICATION,
@@ -79,9 +79,32 @@ describe("Authentication: secret keys", () => {
       headers: bearer(created.secret),
     });
     expectStatus(before, 200);
-    assert.ok(await revokeApiKey(h.deps.db, h.project.project.id, created.key.id, new Date(h.clock.now())));
+    // Revoked through the service: refused with the very next call, although the key was just used.
+    assert.ok(await revokeKey(h.deps, h.project.project.id, created.key.id));
     const res = await h.app.inject({ method: "GET", url: "/v1/end-users", headers: bearer(created.secret) });
     assertError(res, { status: 401, code: "API_KEY_INVALID", type: AUTHENTICATION, param: "Authorization" });
+    assert.equal(await revokeKey(h.deps, h.project.project.id, created.key.id), false, "revoked once");
+  });
+
+  test("a key revoked behind the service's back works at most API_KEY_CACHE_MS longer (decision 0013)", async () => {
+    const clock = h.fakeClock;
+    assert.ok(clock);
+    const lifetime = h.deps.config.API_KEY_CACHE_MS;
+    assert.equal(lifetime, 5000, "the default lifetime");
+    const created = await createApiKey(h.deps, h.project.project.id, { kind: "secret", mode: "live" });
+    const call = () => h.app.inject({ method: "GET", url: "/v1/end-users", headers: bearer(created.secret) });
+    expectStatus(await call(), 200);
+    // Another writer (a database administrator, say) revokes it without telling the service.
+    assert.ok(await revokeApiKey(h.deps.db, h.project.project.id, created.key.id, new Date(clock.now())));
+    await clock.advance(lifetime - 1);
+    expectStatus(await call(), 200);
+    await clock.advance(1);
+    assertError(await call(), {
+      status: 401,
+      code: "API_KEY_INVALID",
+      type: AUTHENTICATION,
+      param: "Authorization",
+    });
   });
 
   test("authentication is checked before the body is parsed", async () => {

@@ -7,7 +7,15 @@ import { SimulatedLedgerApplication } from "../../src/simulator/ledger/index.ts"
 import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { freePort } from "../../src/testing/system.ts";
 import { customerAdd, eventually, type RequestResource } from "./helpers.ts";
-import { call, createProjectByCli, pointedAt, setUpEndUser, startService, workspace } from "./processes.ts";
+import {
+  call,
+  createProjectByCli,
+  pointedAt,
+  runCli,
+  setUpEndUser,
+  startService,
+  workspace,
+} from "./processes.ts";
 
 /**
  * Two service processes on one PostgreSQL (issue 8 §2): the API is called on instance A while the
@@ -26,6 +34,7 @@ const ENV = {
   INSTANCE_LEASE_MS: "2000",
   CONNECTOR_HOLD_MS: "2000",
   RATE_LIMIT_MAX: "1000000",
+  API_KEY_CACHE_MS: "60000",
 };
 
 test(
@@ -82,6 +91,24 @@ test(
     assert.equal(sync.status, 200, await sync.clone().text());
     assert.match(await sync.text(), /statusCode="0"/);
     assert.equal(file.count("Customer"), before + 1);
+
+    // A key revoked through A stops working on B with B's next call, although B has it cached and
+    // its cache lifetime here is a minute: A's revocation reaches B's cache through the store.
+    const projects = JSON.parse((await runCli(ws, ["projects", "list"])).stdout) as Array<{
+      id: string;
+      name: string;
+    }>;
+    const projectId = projects.find((p) => p.name === "Two instances")?.id ?? "";
+    const made = await runCli(ws, ["keys", "create", "--project", projectId, "--kind", "secret"]);
+    assert.equal(made.code, 0, made.stderr);
+    const extra = JSON.parse(made.stdout) as { id: string; key: string };
+    const onInstanceB = (): Promise<Response> =>
+      fetch(`${urlB}/v1/end-users?limit=1`, { headers: { authorization: `Bearer ${extra.key}` } });
+    assert.equal((await onInstanceB()).status, 200);
+    const revoked = await runCli(ws, ["keys", "revoke", "--project", projectId, "--key", extra.id]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    // Bounded well inside the minute B would otherwise keep the key.
+    await eventually("B refuses the revoked key", async () => (await onInstanceB()).status === 401, 10_000);
 
     // Writes queued on A; the first one is in the application's hands (slow) when B dies.
     ledger.setFault({ kind: "slow_processing", ms: 1500 });

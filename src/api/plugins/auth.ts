@@ -3,6 +3,7 @@ import type { Deps } from "../../deps.ts";
 import { ServiceError } from "../../errors/service-error.ts";
 import { authenticateSecretKey, type Principal } from "../../tenancy/api-keys.ts";
 import { findProject } from "../../store/projects.ts";
+import { ApiKeyCache } from "../../tenancy/api-key-cache.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -25,6 +26,8 @@ declare module "fastify" {
 export function registerAuth(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest("principal", null);
   app.decorateRequest("authError", null);
+  const keys = new ApiKeyCache(deps);
+  app.addHook("onClose", async () => keys.close());
   const organizations = new Map<string, string>();
   const organizationOf = async (projectId: string): Promise<string | null> => {
     const cached = organizations.get(projectId);
@@ -50,7 +53,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
       return;
     }
     try {
-      request.principal = await authenticateSecretKey(deps, match[1], organizationOf);
+      request.principal = await authenticateSecretKey(deps, match[1], organizationOf, keys);
     } catch (error) {
       request.authError =
         error instanceof ServiceError ? error : new ServiceError("INTERNAL_ERROR", { cause: error });
