@@ -152,7 +152,7 @@ export class SimulationHost implements SimulatedConnectors {
     };
     this.running.set(connection.id, entry);
     entry.connector.start();
-    void this.watch(entry);
+    this.watch(entry);
     return file.path;
   }
 
@@ -193,15 +193,17 @@ export class SimulationHost implements SimulatedConnectors {
   }
 
   /** Checks in when work is queued for the connection (wake-ups: in process, or LISTEN/NOTIFY). */
-  private async watch(entry: Running): Promise<void> {
+  private watch(entry: Running): void {
     const signal = entry.watching.signal;
-    while (!signal.aborted) {
-      await this.deps.store.notifier.wait(connectionChannel(entry.connectionId), signal);
+    if (signal.aborted) return;
+    // One standing listener: a wake-up between two waits is not missed.
+    const stop = this.deps.store.notifier.listen(connectionChannel(entry.connectionId), () => {
       if (signal.aborted) return;
       void this.nudge(entry).catch((error: unknown) =>
         this.deps.logger.warn({ err: error, connectionId: entry.connectionId }, "simulated check-in failed"),
       );
-    }
+    });
+    signal.addEventListener("abort", stop, { once: true });
   }
 
   private async nudge(entry: Running): Promise<void> {
