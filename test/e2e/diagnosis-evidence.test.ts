@@ -10,6 +10,7 @@ import {
   causesOf,
   queueRead,
   readRequest,
+  untilCompanyFileReported,
   untilConnection,
   untilStatus,
 } from "./waiting-helpers.ts";
@@ -33,6 +34,7 @@ test("schedule drift: web_connector_schedule_changed ranks first, and a normal c
   await clock.advance(30 * 60_000);
   void eu.connector.checkInNow();
   await untilConnection(sys, eu, "online");
+  await untilCompanyFileReported(sys, eu);
   await stopConnector(sys, eu);
   const late = await queueRead(sys, eu);
   assert.equal((await readRequest(sys, late)).waitingReason, "awaiting_check_in");

@@ -94,3 +94,15 @@ export async function subscribeConnectionEvents(sys: System): Promise<void> {
   });
   assert.equal(res.status, 201, await res.clone().text());
 }
+
+/**
+ * Until the connector's open session has reported its company file. A connection is `online` from
+ * its connector's `authenticate` on; stopping the connector before its first `sendRequestXML`
+ * reached the service would leave a session that reads as `opening_company_file`.
+ */
+export async function untilCompanyFileReported(sys: System, eu: ConnectedEndUser): Promise<void> {
+  await eventually("the company file was reported", async () => {
+    const open = await openSessions(sys.deps.db, eu.connectionId);
+    return open.length > 0 && open.every((s) => s.hcp_received);
+  });
+}
