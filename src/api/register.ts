@@ -18,14 +18,21 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
       handler: async (request, reply) => {
         const principal = request.principal;
         if (!principal) throw new ServiceError("API_KEY_MISSING");
-        const query = route.query ? parseWith(route.query, request.query) : rejectQuery(request);
-        const body = route.body
-          ? parseWith(
-              route.body,
-              // An empty body is no body; a JSON `null` is a body, and not an object.
-              request.body === undefined ? (route.method === "DELETE" ? undefined : {}) : request.body,
-            )
-          : undefined;
+        const raw = route.input === "raw";
+        const query = raw
+          ? request.query
+          : route.query
+            ? parseWith(route.query, request.query)
+            : rejectQuery(request);
+        const body = raw
+          ? request.body
+          : route.body
+            ? parseWith(
+                route.body,
+                // An empty body is no body; a JSON `null` is a body, and not an object.
+                request.body === undefined ? (route.method === "DELETE" ? undefined : {}) : request.body,
+              )
+            : undefined;
         const params = request.params as Record<string, string>;
         const run = () => route.handler({ deps, principal, body, query, params, request, reply });
         const idempotency = route.idempotency ?? (write && route.method !== "GET" ? "platform" : "none");

@@ -51,6 +51,11 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   idempotency?: "platform" | "request" | "none";
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
+  /**
+   * `raw`: the handler receives the query and body as sent and validates them itself (typed
+   * operations: the typed-call core validates every input, for HTTP and batch members alike).
+   */
+  input?: "raw";
   /** Names of path parameters, for OpenAPI. */
   pathParams?: string[];
   /** Extra headers documented for the operation (for example `Svc-End-User-Id`). */

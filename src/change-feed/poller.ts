@@ -2,15 +2,14 @@ import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import { jsonEnumValue, nameTable } from "../ledger/resources/names.ts";
-import { listQueryMessage } from "../ledger/typed/list-query.ts";
 import { listFilters, type ParamValue } from "../ledger/typed/filters.ts";
-import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
-import { renderElementText } from "../ledger/xml/tree.ts";
+import { typedOperation } from "../ledger/operations.ts";
 import { newId } from "../platform/ids.ts";
 import { systemClock } from "../platform/clock.ts";
 import { requestChannel } from "../requests/engine.ts";
 import { isSettled } from "../requests/lifecycle.ts";
 import { submit } from "../requests/submit.ts";
+import { prepareTypedCall } from "../requests/typed-call.ts";
 import {
   abandonPoll,
   claimDuePolls,
@@ -178,32 +177,29 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
     const ids: string[] = [];
     try {
       for (const query of queries) {
-        const outcome = await submit(deps, {
-          principal: tenantOf(poll),
-          operationId: `${query.resource.operationPrefix}.list`,
-          method: "GET",
-          path: `/v1/ledger-desktop/${query.resource.entry.path}`,
-          isWrite: false,
-          requestXml: buildRequestDocument(
-            {
-              messages: renderElementText(listQueryMessage(query.resource, query.values)),
-              onError: "stopOnError",
+        const operation = typedOperation(`${query.resource.operationPrefix}.list`);
+        if (!operation) throw new Error(`${query.resource.operationPrefix} has no list`);
+        const prepared = await prepareTypedCall(
+          deps,
+          operation,
+          { query: Object.fromEntries(query.values) },
+          {
+            principal: tenantOf(poll),
+            mode: "whole",
+            background: true,
+            call: {
+              endUserId: poll.end_user_id,
+              endUserParam: "Svc-End-User-Id",
+              async: true,
+              timeoutSeconds: 60,
+              // A poll that cannot run within its interval gives way to the next one.
+              queueTtlSeconds: Math.max(60, poll.interval_minutes * 60),
+              idempotencyKey: null,
             },
-            HIGHEST_XML_VERSION,
-            null,
-          ),
-          fingerprintBody: null,
-          background: true,
-          options: {
-            endUserId: poll.end_user_id,
-            endUserParam: "Svc-End-User-Id",
-            async: true,
-            timeoutSeconds: 60,
-            // A poll that cannot run within its interval gives way to the next one.
-            queueTtlSeconds: Math.max(60, poll.interval_minutes * 60),
-            idempotencyKey: null,
           },
-        });
+        );
+        if (prepared.kind !== "submit") throw new Error("a whole list is always a Request");
+        const outcome = await submit(deps, prepared.submission);
         ids.push(outcome.row.id);
       }
     } catch (error) {

@@ -11,6 +11,7 @@ import {
   boolean,
   cost,
   date,
+  dateOrDateTime,
   dateTime,
   decimal,
   email,
@@ -217,6 +218,7 @@ describe("clearable and not-clearable fields", () => {
       boolean({ clearable: true }),
       date({ clearable: true }),
       dateTime({ clearable: true }),
+      dateOrDateTime({ clearable: true }),
       uuid({ clearable: true }),
       id({ clearable: true }),
       enumOf(["a"], { clearable: true }),
@@ -456,6 +458,50 @@ describe("date and dateTime", () => {
       value: "2024-01-15T10:30:00-05:00",
     });
     assert.deepEqual(dateTime().fromXml("yesterday"), { ok: false });
+  });
+});
+
+describe("dateOrDateTime (modified-date filters)", () => {
+  test("accepts a calendar date or a date-time, and writes a date-time in the application's form", () => {
+    const kind = dateOrDateTime();
+    assert.equal(accepts(kind, "2024-02-29"), "2024-02-29");
+    assert.equal(accepts(kind, "2024-01-15T10:30"), "2024-01-15T10:30");
+    assert.equal(kind.toXml("2024-01-15"), "2024-01-15");
+    assert.equal(kind.toXml("2024-01-15T10:30Z"), "2024-01-15T10:30:00+00:00");
+    for (const impossible of ["2023-02-29", "2024-02-30T10:00:00", "2024-13-01", "yesterday"]) {
+      rejects(kind, impossible, "INVALID_PARAMETER");
+    }
+  });
+});
+
+describe("query strings: one vocabulary with body fields", () => {
+  /** What a query parameter of this kind gives for `text`: its value, or the error's code. */
+  const fromQuery = (kind: AnyFieldKind, text: string): unknown => {
+    const result = kind.schema.safeParse(kind.fromQuery(text));
+    return result.success ? result.data : errorFromZod(result.error, "q").code;
+  };
+
+  test("each kind reads its JSON type from the text, and refuses what a body field would refuse", () => {
+    assert.equal(fromQuery(boolean(), "true"), true);
+    assert.equal(fromQuery(boolean(), "false"), false);
+    assert.equal(fromQuery(boolean(), "yes"), "INVALID_PARAMETER");
+    assert.equal(fromQuery(integer({ min: 1, max: 150 }), "150"), 150);
+    assert.equal(fromQuery(integer({ min: 1, max: 150 }), "151"), "INVALID_PARAMETER");
+    assert.equal(fromQuery(integer(), "1e3"), "INVALID_PARAMETER");
+    assert.equal(fromQuery(quantity(), "2.5"), 2.5);
+    assert.equal(fromQuery(date(), "2024-02-30"), "INVALID_PARAMETER");
+    assert.equal(fromQuery(amount(), "1.005"), "DECIMAL_PRECISION_EXCEEDED");
+    assert.equal(fromQuery(text({ max: 3, min: 1 }), "abcd"), "STRING_TOO_LONG");
+    assert.equal(fromQuery(text({ max: 3, min: 1 }), "\u0001"), "UNSUPPORTED_CHARACTER");
+    assert.equal(fromQuery(enumOf(["a", "b"]), "c"), "INVALID_PARAMETER");
+  });
+
+  test("each kind gives its response schema, nullable", () => {
+    assert.deepEqual(quantity().outputSchema(), { type: ["number", "null"] });
+    assert.deepEqual(integer().outputSchema(), { type: ["integer", "null"] });
+    assert.deepEqual(date().outputSchema(), { type: ["string", "null"], format: "date" });
+    assert.equal((amount().outputSchema().type as string[])[1], "null");
+    assert.match(String(enumOf(["a", "b"]).outputSchema().description), /Open enumeration: a, b/);
   });
 });
 

@@ -41,6 +41,7 @@ export type FieldKindName =
   | "boolean"
   | "date"
   | "dateTime"
+  | "dateOrDateTime"
   | "uuid"
   | "id"
   | "enum"
@@ -74,6 +75,18 @@ export interface FieldKind<T, C extends boolean = boolean> {
   readonly schema: z.ZodType<InputValue<T, C>>;
   /** The JSON Schema of the input, for OpenAPI. */
   jsonSchema(): JsonSchemaFragment;
+  /**
+   * The JSON Schema of the response value (nullable: spec "Absent values are null"), for OpenAPI.
+   * Enumerations are open on output (spec "Enumerations marked open may gain values").
+   */
+  outputSchema(): JsonSchemaFragment;
+  /**
+   * The JSON value a query-string text stands for (`"true"` → true, `"12"` → 12), to be checked by
+   * {@link schema} like a JSON body value: query parameters and body fields share one vocabulary.
+   * Text that does not read as the kind's JSON type is passed on unchanged, so the schema refuses it
+   * with the same error a body field would get.
+   */
+  fromQuery(text: string): unknown;
   /** The response value: spec "Response fields are all present. Absent values are null." */
   output(value: T | null | undefined): T | null;
   /** The text of the XML element. Escaping is the XML writer's job, not the kind's. */
@@ -112,6 +125,10 @@ interface KindSpec<T> {
   accepts: (value: unknown) => boolean;
   /** The schema for a value that passed `accepts`; its failures must be custom issues or formats. */
   base: z.ZodType<T>;
+  /** The response value's JSON Schema without null (default: a string). */
+  outputJson?: JsonSchemaFragment;
+  /** Reads a query-string text as the kind's JSON value (default: the text itself). */
+  fromQuery?: (text: string) => unknown;
   output?: (value: T) => T;
   toXml: (value: T) => string;
   fromXml: (text: string) => XmlDecoded<T>;
@@ -177,6 +194,11 @@ function defineKind<T, C extends boolean>(spec: KindSpec<T>, clearable: C): Fiel
       cachedJsonSchema ??= fragment(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }));
       return structuredClone(cachedJsonSchema);
     },
+    outputSchema() {
+      const { type = "string", ...rest } = spec.outputJson ?? {};
+      return { type: [type, "null"], ...structuredClone(rest) };
+    },
+    fromQuery: spec.fromQuery ?? ((text) => text),
     output(value) {
       if (value === null || value === undefined) return null;
       return spec.output ? spec.output(value) : value;
@@ -393,6 +415,7 @@ function decimalKind<C extends boolean>(
     {
       kind,
       expected: `a decimal string such as "${example}"`,
+      outputJson: { type: "string", description: "Decimal string" },
       accepts: isString,
       base,
       ...(kind === "amount" ? { output: (value: string) => formatAmount(value, 2) } : {}),
@@ -499,6 +522,8 @@ export function quantity<C extends boolean = false>(
   return defineKind<number, C>(
     {
       kind: "quantity",
+      outputJson: { type: "number" },
+      fromQuery: (text) => (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text),
       expected: "a number",
       accepts: (value) => typeof value === "number" && Number.isFinite(value),
       base,
@@ -545,6 +570,8 @@ export function integer<C extends boolean = false>(
   return defineKind<number, C>(
     {
       kind: "integer",
+      outputJson: { type: "integer" },
+      fromQuery: (text) => (/^-?\d{1,15}$/.test(text) ? Number(text) : text),
       expected: "an integer",
       accepts: (value) => typeof value === "number" && Number.isSafeInteger(value),
       base,
@@ -572,6 +599,8 @@ export function boolean<C extends boolean = false>(
   return defineKind<boolean, C>(
     {
       kind: "boolean",
+      outputJson: { type: "boolean" },
+      fromQuery: (text) => (text === "true" ? true : text === "false" ? false : text),
       expected: "a boolean",
       accepts: (value) => typeof value === "boolean",
       base: z.boolean(),
@@ -601,6 +630,7 @@ export function date<C extends boolean = false>(
   return defineKind<string, C>(
     {
       kind: "date",
+      outputJson: { type: "string", format: "date" },
       expected: "a date string (YYYY-MM-DD)",
       accepts: isString,
       base: dateSchema,
@@ -631,6 +661,10 @@ export function dateTime<C extends boolean = false>(
   return defineKind<string, C>(
     {
       kind: "dateTime",
+      outputJson: {
+        type: "string",
+        description: "ISO 8601 date-time with the application computer's UTC offset",
+      },
       expected: "a date-time string",
       accepts: isString,
       base: dateTimeSchema,
@@ -645,6 +679,36 @@ export function dateTime<C extends boolean = false>(
         const time = [pickInt(random, 0, 23), pickInt(random, 0, 59), pickInt(random, 0, 59)];
         return `${fakeDate(random)}T${time.map((part) => String(part).padStart(2, "0")).join(":")}${pick(random, ["-05:00", "+00:00", "+01:00", "-08:00"])}`;
       },
+    },
+    options.clearable ?? (false as C),
+  );
+}
+
+const dateOrDateTimeSchema = z.union([dateSchema, dateTimeSchema], {
+  error: "expected a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss, optionally with an offset)",
+});
+
+/**
+ * A date or a date-time (spec, list parameters `updatedAfter`/`updatedBefore`: "Date or date-time …
+ * application local time unless an offset is given"). Both must exist in the calendar; a date-time
+ * is written to XML as {@link dateTime} writes it, a date as it is.
+ */
+export function dateOrDateTime<C extends boolean = false>(
+  options: ClearableOption<C> = {},
+): FieldKind<string, NoInfer<C>> {
+  const asDateTime = dateTime();
+  return defineKind<string, C>(
+    {
+      kind: "dateOrDateTime",
+      expected: "a date or date-time string",
+      accepts: isString,
+      base: dateOrDateTimeSchema.meta({
+        description: "A date (YYYY-MM-DD) or an ISO 8601 date-time, with or without an offset.",
+      }),
+      toXml: (value) => (value.includes("T") ? asDateTime.toXml(value) : value),
+      fromXml: (value) =>
+        dateOrDateTimeSchema.safeParse(value.trim()).success ? ok(value.trim()) : UNREADABLE,
+      fake: (random) => (random() < 0.5 ? fakeDate(random) : asDateTime.fake(random)),
     },
     options.clearable ?? (false as C),
   );
@@ -773,6 +837,7 @@ export function enumOf<const V extends readonly [string, ...string[]], C extends
   return defineKind<V[number], C>(
     {
       kind: "enum",
+      outputJson: { type: "string", description: `Open enumeration: ${values.join(", ")}` },
       expected: "a string",
       accepts: isString,
       base,

@@ -2,21 +2,22 @@ import { ServiceError } from "../errors/service-error.ts";
 import type { ConnectionRow } from "../store/connections.ts";
 import type { Db } from "../store/database.ts";
 import type { RequestRow } from "../store/requests.ts";
-import { decodeReport, REPORT_KINDS, type ReportKind } from "./reports.ts";
-import type { ResourceAction } from "./resources/catalogue.ts";
-import { allResources, type ResourceDefinition } from "./resources/definitions.ts";
-import { finishListPage, decodeListPage } from "./typed/lists.ts";
 import {
-  decodeCustomField,
-  decodeDelete,
-  decodeMerge,
-  decodeRecord,
-  decodeVoid,
-  firstResponse,
-  statusError,
-  statusWarnings,
-  type RequestWarning,
-} from "./typed/actions.ts";
+  REPORT_ACTION,
+  RESOURCE_ACTIONS,
+  unsupportedError,
+  type ActionInputs,
+  type ActionName,
+  type ActionSpec,
+  type CallInput,
+  type MessageContext,
+  type ReadFirst,
+  type ResourceActionName,
+} from "./action-table.ts";
+import { REPORT_KINDS, type ReportKind } from "./reports.ts";
+import { allResources, type ResourceDefinition } from "./resources/definitions.ts";
+import type { JsonSchema } from "./resources/json-schema.ts";
+import { firstResponse, statusError, statusWarnings, type RequestWarning } from "./typed/actions.ts";
 import type { ResponseSummary } from "./xml/message-set.ts";
 import { parseDocument } from "./xml/parse.ts";
 import type { XmlElement } from "./xml/tree.ts";
@@ -64,12 +65,6 @@ export interface OperationHandler {
   finish?(context: FinishContext, request: RequestRow, result: unknown): Promise<Decoded>;
 }
 
-/** A typed operation: one action of one resource. */
-export interface TypedOperation extends OperationHandler {
-  readonly resource: ResourceDefinition;
-  readonly action: ResourceAction;
-}
-
 function fail(error: unknown): Decoded {
   if (error instanceof ServiceError) return { ok: false, error: error as ServiceError };
   throw error;
@@ -101,40 +96,79 @@ function withFirstResponse(
   }
 }
 
-function typedOperation(resource: ResourceDefinition, action: ResourceAction): TypedOperation {
-  const operationId = `${resource.operationPrefix}.${action}`;
+/**
+ * One typed operation: an action of the action table bound to what it acts on (a resource group or a
+ * report kind). Everything downstream — routes, OpenAPI, the typed-call core, batch, the change feed —
+ * uses this bound form and never looks at the action's name to decide what to do.
+ */
+export interface TypedOperation extends OperationHandler {
+  readonly action: ActionName;
+  readonly access: "read" | "write";
+  readonly http: {
+    readonly method: "GET" | "POST" | "DELETE";
+    readonly status: 200 | 201;
+    readonly path: string;
+  };
+  readonly summary: string;
+  /** The group (resource operations) or null (reports). */
+  readonly resource: ResourceDefinition | null;
+  readonly report: ReportKind | null;
+  /** Set for an action the market offers that the application cannot do: every call is refused. */
+  readonly unsupported: ServiceError | null;
+  inputs(): ActionInputs;
+  /** Lists: whether the call pages with an application cursor; null for every other action. */
+  paging(input: CallInput): "cursor" | "single" | null;
+  readFirst(input: CallInput): ReadFirst | null;
+  message(input: CallInput, context: MessageContext): XmlElement;
+  fingerprint(input: CallInput): unknown;
+  newerField(input: CallInput): string | null;
+  response(components: Record<string, JsonSchema>): JsonSchema;
+}
+
+/** A resource group's operation. */
+export type ResourceOperation = TypedOperation & { readonly resource: ResourceDefinition };
+
+function bind<S>(
+  operationId: string,
+  spec: ActionSpec<S>,
+  subject: S,
+  owner: { resource: ResourceDefinition | null; report: ReportKind | null },
+  unsupported: ServiceError | null = null,
+): TypedOperation {
+  let inputs: ActionInputs | undefined;
   return {
     operationId,
-    resource,
-    action,
-    ...(action === "list"
-      ? { finish: (context, request, result) => finishListPage(resource, context, request, result) }
-      : {}),
-    decode: (input) =>
-      withFirstResponse(input, (message) => {
-        switch (action) {
-          case "create":
-          case "update":
-            return decodeRecord(resource, message, action === "update");
-          case "retrieve":
-            return decodeRecord(resource, message, true);
-          case "list":
-            return decodeListPage(resource, message);
-          case "delete":
-            return decodeDelete(resource, message);
-          case "void":
-            return decodeVoid(resource, message);
-          case "merge":
-            return decodeMerge(resource, message);
-          case "setCustomField":
-            return decodeCustomField(message, {
-              operation: message.element.name === "DataExtDelRs" ? "delete" : "update",
-              ownerId: "0",
-              name: "",
-            });
+    action: spec.name,
+    access: spec.access,
+    http: { ...spec.http, path: spec.path(subject) },
+    summary: unsupported
+      ? "Not supported by the application (answers LEDGER_OPERATION_UNSUPPORTED)"
+      : spec.summary(subject),
+    ...owner,
+    unsupported,
+    // Derived on first use: building every shape's schema at start-up costs about a second.
+    inputs: () => (inputs ??= spec.inputs(subject)),
+    paging: (input) => spec.paging?.(subject, input) ?? null,
+    readFirst: (input) => spec.readFirst?.(subject, input) ?? null,
+    message: (input, context) => spec.message(subject, input, context),
+    fingerprint: (input) => spec.fingerprint(input),
+    newerField: (input) => spec.newerField?.(subject, input) ?? null,
+    response: (components) => spec.response(subject, components),
+    decode: (input) => withFirstResponse(input, (message) => spec.decode(subject, message, input.request)),
+    ...(spec.finish
+      ? {
+          finish: (context: FinishContext, request: RequestRow, result: unknown) =>
+            (spec.finish as NonNullable<ActionSpec<S>["finish"]>)(subject, context, request, result),
         }
-      }),
+      : {}),
   };
+}
+
+function resourceOperation(resource: ResourceDefinition, action: ResourceActionName): ResourceOperation {
+  return bind(`${resource.operationPrefix}.${action}`, RESOURCE_ACTIONS[action], resource, {
+    resource,
+    report: null,
+  }) as ResourceOperation;
 }
 
 const passthrough: OperationHandler = {
@@ -166,25 +200,64 @@ const healthCheck: OperationHandler = {
 };
 
 /** A report query (`ledger.reports.<kind>`). */
-export interface ReportOperation extends OperationHandler {
-  readonly report: ReportKind;
-}
+export type ReportOperation = TypedOperation & { readonly report: ReportKind };
+
+let reports: ReportOperation[] | null = null;
 
 export function reportOperations(): ReportOperation[] {
-  return REPORT_KINDS.map((report) => ({
-    operationId: `ledger.reports.${report.name}`,
-    report,
-    decode: (input: DecodeInput) => withFirstResponse(input, (message) => decodeReport(report, message)),
-  }));
+  reports ??= REPORT_KINDS.map(
+    (report) =>
+      bind(`ledger.reports.${report.name}`, REPORT_ACTION, report, {
+        resource: null,
+        report,
+      }) as ReportOperation,
+  );
+  return reports;
 }
 
 let table: ReadonlyMap<string, OperationHandler> | null = null;
 
-/** Every typed operation, in registry order. */
-export function typedOperations(): TypedOperation[] {
-  return allResources().flatMap((resource) =>
-    resource.actions.map((action) => typedOperation(resource, action)),
+let resourceOps: ResourceOperation[] | null = null;
+
+/** Every typed operation of the resource groups, in registry order. */
+export function typedOperations(): ResourceOperation[] {
+  resourceOps ??= allResources().flatMap((resource) =>
+    resource.actions.map((action) => resourceOperation(resource, action)),
   );
+  return resourceOps;
+}
+
+/**
+ * The actions the market offers for a group that the application cannot do: operations whose every
+ * call is refused with LEDGER_OPERATION_UNSUPPORTED (naming what the group can do instead).
+ */
+export function unsupportedOperations(): TypedOperation[] {
+  return allResources().flatMap((resource) =>
+    resource.unsupported
+      .filter((action): action is ResourceActionName => action in RESOURCE_ACTIONS)
+      .map((action) =>
+        bind(
+          `${resource.operationPrefix}.${action}`,
+          RESOURCE_ACTIONS[action],
+          resource,
+          { resource, report: null },
+          unsupportedError(resource, action),
+        ),
+      ),
+  );
+}
+
+let typedTable: ReadonlyMap<string, TypedOperation> | null = null;
+
+/** Every typed operation by ID (resource actions, reports, and the unsupported ones). */
+export function typedOperation(operationId: string): TypedOperation | undefined {
+  typedTable ??= new Map(
+    [...typedOperations(), ...reportOperations(), ...unsupportedOperations()].map((op) => [
+      op.operationId,
+      op,
+    ]),
+  );
+  return typedTable.get(operationId);
 }
 
 /** The whole operation table: typed operations, passthrough and the health check. */

@@ -3,9 +3,14 @@ import { jsonEnumValue, nameTable } from "./resources/names.ts";
 import { statusError, statusWarnings, type RequestWarning, type ResponseMessage } from "./typed/actions.ts";
 import {
   booleanFlag,
+  dateParam,
   dateRange,
   deriveFilters,
   enumFilter,
+  enumParam,
+  idParam,
+  integerParam,
+  textParam,
   type FilterRule,
   type ListFilters,
   type ParamKind,
@@ -65,12 +70,7 @@ function familyFilter(
     params: () =>
       members.map(([name, xml]) => ({
         name,
-        kind:
-          xml === "ListID"
-            ? { type: "id" }
-            : xml === "FullName"
-              ? { type: "text", max: 4095 }
-              : { type: "enum", values: typeValues().json },
+        kind: xml === "ListID" ? idParam : xml === "FullName" ? textParam() : enumParam(typeValues().json),
         array: xml !== typeElement,
         description: `${label}: exactly one of ${members.map(([n]) => `\`${n}\``).join(", ")} (1 to 100 values for lists).`,
       })),
@@ -105,7 +105,7 @@ function enumList(element: string, param: string, description: string): FilterRu
   };
   return {
     element,
-    params: () => [{ name: param, kind: { type: "enum", values: values().json }, array: true, description }],
+    params: () => [{ name: param, kind: enumParam(values().json), array: true, description }],
     build: (given) => {
       const chosen = given.get(param);
       if (!Array.isArray(chosen)) return null;
@@ -134,7 +134,7 @@ const REPORT_RULES: readonly FilterRule[] = [
     "ReportPeriod",
     ["FromReportDate", "reportDateFrom"],
     ["ToReportDate", "reportDateTo"],
-    { type: "date" },
+    dateParam,
     "ReportPeriod",
   ),
   enumFilter("ReportDateMacro", "reportDateMacro", "A named period instead of dates."),
@@ -147,7 +147,7 @@ const REPORT_RULES: readonly FilterRule[] = [
     params: () => [
       {
         name: "transactionTypes",
-        kind: { type: "enum", values: txnTypes().json },
+        kind: enumParam(txnTypes().json),
         array: true,
         description: "Only these transaction types.",
       },
@@ -166,7 +166,7 @@ const REPORT_RULES: readonly FilterRule[] = [
     "ReportModifiedDateRangeFilter",
     ["FromReportModifiedDate", "updatedAfter"],
     ["ToReportModifiedDate", "updatedBefore"],
-    { type: "date" },
+    dateParam,
     "ReportModifiedDateRangeFilter",
   ),
   enumFilter("ReportModifiedDateRangeMacro", "updatedDateMacro", "A named period for the modified date."),
@@ -185,12 +185,7 @@ const REPORT_RULES: readonly FilterRule[] = [
   enumFilter("ReportOpenBalanceAsOf", "openBalanceAsOf", "The open balance's date."),
   enumFilter("ReportAgingAsOf", "agingAsOf", "The aging date."),
   enumFilter("ReportBasis", "basis", "Accrual or cash basis."),
-  scalar(
-    "FiscalYear",
-    "fiscalYear",
-    { type: "integer", min: 1900, max: 9999 },
-    "The budget's fiscal year (required).",
-  ),
+  scalar("FiscalYear", "fiscalYear", integerParam(1900, 9999), "The budget's fiscal year (required)."),
   enumFilter("BudgetCriterion", "budgetCriterion", "The budget's criterion."),
 ];
 

@@ -1,3 +1,4 @@
+import { SERVICE_OWNER_ID } from "../ledger/owner-id.ts";
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { newId } from "../platform/ids.ts";
@@ -30,7 +31,7 @@ import { qwcDocument } from "./qwc.ts";
  * with the session's client secret, so only the holder of the link can read it; older pending links
  * of the same connection are superseded (their password no longer works).
  */
-export const SERVICE_OWNER_ID = "{6F1C2A4E-7B0D-4C59-9D3E-1A2B3C4D5E6F}";
+export { SERVICE_OWNER_ID };
 
 export interface AuthSessionResource {
   id: string;

@@ -60,13 +60,12 @@ export function typedResourcesShard(shard: number, of: number): void {
         if (!resource.create) {
           // Query-only groups: a list answers with the envelope (some need a filter first).
           // A filter the query requires gets a real value: a record of a fitting group, or an enum value.
-          const needs = listFilters(resource).params.filter(
-            (p) => p.slot.min > 0 && p.slot.choices.length === 0,
-          );
+          const needs = listFilters(resource).params.filter((p) => p.required);
           const parts: string[] = [];
           for (const param of needs) {
-            if (param.kind.type === "enum") parts.push(`${param.name}=${param.kind.values[0] ?? ""}`);
-            else if (param.kind.type === "id") {
+            const values = param.kind.jsonSchema().enum as string[] | undefined;
+            if (param.kind.kind === "enum") parts.push(`${param.name}=${values?.[0] ?? ""}`);
+            else if (param.kind.kind === "id") {
               const vendors = allResources().find((r) => r.entry.path === "vendors");
               assert.ok(vendors);
               parts.push(`${param.name}=${encodeURIComponent(String((await factory.create(vendors)).id))}`);

@@ -243,6 +243,78 @@ describe("input is checked before anything is queued", () => {
     error(await call("GET", "/v1/ledger-desktop/invoices?limit=151"), 400, "INVALID_PARAMETER");
     assert.equal(await requestCount(), before);
   });
+
+  test("query parameters are checked like body fields: an impossible date is refused, never sent", async () => {
+    const before = await requestCount();
+    for (const [query, param] of [
+      ["transactionDateFrom=2024-02-30", "transactionDateFrom"],
+      ["updatedAfter=2023-02-29T10:00:00", "updatedAfter"],
+      ["updatedAfter=2024-01-01&updatedAfter=2024-01-02", "updatedAfter"],
+      ["includeLineItems=yes", "includeLineItems"],
+      ["limit=abc", "limit"],
+      ["refNumberContains=%00", "refNumberContains"],
+      [`refNumberContains=${"x".repeat(4096)}`, "refNumberContains"],
+    ] as const) {
+      const refused = await call("GET", `/v1/ledger-desktop/invoices?${query}`);
+      assert.ok(refused.status === 400, `${query}: ${refused.status} ${JSON.stringify(refused.body)}`);
+      assert.equal((refused.body.error as Json).param, param, query);
+    }
+    // The same date in a body is refused the same way.
+    const body = error(
+      await call("POST", "/v1/ledger-desktop/invoices", { customerId: "1", transactionDate: "2024-02-30" }),
+      400,
+      "INVALID_PARAMETER",
+    );
+    assert.equal(body.param, "transactionDate");
+    assert.equal(await requestCount(), before);
+  });
+
+  test("void and delete take an empty body or {} only", async () => {
+    const before = await requestCount();
+    const deep = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
+    for (const [raw, param] of [
+      ['"void it"', "body"],
+      ["[1,2]", "body"],
+      ["true", "body"],
+      ["null", "body"],
+      ['{"reason":"x"}', "reason"],
+      [deep, "a"],
+    ] as const) {
+      for (const [method, path] of [
+        ["POST", "/v1/ledger-desktop/invoices/1-1/void"],
+        ["DELETE", "/v1/ledger-desktop/invoices/1-1?confirm=true"],
+      ] as const) {
+        const response = await sys.call(method, path, {
+          endUserId: eu.endUserId,
+          body: raw,
+          headers: { "content-type": "application/json" },
+        });
+        const answer = (await response.json()) as Json;
+        assert.equal(response.status, 400, `${method} ${raw.slice(0, 20)}: ${JSON.stringify(answer)}`);
+        assert.equal((answer.error as Json).param, param, `${method} ${raw.slice(0, 20)}`);
+      }
+    }
+    assert.equal(await requestCount(), before);
+  });
+
+  test("a required filter is required: bills to pay without a vendor is a 400, not a message the schema refuses", async () => {
+    const before = await requestCount();
+    for (const query of ["payablesAccountId=zzz", "currencyIds=zzz", "currencyIds=a&currencyIds=b", ""]) {
+      const refused = error(
+        await call("GET", `/v1/ledger-desktop/bills-to-pay${query ? `?${query}` : ""}`),
+        400,
+        "INVALID_PARAMETER",
+      );
+      assert.equal(refused.param, "vendorId", query);
+    }
+    assert.equal(await requestCount(), before);
+    const vendor = await factory.create(group("vendors"));
+    const listed = await call(
+      "GET",
+      `/v1/ledger-desktop/bills-to-pay?vendorId=${String(vendor.id)}&currencyIds=a&currencyIds=b`,
+    );
+    assert.ok(listed.status < 500, JSON.stringify(listed.body));
+  });
 });
 
 describe("update rules for lines (spec: Update)", () => {

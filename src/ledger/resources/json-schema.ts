@@ -4,7 +4,7 @@ import type { Shape } from "./shape.ts";
  * JSON Schemas of output shapes for the OpenAPI document: every field present and nullable (spec:
  * "Response fields are all present. Absent values are null"), references as `{id, fullName}`, nested
  * records as shared components named by their object type (or schema type) so the document stays
- * small. Input schemas come from the Zod schemas the validator uses.
+ * small. Leaf values are described by their field kind (`outputSchema`), as inputs are (`jsonSchema`).
  */
 export type JsonSchema = Record<string, unknown>;
 
@@ -13,31 +13,6 @@ const REFERENCE: JsonSchema = {
   properties: { id: { type: ["string", "null"] }, fullName: { type: ["string", "null"] } },
   required: ["id", "fullName"],
 };
-
-function leafSchema(kind: string | undefined): JsonSchema {
-  switch (kind) {
-    case "quantity":
-      return { type: ["number", "null"] };
-    case "integer":
-      return { type: ["integer", "null"] };
-    case "boolean":
-      return { type: ["boolean", "null"] };
-    case "amount":
-    case "price":
-    case "percent":
-    case "decimal":
-      return { type: ["string", "null"], description: "Decimal string" };
-    case "date":
-      return { type: ["string", "null"], format: "date" };
-    case "dateTime":
-      return {
-        type: ["string", "null"],
-        description: "ISO 8601 date-time with the application computer's UTC offset",
-      };
-    default:
-      return { type: ["string", "null"] };
-  }
-}
 
 /** Registers the shape (and its nested shapes) in `components`; returns a `$ref` to it. */
 export function outputSchemaRef(
@@ -54,12 +29,7 @@ export function outputSchemaRef(
       let schema: JsonSchema;
       if (field.form === "ref") schema = REFERENCE;
       else if (field.form === "object" && field.shape) schema = outputSchemaRef(field.shape, components);
-      else {
-        schema = leafSchema(field.kind?.kind);
-        const values =
-          field.kind?.kind === "enum" ? (field.kind.jsonSchema().enum as unknown[] | undefined) : undefined;
-        if (values) schema = { ...schema, description: `Open enumeration: ${values.join(", ")}` };
-      }
+      else schema = field.kind?.outputSchema() ?? { type: ["string", "null"] };
       properties[field.json] = field.array ? { type: "array", items: schema } : schema;
       if (field.json === "id" && (shape.objectType || name)) {
         properties.objectType = { type: "string", const: name ?? shape.objectType };

@@ -1,6 +1,16 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import { parseDecimal } from "../../platform/decimal.ts";
-import { normalizeText } from "../../platform/text.ts";
+import { errorFromZod } from "../../errors/from-zod.ts";
+import {
+  amount,
+  boolean,
+  date,
+  dateOrDateTime,
+  enumOf,
+  id,
+  integer,
+  text as textKind,
+  type AnyFieldKind,
+} from "../fields.ts";
 import type { ResourceDefinition } from "../resources/definitions.ts";
 import { jsonEnumValue, nameTable } from "../resources/names.ts";
 import { ledgerSchema } from "../xml/schema.ts";
@@ -14,24 +24,39 @@ import { leaf, node, type XmlElement } from "../xml/tree.ts";
  * account, class, item and currency filters, paid and active status…). Filters that sit in different
  * alternatives of the query's schema choice cannot be combined (400 INVALID_PARAMETER naming both),
  * so `ids` excludes every other filter exactly as the application does.
+ *
+ * A parameter's value is checked by a field kind (`ledger/fields.ts`), the same vocabulary as body
+ * fields: the kind reads the query text as its JSON value, checks it with its schema (a date must
+ * exist in the calendar, text must fit the code page and its length…) and gives the OpenAPI schema.
  */
 
-/** The value kinds a query parameter can have (query strings carry text only). */
-export type ParamKind =
-  | { type: "text"; max: number }
-  | { type: "id" }
-  | { type: "dateOrDateTime" }
-  | { type: "date" }
-  | { type: "boolean" }
-  | { type: "integer"; min: number; max: number }
-  | { type: "amount" }
-  | { type: "enum"; values: readonly string[] };
+/** Query strings carry text: a parameter's kind reads it ({@link AnyFieldKind.fromQuery}) and checks it. */
+export type ParamKind = AnyFieldKind;
+
+/** Text filter values: 1 to `max` characters of the application's code page. */
+export const textParam = (max = 4095): ParamKind => textKind({ max, min: 1 });
+/** An application record ID (1 to 36 characters). */
+export const idParam: ParamKind = id();
+/** A calendar date. */
+export const dateParam: ParamKind = date();
+/** A date or a date-time (modified-date filters). */
+export const dateOrDateTimeParam: ParamKind = dateOrDateTime();
+export const booleanParam: ParamKind = boolean();
+export const amountParam: ParamKind = amount();
+export const integerParam = (min: number, max: number): ParamKind => integer({ min, max });
+/** A closed enumeration of JSON values (an empty list reads as text). */
+export function enumParam(values: readonly string[]): ParamKind {
+  const [first, ...rest] = values;
+  return first === undefined ? textParam() : enumOf([first, ...rest]);
+}
 
 export interface FilterParam {
   readonly name: string;
   readonly kind: ParamKind;
   /** An array (repeated query key), 1 to 100 items. */
   readonly array: boolean;
+  /** The query cannot be sent without it (its element is required and has no default). */
+  readonly required?: boolean;
   /** The query element the parameter fills (used for the combination rules). */
   readonly slot: Slot;
   readonly description: string;
@@ -43,6 +68,8 @@ export type ParamValue = string | number | boolean | string[];
 export interface FilterRule {
   /** The top-level element of the query request this rule fills. */
   readonly element: string;
+  /** The rule writes its element even when no parameter is given (a required element has a default). */
+  readonly fillsDefault?: boolean;
   params(context: RuleContext): Omit<FilterParam, "slot">[];
   /** Builds the element from the parameters present (null when none of them is). */
   build(values: ReadonlyMap<string, ParamValue>, context: RuleContext): XmlElement | XmlElement[] | null;
@@ -61,8 +88,8 @@ const MATCH = [
   ["EndsWith", "EndsWith"],
 ] as const;
 
-const text = (max = 4095): ParamKind => ({ type: "text", max });
-const idKind: ParamKind = { type: "id" };
+const text = textParam;
+const idKind: ParamKind = idParam;
 
 /** `ListID`/`FullName` style filter aggregates: `{prefix}Ids` → `<Element><ListID>…`. */
 export function idsFilter(element: string, param: string, description: string): FilterRule {
@@ -98,9 +125,7 @@ export function enumFilter(element: string, param: string, description: string):
     );
   return {
     element,
-    params: (context) => [
-      { name: param, kind: { type: "enum", values: values(context) }, array: false, description },
-    ],
+    params: (context) => [{ name: param, kind: enumParam(values(context)), array: false, description }],
     build: (given, context) => {
       const value = given.get(param);
       if (typeof value !== "string") return null;
@@ -125,21 +150,21 @@ export function dateRange(
         name: from[1],
         kind,
         array: false,
-        description: `On or after this ${kind.type === "date" ? "date" : "date or date-time"}.`,
+        description: `On or after this ${kind.kind === "date" ? "date" : "date or date-time"}.`,
       },
       {
         name: to[1],
         kind,
         array: false,
-        description: `On or before this ${kind.type === "date" ? "date" : "date or date-time"}.`,
+        description: `On or before this ${kind.kind === "date" ? "date" : "date or date-time"}.`,
       },
     ],
     build: (values) => {
       const children: XmlElement[] = [];
       const start = values.get(from[1]);
       const end = values.get(to[1]);
-      if (typeof start === "string") children.push(leaf(from[0], start));
-      if (typeof end === "string") children.push(leaf(to[0], end));
+      if (typeof start === "string") children.push(leaf(from[0], kind.toXml(start)));
+      if (typeof end === "string") children.push(leaf(to[0], kind.toXml(end)));
       if (children.length === 0) return null;
       return wrap === null ? children : node(wrap, children);
     },
@@ -205,7 +230,7 @@ function rangeFilter(element: string, from: string, to: string, prefix: string):
 export function booleanFlag(element: string, param: string, description: string): FilterRule {
   return {
     element,
-    params: () => [{ name: param, kind: { type: "boolean" }, array: false, description }],
+    params: () => [{ name: param, kind: booleanParam, array: false, description }],
     build: (values) => {
       const value = values.get(param);
       return typeof value === "boolean" ? leaf(element, value ? "true" : "false") : null;
@@ -297,10 +322,11 @@ const RULES: readonly FilterRule[] = [
   ),
   {
     element: "ActiveStatus",
+    fillsDefault: true,
     params: () => [
       {
         name: "status",
-        kind: { type: "enum", values: ["active", "inactive", "all"] },
+        kind: enumParam(["active", "inactive", "all"]),
         array: false,
         description: "Active state; default `active`.",
       },
@@ -317,7 +343,7 @@ const RULES: readonly FilterRule[] = [
     "FromModifiedDate",
     ["FromModifiedDate", "updatedAfter"],
     ["ToModifiedDate", "updatedBefore"],
-    { type: "dateOrDateTime" },
+    dateOrDateTimeParam,
     null,
   ),
   // Written by the rule above (both ends of the range are adjacent in every query).
@@ -326,35 +352,35 @@ const RULES: readonly FilterRule[] = [
     "ModifiedDateRangeFilter",
     ["FromModifiedDate", "updatedAfter"],
     ["ToModifiedDate", "updatedBefore"],
-    { type: "dateOrDateTime" },
+    dateOrDateTimeParam,
     "ModifiedDateRangeFilter",
   ),
   dateRange(
     "TransactionModifiedDateRangeFilter",
     ["FromModifiedDate", "updatedAfter"],
     ["ToModifiedDate", "updatedBefore"],
-    { type: "dateOrDateTime" },
+    dateOrDateTimeParam,
     "TransactionModifiedDateRangeFilter",
   ),
   dateRange(
     "TxnDateRangeFilter",
     ["FromTxnDate", "transactionDateFrom"],
     ["ToTxnDate", "transactionDateTo"],
-    { type: "date" },
+    dateParam,
     "TxnDateRangeFilter",
   ),
   dateRange(
     "TransactionDateRangeFilter",
     ["FromTxnDate", "transactionDateFrom"],
     ["ToTxnDate", "transactionDateTo"],
-    { type: "date" },
+    dateParam,
     "TransactionDateRangeFilter",
   ),
   dateRange(
     "DeletedDateRangeFilter",
     ["FromDeletedDate", "deletedAfter"],
     ["ToDeletedDate", "deletedBefore"],
-    { type: "dateOrDateTime" },
+    dateOrDateTimeParam,
     "DeletedDateRangeFilter",
   ),
   matchFilter("NameFilter", "Name", "name"),
@@ -428,7 +454,7 @@ const RULES: readonly FilterRule[] = [
     params: (context) => [
       {
         name: "transactionTypes",
-        kind: { type: "enum", values: txnTypeValues(context).json },
+        kind: enumParam(txnTypeValues(context).json),
         array: true,
         description: "Only these transaction types.",
       },
@@ -478,7 +504,7 @@ const RULES: readonly FilterRule[] = [
     params: () => [
       {
         name: "dueDate",
-        kind: { type: "date" },
+        kind: dateParam,
         array: false,
         description: "Only bills due on or before this date.",
       },
@@ -503,7 +529,7 @@ const RULES: readonly FilterRule[] = [
     params: () => [
       {
         name: "paymentStatus",
-        kind: { type: "enum", values: ["all", "paid", "not_paid"] },
+        kind: enumParam(["all", "paid", "not_paid"]),
         array: false,
         description: "Paid state; default all.",
       },
@@ -522,7 +548,7 @@ const RULES: readonly FilterRule[] = [
     params: () =>
       BALANCE_OPERATORS.map(([name]) => ({
         name,
-        kind: { type: "amount" },
+        kind: amountParam,
         array: false,
         description: "Compare the total balance (decimal string).",
       })),
@@ -551,10 +577,11 @@ const RULES: readonly FilterRule[] = [
   enumFilter("TransactionPaidStatusFilter", "paymentStatus", "Paid state."),
   {
     element: "ListDelType",
+    fillsDefault: true,
     params: (context) => [
       {
         name: "objectTypes",
-        kind: { type: "enum", values: deletedTypes(context) },
+        kind: enumParam(deletedTypes(context)),
         array: true,
         description: "The kinds of deleted records to return (required, 1 or more).",
       },
@@ -563,10 +590,11 @@ const RULES: readonly FilterRule[] = [
   },
   {
     element: "TxnDelType",
+    fillsDefault: true,
     params: (context) => [
       {
         name: "transactionTypes",
-        kind: { type: "enum", values: deletedTypes(context) },
+        kind: enumParam(deletedTypes(context)),
         array: true,
         description: "The kinds of deleted transactions to return (required, 1 or more).",
       },
@@ -634,7 +662,8 @@ export function listFilters(resource: ResourceDefinition): ListFilters {
 
 /**
  * Derives the filters of a query request from a rule table: each top-level element of the query
- * that a rule owns becomes that rule's parameters (elements no rule owns are reported unexposed).
+ * that a rule owns becomes that rule's parameters (elements no rule owns are reported unexposed). A
+ * parameter is required when its element is and the rule has no default for it.
  */
 export function deriveFilters(
   requestName: string,
@@ -653,8 +682,9 @@ export function deriveFilters(
       continue;
     }
     const context = { resource, slot };
+    const required = slot.min > 0 && slot.choices.length === 0 && !rule.fillsDefault;
     const declared = rule.params(context).filter((p) => !params.some((known) => known.name === p.name));
-    params.push(...declared.map((p) => ({ ...p, slot })));
+    params.push(...declared.map((p) => ({ ...p, slot, ...(required ? { required: true } : {}) })));
     owners.push({ slot, rule, context, names: rule.params(context).map((p) => p.name) });
   }
   return {
@@ -692,11 +722,16 @@ function checkCombinations(params: readonly FilterParam[], values: ReadonlyMap<s
   }
 }
 
+/** A query parameter as the core validates it: a filter, or an engine parameter such as `limit`. */
+export type QueryParam = Pick<FilterParam, "name" | "kind" | "array" | "description"> & {
+  readonly required?: boolean;
+};
+
 /**
- * Parses query-string values (a string, or an array for a repeated key) per parameter kind. Unknown
- * parameters are left to the caller (the list route knows its own extras: `limit`, `cursor`).
+ * Reads one parameter's raw value — query-string text (an array for a repeated key) or, in a batch
+ * member's `query`, a JSON value — with its field kind. Errors name the parameter.
  */
-export function parseParam(param: Pick<FilterParam, "name" | "kind" | "array">, raw: unknown): ParamValue {
+export function parseParam(param: QueryParam, raw: unknown): ParamValue {
   const items = Array.isArray(raw) ? (raw as unknown[]) : [raw];
   if (!param.array && items.length > 1) {
     throw new ServiceError("INVALID_PARAMETER", {
@@ -710,70 +745,58 @@ export function parseParam(param: Pick<FilterParam, "name" | "kind" | "array">, 
       message: `\`${param.name}\` takes 1 to ${MAX_ITEMS} values (repeat the query key for each).`,
     });
   }
-  const values = items.map((item) => parseScalar(param, typeof item === "string" ? item : String(item)));
+  const values = items.map((item) => {
+    const result = param.kind.schema.safeParse(typeof item === "string" ? param.kind.fromQuery(item) : item, {
+      reportInput: true,
+    });
+    if (!result.success) throw errorFromZod(result.error, param.name);
+    return result.data as string | number | boolean;
+  });
   return param.array ? (values as string[]) : (values[0] as ParamValue);
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2})?)?$/;
-
-function parseScalar(param: Pick<FilterParam, "name" | "kind">, value: string): string | number | boolean {
-  const fail = (expected: string): never => {
-    throw new ServiceError("INVALID_PARAMETER", {
-      param: param.name,
-      message: `\`${param.name}\` must be ${expected}.`,
-    });
-  };
-  const kind = param.kind;
-  switch (kind.type) {
-    case "text": {
-      const checked = normalizeText(value.normalize("NFC"));
-      if (!checked.ok) {
-        throw new ServiceError("UNSUPPORTED_CHARACTER", {
+/**
+ * Validates a whole query against its parameters: unknown parameters (UNKNOWN_PARAMETER), each
+ * value by its kind, required parameters (INVALID_PARAMETER), and, for filters, alternatives of one
+ * schema choice sent together. Returns the parsed values of the parameters present.
+ */
+export function parseQuery(
+  params: readonly QueryParam[],
+  raw: Readonly<Record<string, unknown>>,
+  filters?: readonly FilterParam[],
+): Map<string, ParamValue> {
+  const known = new Map(params.map((p) => [p.name, p]));
+  for (const name of Object.keys(raw)) {
+    if (!known.has(name)) {
+      throw new ServiceError("UNKNOWN_PARAMETER", {
+        param: name,
+        message: `Unknown query parameter \`${name}\`.`,
+      });
+    }
+  }
+  const values = new Map<string, ParamValue>();
+  for (const param of params) {
+    const given = raw[param.name];
+    if (given === undefined) {
+      if (param.required) {
+        throw new ServiceError("INVALID_PARAMETER", {
           param: param.name,
-          details: {
-            codePoint: checked.codePoint,
-            character: checked.character,
-            index: checked.index,
-            suggestion: checked.suggestion,
-          },
+          message: `Missing required parameter \`${param.name}\`.`,
         });
       }
-      if (value.length === 0) fail("a non-empty text");
-      if (value.length > kind.max) throw new ServiceError("STRING_TOO_LONG", { param: param.name });
-      return value.normalize("NFC");
+      continue;
     }
-    case "id":
-      if (value.length < 1 || value.length > 36) fail("an ID of 1 to 36 characters");
-      return value;
-    case "date":
-      if (!DATE.test(value) || Number.isNaN(Date.parse(value))) fail("a date written YYYY-MM-DD");
-      return value;
-    case "dateOrDateTime":
-      if (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value.slice(0, 10)))) {
-        fail("a date (YYYY-MM-DD) or date-time (YYYY-MM-DDThh:mm:ss, optionally with an offset)");
-      }
-      return value;
-    case "boolean":
-      if (value !== "true" && value !== "false") fail("`true` or `false`");
-      return value === "true";
-    case "integer": {
-      if (!/^\d+$/.test(value)) fail(`an integer from ${kind.min} to ${kind.max}`);
-      const number = Number(value);
-      if (number < kind.min || number > kind.max) fail(`an integer from ${kind.min} to ${kind.max}`);
-      return number;
-    }
-    case "amount": {
-      const parsed = parseDecimal(value, { places: 2 });
-      if (!parsed.ok) {
-        if (parsed.reason === "too_many_places")
-          throw new ServiceError("DECIMAL_PRECISION_EXCEEDED", { param: param.name });
-        fail("a decimal string such as 120.50");
-      }
-      return value;
-    }
-    case "enum":
-      if (!kind.values.includes(value)) fail(`one of ${kind.values.map((v) => `\`${v}\``).join(", ")}`);
-      return value;
+    values.set(param.name, parseParam(param, given));
   }
+  if (filters) checkCombinations(filters, values);
+  return values;
+}
+
+/** A query parameter's JSON Schema (OpenAPI), from its kind: repeated keys for arrays. */
+export function paramJsonSchema(param: QueryParam): Record<string, unknown> {
+  const single = param.kind.jsonSchema();
+  // A parameter that takes one value only (`confirm=true`) says so as a constant.
+  const values = single.enum;
+  if (Array.isArray(values) && values.length === 1) single.const = values[0];
+  return param.array ? { type: "array", items: single, minItems: 1, maxItems: MAX_ITEMS } : single;
 }

@@ -11,6 +11,7 @@ import { listFilters, parseParam, type ParamValue } from "./filters.ts";
 import { inputSchema } from "./input.ts";
 import { readRecord, type ReadWarning } from "./reader.ts";
 import { newerFieldPath } from "./versions.ts";
+import { reportOperations, typedOperations } from "../operations.ts";
 
 function resource(path: string): ResourceDefinition {
   const found = resourceByPath(path);
@@ -337,16 +338,21 @@ describe("list filters (spec: List parameters)", () => {
 });
 
 describe("documentation examples (OpenAPI, sent by the contract suites)", () => {
-  test("every typed route's example body passes its own validation", async () => {
-    const { ledgerResourceRoutes } = await import("../../api/routes/ledger-resources.ts");
+  test("every typed operation's example body passes its own validation", async () => {
+    const { validateTypedInput } = await import("../../requests/typed-call.ts");
     let checked = 0;
-    for (const route of ledgerResourceRoutes()) {
-      if (!route.body || !route.examples) continue;
-      for (const [name, example] of Object.entries(route.examples)) {
-        const parsed = route.body.safeParse(example);
-        assert.ok(
-          parsed.success,
-          `${route.operationId} example ${name}: ${JSON.stringify(parsed.error?.issues[0])}`,
+    for (const operation of [...typedOperations(), ...reportOperations()]) {
+      const rule = operation.inputs().body;
+      if (rule.type !== "json") continue;
+      for (const [name, example] of Object.entries(rule.examples())) {
+        assert.doesNotThrow(
+          () =>
+            validateTypedInput(operation, {
+              body: example,
+              pathParams: operation.http.path.includes(":id") ? { id: "80000001-1700000000" } : {},
+              query: operation.inputs().query.some((p) => p.name === "confirm") ? { confirm: "true" } : {},
+            }),
+          `${operation.operationId} example ${name}`,
         );
         checked++;
       }

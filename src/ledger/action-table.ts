@@ -1,0 +1,573 @@
+import { z } from "zod";
+import { ServiceError } from "../errors/service-error.ts";
+import { CURSOR_PAGE_SIZE_MAX, pageRequestId } from "./cursors.ts";
+import type { FinishContext } from "./operations.ts";
+import { SERVICE_OWNER_ID } from "./owner-id.ts";
+import { decodeReport, reportFilters, reportMessage, type ReportKind } from "./reports.ts";
+import type { ResourceDefinition } from "./resources/definitions.ts";
+import { exampleBody } from "./resources/examples.ts";
+import { outputSchemaRef, type JsonSchema } from "./resources/json-schema.ts";
+import type { Shape } from "./resources/shape.ts";
+import {
+  createMessage,
+  customFieldMessage,
+  decodeCustomField,
+  decodeDelete,
+  decodeMerge,
+  decodeRecord,
+  decodeVoid,
+  deleteMessage,
+  lineFamilies,
+  mergeMessage,
+  retrieveMessage,
+  updateMessage,
+  voidMessage,
+  type CustomFieldBody,
+  type Decoded,
+  type MergeBody,
+  type ResponseMessage,
+} from "./typed/actions.ts";
+import {
+  enumParam,
+  integerParam,
+  listFilters,
+  textParam,
+  type FilterParam,
+  type ParamValue,
+  type QueryParam,
+} from "./typed/filters.ts";
+import { inputSchema } from "./typed/input.ts";
+import { inSchemaOrder } from "./typed/list-query.ts";
+import { finishListPage, decodeListPage } from "./typed/lists.ts";
+import { newerFieldPath } from "./typed/versions.ts";
+import type { RequestRow } from "../store/requests.ts";
+import { leaf, node, type XmlElement } from "./xml/tree.ts";
+
+/**
+ * The action table (issue 14; house style §2.1 "the catalogue is data"): for each action a typed
+ * operation can take — list, retrieve, create, update, delete, void, merge, setCustomField and the
+ * report queries — its HTTP shape, whether it reads or writes, its inputs (path, query and body, in
+ * the one validation vocabulary of field kinds), the request message it writes, how its answer is
+ * decoded and its response schema. Routes (api/routes/ledger-resources.ts), the OpenAPI document,
+ * the operation table the engine decodes answers with (operations.ts), the change feed and batch
+ * all read this table; nothing else switches over actions.
+ *
+ * Two actions need the store around their message, and say so as data for the core
+ * (requests/typed-call.ts) to plan: a list that pages starts or continues an application cursor
+ * (`paging`), and an update that sends only some line arrays of one family reads the record first
+ * (`readFirst`).
+ */
+
+export type ActionName =
+  "list" | "retrieve" | "create" | "update" | "delete" | "void" | "merge" | "setCustomField" | "report";
+
+/** A request body rule: none (GET), empty (`{}` or no body at all), or a JSON object schema. */
+export type BodyRule =
+  | { readonly type: "none" }
+  | { readonly type: "empty" }
+  | {
+      readonly type: "json";
+      schema(): z.ZodType<Record<string, unknown>>;
+      /** Valid bodies by name (OpenAPI examples; the contract suites send them). */
+      examples(): Record<string, unknown>;
+    };
+
+/** Every input of an operation: what is validated before anything is queued. */
+export interface ActionInputs {
+  /** Path parameters: `id` (the record) where the path names one. */
+  readonly path: readonly "id"[];
+  readonly query: readonly QueryParam[];
+  readonly body: BodyRule;
+  /** The list filters among `query` (their combination rules are checked too). */
+  readonly filters?: readonly FilterParam[];
+}
+
+/** A call's input after validation. */
+export interface CallInput {
+  /** The record's ID from the path (null when the path names none). */
+  readonly id: string | null;
+  readonly query: ReadonlyMap<string, ParamValue>;
+  /** The JSON body (`{}` when the operation takes none). */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/** Which page of a list a message asks for. */
+export type PageRequest =
+  /** One query: no iterator; `max` caps the count where the query allows (null: everything). */
+  | { readonly kind: "single"; readonly max: number | null }
+  /** The first page of a new application cursor. */
+  | { readonly kind: "start"; readonly cursorId: string; readonly size: number }
+  /** A further page of an open cursor. */
+  | {
+      readonly kind: "continue";
+      readonly cursorId: string;
+      readonly page: number;
+      readonly iteratorId: string;
+      readonly size: number;
+    };
+
+/** What the core learned before the message is written (see `paging` and `readFirst`). */
+export interface MessageContext {
+  readonly page: PageRequest | null;
+  /** Update: per line array the caller left out of a family it partly sent, the lines to keep. */
+  readonly kept: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Update: line arrays left out of a family the body partly sends (spec "Update", rule 5). */
+export interface ReadFirst {
+  /** The body's omitted line arrays (input JSON name → output JSON name of the record read). */
+  readonly arrays: ReadonlyArray<{ readonly input: string; readonly output: string }>;
+}
+
+export interface ActionSpec<S> {
+  readonly name: ActionName;
+  readonly access: "read" | "write";
+  readonly http: { readonly method: "GET" | "POST" | "DELETE"; readonly status: 200 | 201 };
+  /** The route, Fastify style (`/v1/ledger-desktop/invoices/:id/void`). */
+  path(subject: S): string;
+  summary(subject: S): string;
+  inputs(subject: S): ActionInputs;
+  /** Lists: whether this call pages with an application cursor (else one query). */
+  paging?(subject: S, input: CallInput): "cursor" | "single";
+  /** Updates: the lines to read first, or null when the body needs no read. */
+  readFirst?(subject: S, input: CallInput): ReadFirst | null;
+  /** The request message. */
+  message(subject: S, input: CallInput, context: MessageContext): XmlElement;
+  /** The identity of the call for an Idempotency-Key fingerprint (the body and the path's ID). */
+  fingerprint(input: CallInput): unknown;
+  /** A field of the body that needs a newer message version than some connections speak. */
+  newerField?(subject: S, input: CallInput): string | null;
+  /** Reads the answer's response message. */
+  decode(subject: S, message: ResponseMessage, request: RequestRow): Decoded;
+  /** Books what the answer changes outside the Request (list pages: the cursor), on completion. */
+  finish?(subject: S, context: FinishContext, request: RequestRow, result: unknown): Promise<DecodedResult>;
+  /** The success response's JSON Schema; shared records go to `components`. */
+  response(subject: S, components: Record<string, JsonSchema>): JsonSchema;
+}
+
+/** A finished answer: the result, or the error the application's answer means. */
+export type DecodedResult =
+  { ok: true; result: unknown; warnings: Decoded["warnings"] } | { ok: false; error: ServiceError };
+
+export const LEDGER_BASE = "/v1/ledger-desktop";
+
+const base = (resource: ResourceDefinition): string => `${LEDGER_BASE}/${resource.entry.path}`;
+const label = (resource: ResourceDefinition): string =>
+  resource.entry.objectType.replace(/^ledger_/, "").replace(/_/g, " ");
+const NONE: BodyRule = { type: "none" };
+const EMPTY: BodyRule = { type: "empty" };
+const ID_PATH: readonly "id"[] = ["id"];
+const NO_PATH: readonly "id"[] = [];
+const OMIT_ID: ReadonlySet<string> = new Set(["id"]);
+const byId = (input: CallInput): unknown => ({ id: input.id });
+const withBody = (input: CallInput): unknown => ({ id: input.id, body: input.body });
+
+/** The record's ID, which the path validated (the core refuses a missing one). */
+function idOf(input: CallInput): string {
+  return input.id ?? "";
+}
+
+function jsonBody(schema: () => z.ZodType<Record<string, unknown>>, examples: () => unknown): BodyRule {
+  return { type: "json", schema, examples: () => ({ minimal: examples() }) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// response schemas
+
+function recordSchema(resource: ResourceDefinition, components: Record<string, JsonSchema>): JsonSchema {
+  const refs = [...resource.records.entries()].map(([name, r]) =>
+    outputSchemaRef(r.shape, components, name === resource.ret ? resource.entry.objectType : r.objectType),
+  );
+  return refs.length === 1 && refs[0] ? refs[0] : { oneOf: refs };
+}
+
+function summarySchema(resource: ResourceDefinition, extra: JsonSchema): JsonSchema {
+  return {
+    type: "object",
+    properties: {
+      id: { type: ["string", "null"] },
+      objectType: { type: "string", const: resource.entry.objectType },
+      ...extra,
+    },
+  };
+}
+
+const LIST_ENVELOPE_REQUIRED = [
+  "objectType",
+  "url",
+  "data",
+  "nextCursor",
+  "hasMore",
+  "remainingCount",
+  "cursorExpiresAt",
+];
+
+// ---------------------------------------------------------------------------------------------
+// the actions
+
+const limitParam = (max: number): QueryParam => ({
+  name: "limit",
+  kind: integerParam(1, max),
+  array: false,
+  description: `Page size, 1 to ${max} (default ${max}).`,
+});
+const cursorParam: QueryParam = {
+  name: "cursor",
+  kind: textParam(200),
+  array: false,
+  description: "The `nextCursor` of the latest page.",
+};
+
+/** Whether the filters given name records one by one (ids, names…): one complete answer, no cursor. */
+function namesRecords(query: ReadonlyMap<string, ParamValue>): boolean {
+  return ["ids", "fullNames", "names", "refNumbers"].some((name) => query.has(name));
+}
+
+const list: ActionSpec<ResourceDefinition> = {
+  name: "list",
+  access: "read",
+  http: { method: "GET", status: 200 },
+  path: base,
+  summary: (resource) => `List ${resource.entry.path.replace(/-/g, " ")}`,
+  inputs(resource) {
+    const filters = listFilters(resource).params;
+    const query: QueryParam[] = [...filters];
+    if (resource.queryElements.has("MaxReturned")) query.push(limitParam(CURSOR_PAGE_SIZE_MAX));
+    if (resource.pages) query.push(cursorParam);
+    return { path: NO_PATH, query, body: NONE, filters };
+  },
+  paging: (resource, input) =>
+    resource.pages && resource.queryElements.has("MaxReturned") && !namesRecords(input.query)
+      ? "cursor"
+      : "single",
+  message(resource, input, context) {
+    const requestName = resource.queryRequest;
+    const filters = new Map([...input.query].filter(([name]) => name !== "limit" && name !== "cursor"));
+    const children = listFilters(resource).build(filters);
+    if (resource.queryElements.has("IncludeLineItems") && !filters.has("includeLineItems")) {
+      children.push(leaf("IncludeLineItems", "true"));
+    }
+    const page = context.page ?? { kind: "single", max: null };
+    const max = page.kind === "single" ? page.max : page.size;
+    if (max !== null && resource.queryElements.has("MaxReturned") && !namesRecords(filters)) {
+      children.push(leaf("MaxReturned", String(max)));
+    }
+    const attributes: Array<readonly [string, string]> =
+      page.kind === "start"
+        ? [
+            ["requestID", pageRequestId(page.cursorId, 1)],
+            ["iterator", "Start"],
+          ]
+        : page.kind === "continue"
+          ? [
+              ["requestID", pageRequestId(page.cursorId, page.page)],
+              ["iterator", "Continue"],
+              ["iteratorID", page.iteratorId],
+            ]
+          : [];
+    return node(requestName, inSchemaOrder(requestName, children), attributes);
+  },
+  fingerprint: () => null,
+  decode: (resource, message) => decodeListPage(resource, message),
+  finish: (resource, context, request, result) => finishListPage(resource, context, request, result),
+  response: (resource, components) => ({
+    type: "object",
+    properties: {
+      objectType: { type: "string", const: "list" },
+      url: { type: "string" },
+      data: { type: "array", items: recordSchema(resource, components) },
+      nextCursor: { type: ["string", "null"] },
+      hasMore: { type: "boolean" },
+      remainingCount: { type: ["integer", "null"] },
+      cursorExpiresAt: { type: ["string", "null"], format: "date-time" },
+    },
+    required: LIST_ENVELOPE_REQUIRED,
+  }),
+};
+
+const retrieve: ActionSpec<ResourceDefinition> = {
+  name: "retrieve",
+  access: "read",
+  http: { method: "GET", status: 200 },
+  path: (resource) => (resource.entry.singleton ? base(resource) : `${base(resource)}/:id`),
+  summary: (resource) => `Retrieve ${resource.entry.singleton ? "the" : "a"} ${label(resource)}`,
+  inputs: (resource) => ({ path: resource.entry.singleton ? NO_PATH : ID_PATH, query: [], body: NONE }),
+  message: (resource, input) => retrieveMessage(resource, idOf(input)),
+  fingerprint: () => null,
+  decode: (resource, message) => decodeRecord(resource, message, true),
+  response: recordSchema,
+};
+
+function shapeOrFail(shape: Shape | null, what: string): Shape {
+  if (!shape) throw new Error(`no ${what} shape`);
+  return shape;
+}
+
+const create: ActionSpec<ResourceDefinition> = {
+  name: "create",
+  access: "write",
+  http: { method: "POST", status: 201 },
+  path: base,
+  summary: (resource) => `Create a ${label(resource)}`,
+  inputs: (resource) => ({
+    path: NO_PATH,
+    query: [],
+    body: jsonBody(
+      () => inputSchema(shapeOrFail(resource.create, "create")),
+      () => exampleBody(shapeOrFail(resource.create, "create")),
+    ),
+  }),
+  message: (resource, input) => createMessage(resource, input.body),
+  fingerprint: (input) => input.body,
+  newerField: (resource, input) => newerFieldPath(shapeOrFail(resource.create, "create"), input.body),
+  decode: (resource, message) => decodeRecord(resource, message, false),
+  response: recordSchema,
+};
+
+const update: ActionSpec<ResourceDefinition> = {
+  name: "update",
+  access: "write",
+  http: { method: "POST", status: 200 },
+  path: (resource) => `${base(resource)}/:id`,
+  summary: (resource) => `Update a ${label(resource)}`,
+  inputs: (resource) => ({
+    path: ID_PATH,
+    query: [],
+    body: jsonBody(
+      () => inputSchema(shapeOrFail(resource.update, "update"), { omit: OMIT_ID }),
+      () => {
+        const { id: _id, ...body } = exampleBody(shapeOrFail(resource.update, "update"));
+        return { ...body, revisionNumber: "1700000000" };
+      },
+    ),
+  }),
+  // Spec "Update", rules 2–5: a line array that is sent replaces that kind of line; when only some
+  // arrays of one schema family are sent, the record is read first and the omitted arrays' lines are
+  // kept by ID.
+  readFirst(resource, input) {
+    const shape = shapeOrFail(resource.update, "update");
+    const body = input.body;
+    const output = resource.output.fields;
+    const arrays = lineFamilies(shape)
+      .filter(
+        (family) =>
+          family.length > 1 &&
+          family.some((f) => body[f.json] !== undefined) &&
+          family.some((f) => body[f.json] === undefined),
+      )
+      .flatMap((family) =>
+        family
+          .filter((f) => body[f.json] === undefined)
+          .map((f) => ({
+            input: f.json,
+            output: output.find((o) => o.slot.name === f.slot.name.replace(/Mod$/, "Ret"))?.json ?? f.json,
+          })),
+      );
+    return arrays.length > 0 ? { arrays } : null;
+  },
+  message: (resource, input, context) => updateMessage(resource, idOf(input), input.body, context.kept),
+  fingerprint: withBody,
+  newerField: (resource, input) => newerFieldPath(shapeOrFail(resource.update, "update"), input.body),
+  decode: (resource, message) => decodeRecord(resource, message, true),
+  response: recordSchema,
+};
+
+const del: ActionSpec<ResourceDefinition> = {
+  name: "delete",
+  access: "write",
+  http: { method: "DELETE", status: 200 },
+  path: (resource) => `${base(resource)}/:id`,
+  summary: (resource) => `Delete a ${label(resource)} (permanent; needs confirm=true)`,
+  inputs: () => ({
+    path: ID_PATH,
+    query: [
+      {
+        name: "confirm",
+        kind: enumParam(["true"]),
+        array: false,
+        required: true,
+        description: "Must be `true`: deleting is permanent.",
+      },
+    ],
+    body: EMPTY,
+  }),
+  message: (resource, input) => deleteMessage(resource, idOf(input)),
+  fingerprint: byId,
+  decode: (resource, message) => decodeDelete(resource, message),
+  response: (resource) =>
+    summarySchema(
+      resource,
+      resource.entry.kind === "transaction"
+        ? { refNumber: { type: ["string", "null"] }, deleted: { type: "boolean", const: true } }
+        : {
+            fullName: { type: ["string", "null"] },
+            deletedAt: { type: ["string", "null"] },
+            deleted: { type: "boolean", const: true },
+          },
+    ),
+};
+
+const voidAction: ActionSpec<ResourceDefinition> = {
+  name: "void",
+  access: "write",
+  http: { method: "POST", status: 200 },
+  path: (resource) => `${base(resource)}/:id/void`,
+  summary: (resource) => `Void a ${label(resource)}`,
+  inputs: () => ({ path: ID_PATH, query: [], body: EMPTY }),
+  message: (resource, input) => voidMessage(resource, idOf(input)),
+  fingerprint: byId,
+  decode: (resource, message) => decodeVoid(resource, message),
+  response: (resource) =>
+    summarySchema(resource, {
+      createdAt: { type: ["string", "null"] },
+      updatedAt: { type: ["string", "null"] },
+      refNumber: { type: ["string", "null"] },
+      voided: { type: "boolean", const: true },
+    }),
+};
+
+const mergeBody = z.strictObject({
+  revisionNumber: z.string().min(1).max(16),
+  mergeIntoId: z.string().min(1).max(36),
+  mergeIntoRevisionNumber: z.string().min(1).max(16),
+  allowDifferentShippingAddresses: z.boolean().optional(),
+});
+
+const merge: ActionSpec<ResourceDefinition> = {
+  name: "merge",
+  access: "write",
+  http: { method: "POST", status: 200 },
+  path: (resource) => `${base(resource)}/:id/merge`,
+  summary: (resource) => `Merge a ${label(resource)} into another (the first is deleted)`,
+  inputs: () => ({
+    path: ID_PATH,
+    query: [],
+    body: jsonBody(
+      () => mergeBody,
+      () => ({
+        revisionNumber: "1700000000",
+        mergeIntoId: "80000002-1700000000",
+        mergeIntoRevisionNumber: "1700000000",
+      }),
+    ),
+  }),
+  message: (resource, input) => mergeMessage(resource, idOf(input), input.body as unknown as MergeBody),
+  fingerprint: withBody,
+  decode: (resource, message) => decodeMerge(resource, message),
+  response: (resource) =>
+    summarySchema(resource, {
+      fullName: { type: ["string", "null"] },
+      mergedFrom: { type: ["object", "null"] },
+    }),
+};
+
+const customFieldBody = z
+  .strictObject({
+    operation: z.enum(["add", "update", "delete"]),
+    ownerId: z
+      .string()
+      .max(38)
+      .refine((value) => value.toUpperCase() !== SERVICE_OWNER_ID, {
+        error: "This owner is reserved by the service.",
+      })
+      .default("0"),
+    name: z.string().min(1).max(31),
+    value: z.string().max(4095).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.operation === "delete" && body.value !== undefined) {
+      ctx.addIssue({ code: "custom", message: "`value` is not sent with `delete`.", path: ["value"] });
+    } else if (body.operation !== "delete" && body.value === undefined) {
+      ctx.addIssue({ code: "custom", message: "`value` is required.", path: ["value"] });
+    }
+  });
+
+const setCustomField: ActionSpec<ResourceDefinition> = {
+  name: "setCustomField",
+  access: "write",
+  http: { method: "POST", status: 200 },
+  path: (resource) => `${base(resource)}/:id/custom-fields`,
+  summary: (resource) => `Set a custom field of a ${label(resource)}`,
+  inputs: () => ({
+    path: ID_PATH,
+    query: [],
+    body: jsonBody(
+      () => customFieldBody,
+      () => ({ operation: "update", name: "Colour", value: "Blue" }),
+    ),
+  }),
+  message: (resource, input) =>
+    customFieldMessage(resource, idOf(input), input.body as unknown as CustomFieldBody),
+  fingerprint: withBody,
+  decode: (_resource, message) =>
+    decodeCustomField(message, {
+      operation: message.element.name === "DataExtDelRs" ? "delete" : "update",
+      ownerId: "0",
+      name: "",
+    }),
+  response: () => ({
+    type: "object",
+    properties: {
+      objectType: { type: "string", const: "ledger_custom_field_value" },
+      ownerId: { type: ["string", "null"] },
+      name: { type: ["string", "null"] },
+      type: { type: ["string", "null"] },
+      value: { type: ["string", "null"] },
+    },
+  }),
+};
+
+const report: ActionSpec<ReportKind> = {
+  name: "report",
+  access: "read",
+  http: { method: "GET", status: 200 },
+  path: (kind) => `${LEDGER_BASE}/reports/${kind.path}`,
+  summary: (kind) => `Run a ${kind.path.replace(/-/g, " ")} report`,
+  inputs: (kind) => {
+    const filters = reportFilters(kind).params.map((p) => (p.slot.min > 0 ? { ...p, required: true } : p));
+    return { path: NO_PATH, query: filters, body: NONE, filters };
+  },
+  message: (kind, input) => reportMessage(kind, input.query),
+  fingerprint: () => null,
+  decode: (kind, message) => decodeReport(kind, message),
+  response: () => ({
+    type: "object",
+    properties: { objectType: { type: "string", const: "ledger_report" } },
+  }),
+};
+
+/** The actions of typed resources, by name (data: read by routes, OpenAPI, the core and batch). */
+export const RESOURCE_ACTIONS = {
+  list,
+  retrieve,
+  create,
+  update,
+  delete: del,
+  void: voidAction,
+  merge,
+  setCustomField,
+} as const satisfies Record<string, ActionSpec<ResourceDefinition>>;
+
+export type ResourceActionName = keyof typeof RESOURCE_ACTIONS;
+
+/** The report action (one operation per report kind). */
+export const REPORT_ACTION: ActionSpec<ReportKind> = report;
+
+/**
+ * The HTTP shape of an action the market offers for a group but the application cannot do: its
+ * route answers LEDGER_OPERATION_UNSUPPORTED (see operations.ts `unsupportedOperations`).
+ */
+export function actionPath(resource: ResourceDefinition, action: ResourceActionName): string {
+  return RESOURCE_ACTIONS[action].path(resource);
+}
+
+/** Throws the error of an operation the application cannot do. */
+export function unsupportedError(resource: ResourceDefinition, action: string): ServiceError {
+  const alternatives = resource.actions
+    .filter((a) => a !== "list" && a !== "retrieve")
+    .map((a) => `${resource.operationPrefix}.${a}`);
+  return new ServiceError("LEDGER_OPERATION_UNSUPPORTED", {
+    details: { alternatives },
+    message: `The application has no ${action} for ${resource.entry.path}; see \`details.alternatives\`.`,
+  });
+}

@@ -1,0 +1,391 @@
+import type { z } from "zod";
+import type { Deps } from "../deps.ts";
+import { errorFromZod } from "../errors/from-zod.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { CallInput, MessageContext, PageRequest } from "../ledger/action-table.ts";
+import { CURSOR_PAGE_SIZE_MAX, newCursorId, resumeCursor, startCursor } from "../ledger/cursors.ts";
+import { typedOperation, type TypedOperation } from "../ledger/operations.ts";
+import { parseQuery, type ParamValue } from "../ledger/typed/filters.ts";
+import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
+import { ledgerSchema } from "../ledger/xml/schema.ts";
+import { renderElementText, type XmlElement } from "../ledger/xml/tree.ts";
+import { messageProblem } from "../ledger/xml/validate-tree.ts";
+import type { ConnectionRow } from "../store/connections.ts";
+import type { Tenant } from "../store/tenant.ts";
+import type { CallOptions } from "./call-options.ts";
+import { submit, type Submission } from "./submit.ts";
+
+/**
+ * The typed call (issue 14): one path from an operation and its raw input to a Submission, used by
+ * the HTTP routes, batch (a loop over {@link validateTypedInput} and {@link prepareTypedCall}), the
+ * change feed and the read before a partial update. Nothing reaches the queue before every input —
+ * path, query, body — has been validated by the operation's inputs (the action table's one
+ * vocabulary of field kinds), and the message the table writes is checked against the request
+ * schema (a refusal there is a bug in a definition, never the caller's fault: INTERNAL_ERROR).
+ *
+ *   raw input ─validate─▶ CallInput ─plan (cursor start/resume, read first)─▶ message tree
+ *     ─schema check─▶ Submission { document, fingerprint, write targets, checks before queueing }
+ */
+
+/** An operation's input as it arrives: from HTTP (strings) or a batch member (JSON values). */
+export interface TypedCallInput {
+  readonly pathParams?: Readonly<Record<string, unknown>>;
+  readonly query?: unknown;
+  /** The JSON body; undefined when none was sent. */
+  readonly body?: unknown;
+}
+
+/** How a call is run. */
+export type CallMode =
+  /** A caller's own call: lists page with application cursors, updates read first where needed. */
+  | "call"
+  /** A batch member: a list is one query of at most `limit` (no cursor); no separate read first. */
+  | "batch"
+  /** The service's own read of a whole list (the change feed): one query, no page size. */
+  | "whole";
+
+export interface TypedCallOptions {
+  /** The caller's key (its project, mode and read-only flag). */
+  readonly principal: Tenant & { readonly readOnly?: boolean };
+  readonly call: CallOptions;
+  readonly mode?: CallMode;
+  /** The service's own Request (the change feed): handed out after developers' requests. */
+  readonly background?: boolean;
+  /** Prefix of `param` in errors (a batch member: `requests[2]`). */
+  readonly paramPrefix?: string;
+}
+
+export type PreparedCall =
+  | { readonly kind: "submit"; readonly submission: Submission; readonly status: number }
+  /** Answered without a Request (a list page repeated from its cursor). */
+  | { readonly kind: "answer"; readonly result: unknown; readonly status: number };
+
+const MAX_ID_LENGTH = 36;
+
+/** `param` for an input of a member: `requests[2].body.name`, `requests[2].query.limit`. */
+function paramOf(prefix: string, part: "body" | "query" | "pathParams", name: string | null): string {
+  if (prefix === "") return name ?? part;
+  return name === null ? `${prefix}.${part}` : `${prefix}.${part}.${name}`;
+}
+
+function rename(error: unknown, prefix: string, part: "body" | "query" | "pathParams"): never {
+  if (error instanceof ServiceError) {
+    throw new ServiceError(error.code, {
+      param: paramOf(prefix, part, error.param),
+      message: error.message,
+      ...(error.details ? { details: error.details as never } : {}),
+    });
+  }
+  throw error;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseBody(operation: TypedOperation, body: unknown, prefix: string): Record<string, unknown> {
+  const rule = operation.inputs().body;
+  const invalid = (message: string): ServiceError =>
+    new ServiceError("INVALID_PARAMETER", { param: paramOf(prefix, "body", null), message });
+  switch (rule.type) {
+    case "none":
+      if (body !== undefined) throw invalid(`\`${operation.operationId}\` takes no body.`);
+      return {};
+    case "empty":
+      if (body === undefined) return {};
+      if (!isPlainObject(body)) throw invalid("The body must be empty or `{}`.");
+      for (const name of Object.keys(body)) {
+        throw new ServiceError("UNKNOWN_PARAMETER", {
+          param: paramOf(prefix, "body", name),
+          message: `Unknown parameter \`${name}\`: this operation takes no body fields.`,
+        });
+      }
+      return {};
+    case "json": {
+      // An empty body is no body: an operation whose fields are all optional accepts it as `{}`.
+      const given = body === undefined ? {} : body;
+      if (!isPlainObject(given)) throw invalid("The body must be a JSON object.");
+      const result = (rule.schema() as z.ZodType).safeParse(given, { reportInput: true });
+      if (!result.success) rename(errorFromZod(result.error), prefix, "body");
+      return result.data as Record<string, unknown>;
+    }
+  }
+}
+
+function parsePath(operation: TypedOperation, given: Readonly<Record<string, unknown>>, prefix: string) {
+  const declared = operation.inputs().path;
+  for (const name of Object.keys(given)) {
+    if (!declared.includes(name as "id")) {
+      throw new ServiceError("UNKNOWN_PARAMETER", {
+        param: paramOf(prefix, "pathParams", name),
+        message: `Unknown path parameter \`${name}\`.`,
+      });
+    }
+  }
+  if (!declared.includes("id")) return null;
+  const id = given.id;
+  if (typeof id !== "string" || id.length < 1 || id.length > MAX_ID_LENGTH) {
+    throw new ServiceError(typeof id === "string" ? "LEDGER_OBJECT_NOT_FOUND" : "INVALID_PARAMETER", {
+      param: prefix === "" ? "id" : paramOf(prefix, "pathParams", "id"),
+      message:
+        typeof id === "string"
+          ? "No record with this ID exists (record IDs are 1 to 36 characters)."
+          : "`id` (the record's ID, 1 to 36 characters) is required.",
+    });
+  }
+  return id;
+}
+
+/**
+ * Validates every input of a call — path, query, body — by the operation's inputs, before anything
+ * is queued. Errors name the offending parameter (`param`), prefixed for batch members.
+ */
+export function validateTypedInput(
+  operation: TypedOperation,
+  input: TypedCallInput,
+  options: Pick<TypedCallOptions, "paramPrefix" | "mode"> = {},
+): CallInput {
+  const prefix = options.paramPrefix ?? "";
+  if (operation.unsupported) throw operation.unsupported;
+  const id = parsePath(operation, input.pathParams ?? {}, prefix);
+  const rawQuery = input.query ?? {};
+  if (!isPlainObject(rawQuery)) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: paramOf(prefix, "query", null),
+      message: "`query` must be an object of parameters.",
+    });
+  }
+  const inputs = operation.inputs();
+  if (options.mode === "batch" && rawQuery.cursor !== undefined) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: paramOf(prefix, "query", "cursor"),
+      message: "A batch member is one query of at most `limit` records: `cursor` is not accepted.",
+    });
+  }
+  let query: Map<string, ParamValue>;
+  try {
+    query = parseQuery(inputs.query, rawQuery, inputs.filters);
+  } catch (error) {
+    rename(error, prefix, "query");
+  }
+  const body = parseBody(operation, input.body, prefix);
+  return { id, query, body };
+}
+
+/** A message the engine wrote that the schema refuses is a bug in a definition, never the caller's fault. */
+function checkMessage(message: XmlElement): void {
+  const problem = messageProblem(ledgerSchema(), message);
+  if (problem) {
+    throw new ServiceError("INTERNAL_ERROR", {
+      cause: new Error(`typed message refused by the schema: ${problem}`),
+    });
+  }
+}
+
+function versionCheck(path: string | null): ((connection: ConnectionRow | null) => Promise<void>) | null {
+  if (!path) return null;
+  return async (connection) => {
+    const version = connection?.xml_version;
+    if (version && Number.parseFloat(version) < Number.parseFloat(HIGHEST_XML_VERSION)) {
+      throw new ServiceError("LEDGER_FIELD_UNSUPPORTED_BY_VERSION", {
+        param: path,
+        details: { minimumXmlVersion: HIGHEST_XML_VERSION, xmlVersion: version },
+        message: `\`${path}\` needs message version ${HIGHEST_XML_VERSION}; this company file's application speaks ${version}.`,
+      });
+    }
+  };
+}
+
+/** The request document of one or more messages (the version is set at hand-over). */
+export function requestDocumentOf(
+  messages: readonly XmlElement[],
+  onError: "stopOnError" | "continueOnError" = "stopOnError",
+): string {
+  return buildRequestDocument(
+    { messages: messages.map(renderElementText).join(""), onError },
+    HIGHEST_XML_VERSION,
+    null,
+  );
+}
+
+/** The route of a call as the Request records it (the record's ID in place of `:id`). */
+function pathOf(operation: TypedOperation, input: CallInput): string {
+  return operation.http.path.replace(":id", encodeURIComponent(input.id ?? ""));
+}
+
+interface Planned {
+  readonly message: XmlElement;
+  readonly beforeQueue: ((connection: ConnectionRow | null) => Promise<void>) | null;
+}
+
+/**
+ * Prepares one typed call: validates its input, plans the page (a new or continued application
+ * cursor) or the read before a partial update, writes the message and returns the Submission the
+ * request engine queues — or, for a repeated list page, the answer itself.
+ */
+export async function prepareTypedCall(
+  deps: Deps,
+  operation: TypedOperation,
+  raw: TypedCallInput,
+  options: TypedCallOptions,
+): Promise<PreparedCall> {
+  const mode = options.mode ?? "call";
+  const input = validateTypedInput(operation, raw, options);
+  if (operation.access === "write" && options.principal.readOnly) {
+    throw new ServiceError("API_KEY_READ_ONLY", {
+      ...(options.paramPrefix ? { param: options.paramPrefix } : {}),
+    });
+  }
+  const status = operation.http.status;
+  const planned = await plan(deps, operation, input, options, mode);
+  if ("result" in planned) return { kind: "answer", result: planned.result, status };
+  checkMessage(planned.message);
+  const checks = [versionCheck(operation.newerField(input)), planned.beforeQueue].filter((c) => c !== null);
+  const submission: Submission = {
+    principal: options.principal,
+    operationId: operation.operationId,
+    method: operation.http.method,
+    path: pathOf(operation, input),
+    isWrite: operation.access === "write",
+    requestXml: requestDocumentOf([planned.message]),
+    fingerprintBody: operation.fingerprint(input),
+    options: options.call,
+    ...(options.background ? { background: true } : {}),
+    ...(checks.length > 0
+      ? {
+          beforeQueue: async (connection: ConnectionRow | null) => {
+            for (const check of checks) await check(connection);
+          },
+        }
+      : {}),
+  };
+  return { kind: "submit", submission, status };
+}
+
+async function plan(
+  deps: Deps,
+  operation: TypedOperation,
+  input: CallInput,
+  options: TypedCallOptions,
+  mode: CallMode,
+): Promise<Planned | { result: unknown }> {
+  const message = (
+    context: Partial<MessageContext>,
+    beforeQueue: Planned["beforeQueue"] = null,
+  ): Planned => ({
+    message: operation.message(input, { page: null, kept: {}, ...context }),
+    beforeQueue,
+  });
+  const paging = operation.paging(input);
+  if (paging !== null) return planPage(deps, paging, input, options, mode, operation, message);
+  const readFirst = operation.readFirst(input);
+  if (!readFirst) return message({});
+  if (mode !== "call") {
+    // Decision 0014: a batch member cannot read first (it would need a round trip of its own).
+    const [first] = readFirst.arrays;
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: paramOf(options.paramPrefix ?? "", "body", first?.input ?? null),
+      message: `A batch update must send every line array of a family or none: send \`${readFirst.arrays.map((a) => a.input).join("`, `")}\` too (with the IDs of the lines to keep), or update the record on its own.`,
+    });
+  }
+  const current = await readRecord(deps, operation, input, options);
+  const kept = Object.fromEntries(
+    readFirst.arrays.map(({ input: name, output }) => [
+      name,
+      ((current[output] ?? []) as { id: string }[]).map((line) => line.id),
+    ]),
+  );
+  return message({ kept });
+}
+
+/** A list's page: one query, a new cursor's first page, or a continued cursor's next page. */
+async function planPage(
+  deps: Deps,
+  paging: "cursor" | "single",
+  input: CallInput,
+  options: TypedCallOptions,
+  mode: CallMode,
+  operation: TypedOperation,
+  message: (context: Partial<MessageContext>, beforeQueue?: Planned["beforeQueue"]) => Planned,
+): Promise<Planned | { result: unknown }> {
+  const limit = input.query.get("limit");
+  const size = typeof limit === "number" ? limit : null;
+  const filters = new Map([...input.query].filter(([name]) => name !== "limit" && name !== "cursor"));
+  if (mode !== "call" || (paging === "single" && !input.query.has("cursor"))) {
+    const max = mode === "whole" ? null : (size ?? (mode === "batch" ? CURSOR_PAGE_SIZE_MAX : null));
+    return message({ page: { kind: "single", max } });
+  }
+  const cursorToken = input.query.get("cursor");
+  if (typeof cursorToken === "string") {
+    const resumption = await resumeCursor(deps.db, {
+      tenant: options.principal,
+      endUserId: options.call.endUserId,
+      operationId: operation.operationId,
+      token: cursorToken,
+      filters: Object.fromEntries(filters),
+      nowMs: deps.clock.now(),
+    });
+    if (resumption.kind === "repeat") return { result: resumption.result };
+    const { cursor, page } = resumption;
+    const stored = new Map(Object.entries(cursor.filters) as [string, ParamValue][]);
+    const continued: PageRequest = {
+      kind: "continue",
+      cursorId: cursor.id,
+      page,
+      iteratorId: cursor.iterator_id ?? "",
+      size: size ?? cursor.page_size,
+    };
+    return {
+      message: operation.message({ ...input, query: stored }, { page: continued, kept: {} }),
+      beforeQueue: null,
+    };
+  }
+  const cursorId = newCursorId();
+  const pageSize = size ?? CURSOR_PAGE_SIZE_MAX;
+  return message({ page: { kind: "start", cursorId, size: pageSize } }, async (connection) => {
+    if (!connection) return;
+    await startCursor(deps.db, {
+      id: cursorId,
+      tenant: options.principal,
+      endUserId: options.call.endUserId,
+      connectionId: connection.id,
+      operationId: operation.operationId,
+      filters: Object.fromEntries(filters),
+      pageSize,
+      nowMs: deps.clock.now(),
+    });
+  });
+}
+
+/**
+ * The separate read before a partial line update (spec "Update", rule 5): a retrieve Request of its
+ * own, through the same path, waited for synchronously.
+ */
+async function readRecord(
+  deps: Deps,
+  operation: TypedOperation,
+  input: CallInput,
+  options: TypedCallOptions,
+): Promise<Record<string, unknown>> {
+  const retrieve = operation.resource
+    ? typedOperation(`${operation.resource.operationPrefix}.retrieve`)
+    : null;
+  if (!retrieve)
+    throw new ServiceError("INTERNAL_ERROR", { cause: new Error(`${operation.operationId}: no retrieve`) });
+  const prepared = await prepareTypedCall(
+    deps,
+    retrieve,
+    { pathParams: { id: input.id } },
+    { ...options, call: { ...options.call, async: false, idempotencyKey: null } },
+  );
+  if (prepared.kind !== "submit") throw new ServiceError("INTERNAL_ERROR");
+  const outcome = await submit(deps, prepared.submission);
+  const row = outcome.row;
+  if (outcome.kind === "settled" && row.status === "succeeded") return row.result as Record<string, unknown>;
+  if (outcome.kind === "timeout_sent")
+    throw new ServiceError("LEDGER_REQUEST_TIMEOUT", { details: { requestId: row.id } });
+  const stored = row.error as { code?: string; message?: string } | null;
+  throw new ServiceError("LEDGER_REQUEST_ERROR", {
+    message: `Reading the record before the update failed: ${stored?.message ?? stored?.code ?? row.status}`,
+  });
+}
