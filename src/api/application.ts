@@ -2,7 +2,13 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { serializeRequest } from "../requests/resource.ts";
-import { submit, syncCallerError, type Submission, type SubmitOutcome } from "../requests/submit.ts";
+import {
+  errorFromStored,
+  submit,
+  syncCallerError,
+  type Submission,
+  type SubmitOutcome,
+} from "../requests/submit.ts";
 import { bindRequest } from "./request-id.ts";
 import type { RouteResult } from "./route.ts";
 
@@ -42,7 +48,11 @@ export async function runApplicationOperation(
     case "settled":
       if (row.status === "succeeded") return render(row.result, reply);
       if (row.status === "outcome_unknown") {
-        throw new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", { details: { requestId: row.id } });
+        // The stored error says what is unknown (a batch's `details.members`).
+        const stored = (row.error as { code?: string } | null)?.code === "LEDGER_WRITE_OUTCOME_UNKNOWN";
+        throw stored
+          ? errorFromStored(row.error)
+          : new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", { details: { requestId: row.id } });
       }
       throw syncCallerError(row);
   }

@@ -442,7 +442,8 @@ async function recoveryAnswered(
   if (!failed) {
     for (const row of await pendingRecoveries(deps.db, session.connection_id)) {
       if (row.message_set_id !== session.recovery_message_set_id) continue;
-      if ((await resolveRecovery(deps, row, response)) === "unresolved") unresolved = true;
+      if ((await resolveRecovery(deps, row, response, session.ticket_hash)) === "unresolved")
+        unresolved = true;
     }
   }
   const lastError = !unresolved

@@ -17,7 +17,14 @@ import {
 import { REPORT_KINDS, type ReportKind } from "./reports.ts";
 import { allResources, type ResourceDefinition } from "./resources/definitions.ts";
 import type { JsonSchema } from "./resources/json-schema.ts";
-import { firstResponse, statusError, statusWarnings, type RequestWarning } from "./typed/actions.ts";
+import {
+  firstResponse,
+  statusError,
+  statusWarnings,
+  type RequestWarning,
+  type ResponseMessage,
+} from "./typed/actions.ts";
+import { batchHandler } from "./batch.ts";
 import type { ResponseSummary } from "./xml/message-set.ts";
 import { parseDocument } from "./xml/parse.ts";
 import type { XmlElement } from "./xml/tree.ts";
@@ -36,6 +43,8 @@ export const HEALTH_CHECK_MESSAGES = `<CompanyQueryRq requestID="health-check"><
 
 export interface DecodeInput {
   responseXml: string;
+  /** The service's public base URL (error objects' `docsUrl`, for batch members' errors). */
+  publicUrl: string;
   summary: ResponseSummary;
   request: RequestRow;
   /** Present only for operations that declare `usesConnection`. */
@@ -44,7 +53,14 @@ export interface DecodeInput {
 }
 
 export type Decoded =
-  { ok: true; result: unknown; warnings: RequestWarning[] } | { ok: false; error: ServiceError };
+  | {
+      ok: true;
+      result: unknown;
+      warnings: RequestWarning[];
+      /** False when the answer shows that no write was applied (a batch whose write members all failed). */
+      applied?: boolean;
+    }
+  | { ok: false; error: ServiceError };
 
 /** What a finishing step may use: the store, the time, and the session that carried the answer. */
 export interface FinishContext {
@@ -123,6 +139,11 @@ export interface TypedOperation extends OperationHandler {
   fingerprint(input: CallInput): unknown;
   newerField(input: CallInput): string | null;
   response(components: Record<string, JsonSchema>): JsonSchema;
+  /** Reads this operation's response message (batch members' responses are read one by one). */
+  decodeMessage(
+    message: ResponseMessage,
+    request: RequestRow,
+  ): { result: unknown; warnings: RequestWarning[] };
 }
 
 /** A resource group's operation. */
@@ -154,6 +175,7 @@ function bind<S>(
     fingerprint: (input) => spec.fingerprint(input),
     newerField: (input) => spec.newerField?.(subject, input) ?? null,
     response: (components) => spec.response(subject, components),
+    decodeMessage: (message, request) => spec.decode(subject, message, request),
     decode: (input) => withFirstResponse(input, (message) => spec.decode(subject, message, input.request)),
     ...(spec.finish
       ? {
@@ -263,7 +285,13 @@ export function typedOperation(operationId: string): TypedOperation | undefined 
 /** The whole operation table: typed operations, passthrough and the health check. */
 export function operationTable(): ReadonlyMap<string, OperationHandler> {
   if (table) return table;
-  const entries: OperationHandler[] = [passthrough, healthCheck, ...typedOperations(), ...reportOperations()];
+  const entries: OperationHandler[] = [
+    passthrough,
+    healthCheck,
+    batchHandler,
+    ...typedOperations(),
+    ...reportOperations(),
+  ];
   table = new Map(entries.map((handler) => [handler.operationId, handler]));
   return table;
 }

@@ -21,6 +21,7 @@ import {
 } from "../store/requests.ts";
 import { TRANSITIONS, isSettled, type TransitionName, type TransitionRule } from "./lifecycle.ts";
 import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
+import { batchPlanOf, unknownMembers } from "../ledger/batch.ts";
 import { diagnose } from "./diagnosis.ts";
 import { timelineEntry } from "./timeline.ts";
 
@@ -307,6 +308,7 @@ export async function completeFromAnswer(
   const ledger = { status_code: first?.statusCode ?? null, status_severity: first?.statusSeverity ?? null };
   const read = handler.decode({
     responseXml: answer.responseXml,
+    publicUrl: deps.config.publicUrl,
     summary,
     request: row,
     connection: await connectionFor(deps, handler, row),
@@ -321,7 +323,7 @@ export async function completeFromAnswer(
       {
         ...base,
         ...ledger,
-        outcome: row.is_write ? "applied" : "not_applicable",
+        outcome: !row.is_write ? "not_applicable" : decoded.applied === false ? "not_applied" : "applied",
         result: decoded.result,
         warnings: decoded.warnings,
         error: null,
@@ -373,8 +375,12 @@ async function connectionFor(
   return handler.usesConnection && row.connection_id ? findConnectionById(deps.db, row.connection_id) : null;
 }
 
+/** A write whose answer was lost; a batch's lists every member (spec: `details.members`). */
 function outcomeUnknownError(row: RequestRow): ServiceError {
-  return new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", { details: { requestId: row.id } });
+  const plan = batchPlanOf(row);
+  return new ServiceError("LEDGER_WRITE_OUTCOME_UNKNOWN", {
+    details: { requestId: row.id, ...(plan ? { members: unknownMembers(plan) } : {}) },
+  });
 }
 
 /**
@@ -413,6 +419,7 @@ export async function resolveRecovery(
   deps: Deps,
   row: RequestRow,
   responseXml: string,
+  ticketHash: string,
 ): Promise<RequestRow | null | "unresolved"> {
   const summary = summarizeResponse(responseXml);
   const now = deps.clock.now();
@@ -423,14 +430,23 @@ export async function resolveRecovery(
     const sent = { ...row, status: "sent" };
     const handler = operationHandler(row.operation_id);
     const first = summary.statuses[0];
+    // The stored answer is read and finished exactly as a live answer would be.
     const decoded = handler
-      ? handler.decode({
-          responseXml,
-          summary,
-          request: sent,
-          connection: await connectionFor(deps, handler, row),
-          nowMs: now,
-        })
+      ? await finishDecoded(
+          deps,
+          handler,
+          sent,
+          handler.decode({
+            responseXml,
+            publicUrl: deps.config.publicUrl,
+            summary,
+            request: sent,
+            connection: await connectionFor(deps, handler, row),
+            nowMs: now,
+          }),
+          ticketHash,
+          now,
+        )
       : null;
     if (decoded?.ok) {
       return transition(
@@ -439,7 +455,7 @@ export async function resolveRecovery(
         "recovered_applied",
         {
           completed_at: new Date(now),
-          outcome: "applied",
+          outcome: decoded.applied === false ? "not_applied" : "applied",
           recovered: true,
           status_code: first?.statusCode ?? null,
           status_severity: first?.statusSeverity ?? null,

@@ -24,6 +24,8 @@ export type NewRequestFields = Pick<
   status: "queued" | "waiting_for_connection";
   /** The records a write changes, when it changes existing ones. */
   write_targets?: string[];
+  /** A batch's members (ledger/batch.ts). */
+  batch?: unknown;
 };
 
 /** Why a new request is refused at admission: it is created `failed` with this error. */

@@ -26,6 +26,7 @@ import { newRequestRow } from "./new-request.ts";
 import { newId } from "../platform/ids.ts";
 import { CallerWatch } from "./request-watch.ts";
 import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
+import type { BatchPlan } from "../ledger/batch.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -54,6 +55,8 @@ export interface Submission {
   hungUp?: AbortSignal;
   /** The service's own request (the change feed): its connection hands out developers' requests first. */
   background?: boolean;
+  /** A batch's members, kept on the Request to read its answer member by member. */
+  batch?: BatchPlan;
 }
 
 export type SubmitOutcome =
@@ -146,6 +149,7 @@ async function createOrAttach(
         // A sync caller waits on this instance: if it dies, recovery lets go of the caller.
         caller_instance_id: s.options.async ? null : deps.instanceId,
         ...(s.background ? { background: true } : {}),
+        ...(s.batch ? { batch: s.batch } : {}),
         ...writeTargetsColumn(s),
       },
       now,

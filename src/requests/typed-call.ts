@@ -55,8 +55,27 @@ export interface TypedCallOptions {
   readonly paramPrefix?: string;
 }
 
+/** A typed call's message and what must hold before it is queued (batch combines these). */
+export interface PreparedMessage {
+  readonly operation: TypedOperation;
+  readonly message: XmlElement;
+  /** The call's identity for Idempotency-Key fingerprints (its route and body). */
+  readonly fingerprint: unknown;
+  /** The route as the Request records it, with the record's ID. */
+  readonly path: string;
+  /** The validated query (a batch's fingerprint includes its members' queries). */
+  readonly query: Readonly<Record<string, unknown>>;
+  /** Checks that need the connection, and bookkeeping before queueing (a new cursor). */
+  readonly beforeQueue: ((connection: ConnectionRow | null) => Promise<void>) | null;
+}
+
 export type PreparedCall =
-  | { readonly kind: "submit"; readonly submission: Submission; readonly status: number }
+  | {
+      readonly kind: "submit";
+      readonly submission: Submission;
+      readonly status: number;
+      readonly prepared: PreparedMessage;
+    }
   /** Answered without a Request (a list page repeated from its cursor). */
   | { readonly kind: "answer"; readonly result: unknown; readonly status: number };
 
@@ -196,6 +215,17 @@ function versionCheck(path: string | null): ((connection: ConnectionRow | null) 
   };
 }
 
+type BeforeQueue = (connection: ConnectionRow | null) => Promise<void>;
+
+/** Runs checks before queueing in order (null when there are none). */
+export function allOf(checks: ReadonlyArray<BeforeQueue | null>): BeforeQueue | null {
+  const present = checks.filter((check) => check !== null);
+  if (present.length === 0) return null;
+  return async (connection) => {
+    for (const check of present) await check(connection);
+  };
+}
+
 /** The request document of one or more messages (the version is set at hand-over). */
 export function requestDocumentOf(
   messages: readonly XmlElement[],
@@ -240,26 +270,28 @@ export async function prepareTypedCall(
   const planned = await plan(deps, operation, input, options, mode);
   if ("result" in planned) return { kind: "answer", result: planned.result, status };
   checkMessage(planned.message);
-  const checks = [versionCheck(operation.newerField(input)), planned.beforeQueue].filter((c) => c !== null);
+  const beforeQueue = allOf([versionCheck(operation.newerField(input)), planned.beforeQueue]);
+  const prepared: PreparedMessage = {
+    operation,
+    message: planned.message,
+    fingerprint: operation.fingerprint(input),
+    path: pathOf(operation, input),
+    query: Object.fromEntries(input.query),
+    beforeQueue,
+  };
   const submission: Submission = {
     principal: options.principal,
     operationId: operation.operationId,
     method: operation.http.method,
-    path: pathOf(operation, input),
+    path: prepared.path,
     isWrite: operation.access === "write",
     requestXml: requestDocumentOf([planned.message]),
-    fingerprintBody: operation.fingerprint(input),
+    fingerprintBody: prepared.fingerprint,
     options: options.call,
     ...(options.background ? { background: true } : {}),
-    ...(checks.length > 0
-      ? {
-          beforeQueue: async (connection: ConnectionRow | null) => {
-            for (const check of checks) await check(connection);
-          },
-        }
-      : {}),
+    ...(beforeQueue ? { beforeQueue } : {}),
   };
-  return { kind: "submit", submission, status };
+  return { kind: "submit", submission, status, prepared };
 }
 
 async function plan(

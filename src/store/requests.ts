@@ -18,7 +18,10 @@ export type NewRequestRow = Omit<
   | "background"
   | "diagnosis"
   | "write_targets"
+  | "batch"
 > & {
+  /** A batch's members (ledger/batch.ts). */
+  batch?: unknown;
   /** The existing records a write changes (spaced a second apart by the claim). */
   write_targets?: string[];
   /** A request the service makes for itself; developers' requests go first. */
@@ -43,6 +46,7 @@ export async function insertRequest(db: Executor, row: NewRequestRow): Promise<R
       result: row.result === null ? null : json(row.result),
       error: row.error === null ? null : json(row.error),
       write_targets: row.write_targets ? json(row.write_targets) : null,
+      batch: row.batch ? json(row.batch) : null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -105,7 +109,7 @@ export async function listRequests(
 export type RequestChanges = Partial<
   Omit<
     RequestRow,
-    "id" | "seq" | "timeline" | "warnings" | "result" | "error" | "diagnosis" | "write_targets"
+    "id" | "seq" | "timeline" | "warnings" | "result" | "error" | "diagnosis" | "write_targets" | "batch"
   >
 > & {
   warnings?: unknown[];

@@ -128,6 +128,8 @@ export interface RequestsTable {
   diagnosis: Json<unknown> | null;
   /** IDs of the existing records a write changes (its Mod, Del and Void messages); null otherwise. */
   write_targets: ColumnType<string[] | null, string | null | undefined, string | null>;
+  /** A batch's members, in order (ledger/batch.ts `BatchPlan`); null for every other Request. */
+  batch: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface TimelineEntryRow {

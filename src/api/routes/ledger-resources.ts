@@ -10,6 +10,8 @@ import type { JsonSchema } from "../../ledger/resources/json-schema.ts";
 import { paramJsonSchema } from "../../ledger/typed/filters.ts";
 import { DEFAULT_TIMEOUT_SECONDS, parseCallOptions } from "../../requests/call-options.ts";
 import { prepareTypedCall } from "../../requests/typed-call.ts";
+import { BATCH_PATH, batchBody, prepareBatch } from "../../requests/batch.ts";
+import { BATCH_OPERATION, batchResponseSchema } from "../../ledger/batch.ts";
 import { APPLICATION_HEADERS, APPLICATION_WRITE_HEADERS } from "../app-headers.ts";
 import { runApplicationOperation } from "../application.ts";
 import { defineRoute, type RouteContext, type RouteDefinition, type RouteResult } from "../route.ts";
@@ -108,7 +110,68 @@ function routeFor(operation: TypedOperation): RouteDefinition {
   });
 }
 
-/** Every typed operation's route: the groups' actions, the reports and the unsupported actions. */
+/** The batch route (decision 0014): a loop over the same core, one Request for every member. */
+function batchRoute(): RouteDefinition {
+  let built: RouteDefinition["openapi"];
+  const route = defineRoute<unknown, unknown>({
+    operationId: BATCH_OPERATION,
+    tag: "batch",
+    method: "POST",
+    url: BATCH_PATH,
+    summary: "Run up to 25 typed operations in one round trip (one message set, one Request)",
+    // Reads-only batches are reads: the core refuses a read-only key's write member, naming it.
+    write: false,
+    idempotency: "request",
+    input: "raw",
+    headers: APPLICATION_WRITE_HEADERS,
+    examples: {
+      minimal: {
+        onError: "stopOnError",
+        requests: [
+          { operationId: "ledger.customers.create", body: { name: "Example Co" } },
+          { operationId: "ledger.customers.list", query: { limit: 5 } },
+        ],
+      },
+    },
+    response: {
+      status: 200,
+      description: "One result per member, in order: its data or its error, with its status",
+    },
+    handler: async ({ deps, principal, request, reply }) =>
+      runApplicationOperation(
+        deps,
+        request,
+        await prepareBatch(deps, request.body ?? {}, {
+          principal,
+          call: parseCallOptions(request.headers, { timeoutSeconds: DEFAULT_TIMEOUT_SECONDS }),
+        }),
+        (result) => ({ status: 200, body: result }),
+        reply,
+      ),
+  });
+  return Object.defineProperty(route, "openapi", {
+    get: () => {
+      if (built) return built;
+      const components: Record<string, JsonSchema> = {};
+      const operations = [...typedOperations(), ...reportOperations()];
+      const body = z.toJSONSchema(batchBody, { io: "input", unrepresentable: "any" }) as JsonSchema;
+      delete body.$schema;
+      const items = (body.properties as Record<string, JsonSchema>).requests?.items as JsonSchema;
+      (items.properties as Record<string, JsonSchema>).operationId = {
+        type: "string",
+        enum: operations.map((op) => op.operationId),
+      };
+      built = { components, requestBody: body, responseBody: batchResponseSchema(operations, components) };
+      return built;
+    },
+    enumerable: true,
+  });
+}
+
+/** Every typed operation's route: the groups' actions, the reports, the unsupported actions, batch. */
 export function ledgerResourceRoutes(): RouteDefinition[] {
-  return [...typedOperations(), ...reportOperations(), ...unsupportedOperations()].map(routeFor);
+  return [
+    ...[...typedOperations(), ...reportOperations(), ...unsupportedOperations()].map(routeFor),
+    batchRoute(),
+  ];
 }

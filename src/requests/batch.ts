@@ -1,0 +1,129 @@
+import { z } from "zod";
+import type { Deps } from "../deps.ts";
+import { errorFromZod } from "../errors/from-zod.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { BATCH_MEMBERS_MAX, BATCH_OPERATION, type BatchOnError, type BatchPlan } from "../ledger/batch.ts";
+import { LEDGER_BASE } from "../ledger/action-table.ts";
+import { typedOperation } from "../ledger/operations.ts";
+import type { Submission } from "./submit.ts";
+import {
+  allOf,
+  prepareTypedCall,
+  requestDocumentOf,
+  type PreparedMessage,
+  type TypedCallOptions,
+} from "./typed-call.ts";
+
+/**
+ * A batch (spec "POST /v1/{ledger}/batch", decision 0014) is a loop over the typed-call core: every
+ * member is validated and prepared exactly as its own endpoint would be (in `batch` mode: a list is
+ * one query of at most `limit`, no cursor; an update that would need a read first is refused),
+ * before anything is queued. The members' messages then travel in order as ONE message set with
+ * the batch's `onError`, in one Request: one Idempotency-Key, one timeline, one round trip, and
+ * the at-most-once recovery resolves the set as a whole.
+ */
+export const BATCH_PATH = `${LEDGER_BASE}/batch`;
+
+const member = z.strictObject({
+  operationId: z.string().min(1).max(100),
+  body: z.unknown().optional(),
+  query: z.unknown().optional(),
+  pathParams: z.unknown().optional(),
+});
+
+export const batchBody = z.strictObject({
+  onError: z.enum(["stopOnError", "continueOnError"]).default("stopOnError"),
+  requests: z
+    .array(member)
+    .min(1, { error: "A batch has 1 to 25 members." })
+    .max(BATCH_MEMBERS_MAX, { error: "A batch has 1 to 25 members." }),
+});
+
+export type BatchBody = z.input<typeof batchBody>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Prepares a batch: the body's shape, then every member through {@link prepareTypedCall} in order
+ * (the first invalid member fails the whole call, `param` naming it), then one Submission.
+ */
+export async function prepareBatch(
+  deps: Deps,
+  raw: unknown,
+  options: Omit<TypedCallOptions, "mode" | "paramPrefix">,
+): Promise<Submission> {
+  if (!isPlainObject(raw)) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: "body",
+      message: "The body must be a JSON object.",
+    });
+  }
+  const parsed = batchBody.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw errorFromZod(parsed.error);
+  const { onError, requests } = parsed.data;
+  const prepared: PreparedMessage[] = [];
+  for (const [index, request] of requests.entries()) {
+    const prefix = `requests[${index}]`;
+    const operation = typedOperation(request.operationId);
+    if (!operation) {
+      throw new ServiceError("INVALID_PARAMETER", {
+        param: `${prefix}.operationId`,
+        message: `\`${request.operationId}\` is not a typed operation (\`ledger.<resource>.<action>\`, as in the OpenAPI document).`,
+      });
+    }
+    const pathParams = request.pathParams === undefined ? {} : request.pathParams;
+    if (!isPlainObject(pathParams)) {
+      throw new ServiceError("INVALID_PARAMETER", {
+        param: `${prefix}.pathParams`,
+        message: '`pathParams` must be an object, for example `{"id": "80000001-1700000000"}`.',
+      });
+    }
+    const call = await prepareTypedCall(
+      deps,
+      operation,
+      { pathParams, query: request.query, body: request.body },
+      { ...options, mode: "batch", paramPrefix: prefix },
+    );
+    if (call.kind !== "submit") throw new ServiceError("INTERNAL_ERROR");
+    prepared.push(call.prepared);
+  }
+  return batchSubmission(onError, prepared, options);
+}
+
+function batchSubmission(
+  onError: BatchOnError,
+  members: readonly PreparedMessage[],
+  options: Omit<TypedCallOptions, "mode" | "paramPrefix">,
+): Submission {
+  const plan: BatchPlan = {
+    onError,
+    members: members.map((m) => ({ operationId: m.operation.operationId, access: m.operation.access })),
+  };
+  const beforeQueue = allOf(members.map((m) => m.beforeQueue));
+  return {
+    principal: options.principal,
+    operationId: BATCH_OPERATION,
+    method: "POST",
+    path: BATCH_PATH,
+    isWrite: members.some((m) => m.operation.access === "write"),
+    requestXml: requestDocumentOf(
+      members.map((m) => m.message),
+      onError,
+    ),
+    // The same members in the same order are the same batch (a key reused otherwise → 422).
+    fingerprintBody: {
+      onError,
+      members: members.map((m) => ({
+        operationId: m.operation.operationId,
+        path: m.path,
+        query: m.query,
+        body: m.fingerprint,
+      })),
+    },
+    options: options.call,
+    batch: plan,
+    ...(beforeQueue ? { beforeQueue } : {}),
+  };
+}
