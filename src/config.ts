@@ -18,6 +18,17 @@ const schema = z.object({
   DATABASE_URL: z.string().optional(),
   /** Directory of the embedded store. */
   DATA_DIR: z.string().default("./data"),
+  /**
+   * PostgreSQL: how long a statement waits for a pooled connection (the pool exhausted, the server
+   * unreachable) before the call answers 503 SERVICE_UNAVAILABLE (decision 0015).
+   */
+  STORE_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * PostgreSQL: the server's `statement_timeout` for the service's statements (0: none); a statement
+   * that runs longer is cancelled and its call answers 503 SERVICE_UNAVAILABLE (decision 0015).
+   * Migrations run without it.
+   */
+  STORE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** Runs the simulated end user (connector + company file) inside `npm start`. */
   SIMULATOR: z.enum(["on", "off"]).default("on"),
   /** Requests per project per rate-limit window (all keys together). */

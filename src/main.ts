@@ -29,7 +29,12 @@ async function main(): Promise<void> {
   // The embedded store is opened by this process only; operator commands reach it over the admin
   // channel (decision 0005). PostgreSQL is shared by design.
   const dataDirLock = config.DATABASE_URL ? null : await ownDataDir(config.DATA_DIR);
-  const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const store = await openStore({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    connectTimeoutMs: config.STORE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.STORE_STATEMENT_TIMEOUT_MS,
+  });
   const deps: Deps = {
     config,
     store,

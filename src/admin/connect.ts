@@ -68,7 +68,12 @@ async function direct(config: Config, lock: DataDirLock | null): Promise<AdminSe
       import("./operations.ts"),
       import("pino"),
     ]);
-    const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    const store = await openStore({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      connectTimeoutMs: config.STORE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.STORE_STATEMENT_TIMEOUT_MS,
+    });
     // Not a service instance: it holds no connector session, so its instance ID is never registered.
     const deps = {
       config,

@@ -9,6 +9,7 @@ import {
   type Submission,
   type SubmitOutcome,
 } from "../requests/submit.ts";
+import { isStoreUnavailable } from "../store/unavailable.ts";
 import { bindRequest } from "./request-id.ts";
 import type { RouteResult } from "./route.ts";
 
@@ -40,7 +41,11 @@ export async function runApplicationOperation(
     case "accepted":
       return {
         status: 202,
-        body: await serializeRequest(deps, row),
+        // Accepted means stored: a store that stops answering now leaves out only the lookups.
+        body: await serializeRequest(deps, row).catch((error: unknown) => {
+          if (!isStoreUnavailable(error)) throw error;
+          return serializeRequest(deps, row, { lookups: false });
+        }),
         headers: { Location: `${deps.config.publicUrl}/v1/requests/${row.id}` },
       };
     case "timeout_sent":

@@ -2,6 +2,27 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { coerceError, ServiceError } from "../errors/service-error.ts";
+import { isStoreUnavailable } from "../store/unavailable.ts";
+
+/** `Retry-After` of a call refused because the store does not answer (decision 0015). */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A failure of the store itself (store/unavailable.ts) is 503 SERVICE_UNAVAILABLE, retryable, with
+ * `Retry-After`: nothing the call asked for was done (or, once a Request exists, the caller is told
+ * so by the Request engine, requests/submit.ts). Any other unexpected failure is INTERNAL_ERROR.
+ */
+export function fromUnexpected(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error as ServiceError;
+  if (isStoreUnavailable(error)) {
+    return new ServiceError("SERVICE_UNAVAILABLE", {
+      message: "The service's store does not answer; nothing was done. Retry after `Retry-After` seconds.",
+      cause: error,
+      retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+    });
+  }
+  return coerceError(error);
+}
 
 /**
  * The single error renderer (house style §2.4): every error leaves as the spec's `{error:{...}}`
@@ -50,7 +71,7 @@ export function fromFrameworkError(error: unknown): ServiceError {
           message: `The request is not valid: ${error.message}`,
         });
       }
-      return coerceError(error);
+      return fromUnexpected(error);
   }
 }
 
@@ -76,6 +97,8 @@ export function sendError(
       : thrown;
   if (error.code === "INTERNAL_ERROR") {
     request.log.error({ err: error.cause ?? error }, "internal error");
+  } else if (error.code === "SERVICE_UNAVAILABLE" && error.cause !== undefined) {
+    request.log.warn({ err: error.cause }, "the store does not answer");
   }
   const body = toErrorBody(error, request.svcRequestId || String(request.id), deps.config.publicUrl);
   const status = error.httpStatus ?? 500;

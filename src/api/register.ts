@@ -3,12 +3,20 @@ import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { openWith, sealWith } from "../platform/secrets.ts";
 import { IDEMPOTENCY_RETENTION_MS, fingerprintOf, parseIdempotencyKey } from "../requests/idempotency-key.ts";
-import { claimIdempotencyKey, releaseIdempotencyKey, saveIdempotentResponse } from "../store/idempotency.ts";
+import {
+  claimIdempotencyKey,
+  releaseIdempotencyKey,
+  releaseUnansweredClaim,
+  saveIdempotentResponse,
+  type IdempotencyRow,
+} from "../store/idempotency.ts";
+import { isStoreUnavailable } from "../store/unavailable.ts";
 import type { RouteDefinition, RouteResult } from "./route.ts";
 import { parseWith } from "./validation.ts";
 
 /** Registers declared routes: auth flags, strict query/body parsing, platform idempotency. */
 export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDefinition[]): void {
+  const unreleased = new UnreleasedClaims();
   for (const route of routes) {
     const write = route.write ?? route.method !== "GET";
     app.route({
@@ -37,7 +45,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
         const run = () => route.handler({ deps, principal, body, query, params, request, reply });
         const idempotency = route.idempotency ?? (write && route.method !== "GET" ? "platform" : "none");
         const result =
-          idempotency === "platform" ? await withPlatformIdempotency(deps, request, run) : await run();
+          idempotency === "platform"
+            ? await withPlatformIdempotency(deps, request, run, unreleased)
+            : await run();
         return send(reply, result);
       },
     });
@@ -71,6 +81,7 @@ async function withPlatformIdempotency(
   deps: Deps,
   request: FastifyRequest,
   run: () => Promise<RouteResult>,
+  unreleased: UnreleasedClaims,
 ): Promise<RouteResult> {
   const key = parseIdempotencyKey(request.headers["idempotency-key"]);
   const principal = request.principal;
@@ -82,20 +93,30 @@ async function withPlatformIdempotency(
     endUserId: null,
     body: request.body ?? null,
   });
-  const claim = await claimIdempotencyKey(
-    deps.db,
-    principal,
-    {
-      key,
-      fingerprint,
-      request_id: null,
-      response_box: null,
-      response_status: null,
-      created_at: now,
-      expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-    },
-    now,
-  );
+  const claimKey = () =>
+    claimIdempotencyKey(
+      deps.db,
+      principal,
+      {
+        key,
+        fingerprint,
+        request_id: null,
+        response_box: null,
+        response_status: null,
+        created_at: now,
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+      },
+      now,
+    );
+  let claim = await claimKey();
+  const scope = `${principal.projectId}:${principal.mode}:${key}`;
+  if (!claim.claimed && abandoned(claim.existing, scope, unreleased, now.getTime())) {
+    // A claim whose attempt failed without releasing it (the store stopped answering): taken over,
+    // so that a retry the error's rule allows is not refused as "still in progress" (decision 0015).
+    await releaseUnansweredClaim(deps.db, principal, key, claim.existing.created_at);
+    unreleased.delete(scope);
+    claim = await claimKey();
+  }
   if (!claim.claimed) {
     if (claim.existing.fingerprint !== fingerprint)
       throw new ServiceError("IDEMPOTENCY_KEY_REUSED", { param: "Idempotency-Key" });
@@ -112,8 +133,19 @@ async function withPlatformIdempotency(
       headers: { "Idempotent-Replayed": "true" },
     };
   }
+  let result: RouteResult;
   try {
-    const result = await run();
+    result = await run();
+  } catch (error) {
+    // A failed attempt does not hold the key: the same key may be used to try again. When the store
+    // does not answer, the release waits for this instance's next claim of the key.
+    await releaseIdempotencyKey(deps.db, principal, key).catch((releaseError: unknown) => {
+      if (!isStoreUnavailable(releaseError)) throw releaseError;
+      unreleased.add(scope, now.getTime());
+    });
+    throw error;
+  }
+  try {
     await saveIdempotentResponse(
       deps.db,
       principal,
@@ -121,10 +153,42 @@ async function withPlatformIdempotency(
       result.status ?? 200,
       sealWith(key, JSON.stringify(result.body)),
     );
-    return result;
   } catch (error) {
-    // A failed attempt does not hold the key: the same key may be used to try again.
-    await releaseIdempotencyKey(deps.db, principal, key);
-    throw error;
+    // The work is done and its answer goes to the caller; only the replay copy is lost.
+    if (!isStoreUnavailable(error)) throw error;
+    request.log.warn({ err: error }, "idempotent response not stored: the store does not answer");
   }
+  return result;
+}
+
+/** An unanswered platform claim older than this is abandoned whoever made it (decision 0015). */
+export const UNANSWERED_CLAIM_ABANDONED_MS = 10 * 60 * 1000;
+
+/**
+ * Platform claims whose failed attempt could not release them because the store did not answer,
+ * per instance (scope `project:mode:key` → the claim's creation time).
+ */
+class UnreleasedClaims {
+  private readonly claims = new Map<string, number>();
+  add(scope: string, createdAtMs: number): void {
+    if (this.claims.size >= 10_000) this.claims.delete(this.claims.keys().next().value ?? "");
+    this.claims.set(scope, createdAtMs);
+  }
+  has(scope: string, createdAtMs: number): boolean {
+    return this.claims.get(scope) === createdAtMs;
+  }
+  delete(scope: string): void {
+    this.claims.delete(scope);
+  }
+}
+
+function abandoned(
+  existing: IdempotencyRow,
+  scope: string,
+  unreleased: UnreleasedClaims,
+  nowMs: number,
+): boolean {
+  if (existing.response_box !== null || existing.request_id !== null) return false;
+  const created = existing.created_at.getTime();
+  return unreleased.has(scope, created) || nowMs - created > UNANSWERED_CLAIM_ABANDONED_MS;
 }

@@ -2,6 +2,7 @@ import type { Deps } from "../deps.ts";
 import { findRequestById, type RequestRow } from "../store/requests.ts";
 import { requestChannel } from "./engine.ts";
 import { isSettled } from "./lifecycle.ts";
+import { isStoreUnavailable } from "../store/unavailable.ts";
 
 /**
  * A caller's watch on the Request it waits for (a sync call, a long poll). It listens from the moment
@@ -40,7 +41,9 @@ export class CallerWatch {
       if (isSettled(row.status)) return row;
       if (this.poked) {
         this.poked = false;
-        row = (await findRequestById(deps.db, row.id)) ?? row;
+        // A look that fails because the store does not answer changes nothing: the caller keeps
+        // waiting for the next wake-up or its deadline (decision 0015).
+        row = (await findRequestById(deps.db, row.id).catch(storeSilent)) ?? row;
         continue;
       }
       const remaining = deadlineMs - deps.clock.now();
@@ -62,6 +65,11 @@ export class CallerWatch {
     this.settled = null;
     this.poked = false;
   }
+}
+
+function storeSilent(error: unknown): null {
+  if (isStoreUnavailable(error)) return null;
+  throw error;
 }
 
 function isSettledRow(payload: unknown, id: string): payload is RequestRow {

@@ -2,14 +2,22 @@ import type { Deps } from "../deps.ts";
 import { queuePositionOf, type RequestRow } from "../store/requests.ts";
 import { waitingFacts } from "./diagnosis.ts";
 
-/** The Request resource (spec: Request), plus `error` (architecture §5). */
+/**
+ * The Request resource (spec: Request), plus `error` (architecture §5). `lookups: false` leaves out
+ * what needs the store (queue position, waiting reason, diagnosis): an accepted Request is answered
+ * even when the store stopped answering right after storing it (decision 0015).
+ */
 export async function serializeRequest(
   deps: Deps,
   row: RequestRow,
-  options: { includeResult: boolean } = { includeResult: true },
+  options: { includeResult?: boolean; lookups?: boolean } = {},
 ) {
-  const queuePosition = await queuePositionOf(deps.db, row);
-  const facts = await waitingFacts(deps, row, queuePosition);
+  const includeResult = options.includeResult ?? true;
+  const lookups = options.lookups ?? true;
+  const queuePosition = lookups ? await queuePositionOf(deps.db, row) : null;
+  const facts = lookups
+    ? await waitingFacts(deps, row, queuePosition)
+    : { waitingReason: null, diagnosis: row.diagnosis ?? null };
   const sentAt = row.sent_at?.getTime() ?? null;
   const completedAt = row.completed_at?.getTime() ?? null;
   const created = row.created_at.getTime();
@@ -49,7 +57,7 @@ export async function serializeRequest(
     recovered: row.recovered,
     timeline: row.timeline,
     diagnosis: facts.diagnosis,
-    ...(options.includeResult ? { result: row.result ?? null } : {}),
+    ...(includeResult ? { result: row.result ?? null } : {}),
     error: row.error ?? null,
   };
 }

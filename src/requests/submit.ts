@@ -27,6 +27,7 @@ import { newId } from "../platform/ids.ts";
 import { CallerWatch } from "./request-watch.ts";
 import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
 import type { BatchPlan } from "../ledger/batch.ts";
+import { isStoreUnavailable } from "../store/unavailable.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -87,10 +88,28 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
     // own status; the Request records it (spec: `connectionId` is null when rejected before setup).
     if (created && refusal) return { kind: "settled", row };
     if (!watch) return { kind: "accepted", row };
-    return await waitForCaller(deps, row, watch, s.options.timeoutSeconds * 1000, s.hungUp);
+    try {
+      return await waitForCaller(deps, row, watch, s.options.timeoutSeconds * 1000, s.hungUp);
+    } catch (error) {
+      throw isStoreUnavailable(error) ? storeLostDuringWait(row, error) : error;
+    }
   } finally {
     watch?.close();
   }
+}
+
+/**
+ * The store stopped answering while a sync caller waited for its Request (decision 0015). The
+ * Request exists and could not be canceled, so it may still run: the caller is told to poll it,
+ * never to resend (a 503 "retry" here could apply a write twice).
+ */
+function storeLostDuringWait(row: RequestRow, cause: unknown): ServiceError {
+  return new ServiceError("LEDGER_REQUEST_TIMEOUT", {
+    message:
+      "The service's store stopped answering while this call waited for its Request, which was queued and may still run. Poll it with `GET /v1/requests/{details.requestId}`; never resend.",
+    details: { requestId: row.id },
+    cause,
+  });
 }
 
 /** The records a write changes, so that the engine spaces writes to one record (spec). */
@@ -211,9 +230,19 @@ async function createOrAttach(
   return { row, created: result.created };
 }
 
-/** Wakes the connection's held connector call (a new request may be waiting for it). */
+/**
+ * Wakes the connection's held connector call (a new request may be waiting for it). The Request is
+ * stored by then: a wake-up lost because the store stopped answering (PostgreSQL's NOTIFY) only
+ * delays it to the connector's next look, so it does not fail the call.
+ */
 async function wakeConnection(deps: Deps, connection: ConnectionRow | null): Promise<void> {
-  if (connection) await deps.store.notifier.notify(connectionChannel(connection.id));
+  if (!connection) return;
+  try {
+    await deps.store.notifier.notify(connectionChannel(connection.id));
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+    deps.logger.warn({ err: error, connectionId: connection.id }, "wake-up lost: the store does not answer");
+  }
 }
 
 /**

@@ -16,6 +16,7 @@ import { migrateToLatest } from "./migrate.ts";
 import { LocalNotifier, PostgresNotifier, type Notifier } from "./notifier.ts";
 import { PGliteDialect } from "./pglite-dialect.ts";
 import type { DatabaseSchema } from "./schema.ts";
+import { StoreUnavailableError, classifyStoreError } from "./unavailable.ts";
 
 export type Db = Kysely<DatabaseSchema>;
 
@@ -36,7 +37,22 @@ export interface StoreOptions {
    * the bench's SQL profile). Transaction control (begin, commit, rollback) is not reported.
    */
   onQuery?: QueryObserver | undefined;
+  /**
+   * PostgreSQL: how long a statement waits for a pooled connection (the pool exhausted, the server
+   * unreachable) before the store counts as not answering (decision 0015). Default 10 s.
+   */
+  connectTimeoutMs?: number | undefined;
+  /** PostgreSQL: the server's `statement_timeout` for the service's statements (0: none). Default 30 s. */
+  statementTimeoutMs?: number | undefined;
+  /**
+   * Called before every statement with its SQL, transaction control included; what it throws is the
+   * statement's failure. Tests use it to make the store fail under a running service.
+   */
+  gate?: StatementGate | undefined;
 }
+
+/** See {@link StoreOptions.gate}. */
+export type StatementGate = (sql: string) => void;
 
 /** One statement run through the store: its SQL text, time to its result, and whether it failed. */
 export interface ObservedQuery {
@@ -66,12 +82,31 @@ pg.types.setTypeParser(20, (value) => value);
 /** Opens the store on PGlite or PostgreSQL and applies migrations. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const connectionTimeoutMillis = options.connectTimeoutMs ?? 10_000;
+    // Migrations run on a connection of their own, without the statement timeout (a migration on a
+    // large table may take longer than any API statement should).
+    const migrating = new Kysely<unknown>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: options.databaseUrl, max: 1, connectionTimeoutMillis }),
+      }),
+    });
+    try {
+      await migrateToLatest(migrating);
+    } finally {
+      await migrating.destroy();
+    }
+    const statementTimeout = options.statementTimeoutMs ?? 30_000;
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      connectionTimeoutMillis,
+      keepAlive: true,
+      ...(statementTimeout > 0 ? { statement_timeout: statementTimeout } : {}),
+    });
     const db = new Kysely<DatabaseSchema>({
-      dialect: new PostgresDialect({ pool: preparingPool(pool) }),
+      dialect: new PostgresDialect({ pool: preparingPool(pool, options.gate) }),
       ...logOption(options.onQuery),
     });
-    await migrateToLatest(db as Kysely<unknown>);
     const notifier = await PostgresNotifier.connect(pool, options.databaseUrl, pg.Client);
     registerEventNotifier(db, notifier);
     return {
@@ -88,7 +123,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await pglite.waitReady;
   const db = new Kysely<DatabaseSchema>({
-    dialect: new PGliteDialect(pglite),
+    dialect: new PGliteDialect(pglite, options.gate),
     ...logOption(options.onQuery),
   });
   await migrateToLatest(db as Kysely<unknown>);
@@ -110,8 +145,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
  * Runs queries with parameters as named prepared statements (node-postgres prepares a named
  * statement once per connection and reuses it), so PostgreSQL parses and plans each distinct
  * statement once per connection instead of on every call. The name is derived from the SQL text.
+ *
+ * A connection that cannot be had, for whatever reason (refused, the pool exhausted past its
+ * timeout, the database shutting down or refusing connections), is the store not answering; so is
+ * a statement whose connection broke or that ran out of time (store/unavailable.ts).
  */
-function preparingPool(pool: pg.Pool): PostgresPool {
+function preparingPool(pool: pg.Pool, gate: StatementGate | undefined): PostgresPool {
   const names = new Map<string, string>();
   const nameOf = (text: string): string => {
     let name = names.get(text);
@@ -122,7 +161,15 @@ function preparingPool(pool: pg.Pool): PostgresPool {
     return name;
   };
   return {
-    connect: async () => new PreparingClient(await pool.connect(), nameOf),
+    connect: async () => {
+      try {
+        return new PreparingClient(await pool.connect(), nameOf, gate);
+      } catch (error) {
+        throw new StoreUnavailableError("The store does not answer: no connection could be had.", {
+          cause: error,
+        });
+      }
+    },
     end: () => pool.end(),
   };
 }
@@ -131,6 +178,7 @@ class PreparingClient implements PostgresPoolClient {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly nameOf: (text: string) => string,
+    private readonly gate: StatementGate | undefined,
   ) {}
 
   query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
@@ -144,7 +192,13 @@ class PreparingClient implements PostgresPoolClient {
       parameters.length === 0
         ? { text: sqlOrCursor }
         : { name: this.nameOf(sqlOrCursor), text: sqlOrCursor, values: [...parameters] };
-    return this.client.query(config) as unknown as Promise<PostgresQueryResult<R>>;
+    const run = async (): Promise<PostgresQueryResult<R>> => {
+      this.gate?.(sqlOrCursor);
+      return (await this.client.query(config)) as unknown as PostgresQueryResult<R>;
+    };
+    return run().catch((error: unknown) => {
+      throw classifyStoreError(error);
+    });
   }
 
   release(): void {

@@ -95,3 +95,24 @@ export async function releaseIdempotencyKey(db: Db, tenant: Tenant, key: string)
     .where("key", "=", key)
     .execute();
 }
+
+/**
+ * Deletes a platform claim that never got its answer (its attempt failed and could not release it),
+ * only if it is still that claim: same creation time, no answer, no Request.
+ */
+export async function releaseUnansweredClaim(
+  db: Db,
+  tenant: Tenant,
+  key: string,
+  createdAt: Date,
+): Promise<void> {
+  await db
+    .deleteFrom("idempotency_keys")
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
+    .where("key", "=", key)
+    .where("created_at", "=", createdAt)
+    .where("response_box", "is", null)
+    .where("request_id", "is", null)
+    .execute();
+}

@@ -10,18 +10,24 @@ import {
   type Kysely,
   type QueryResult,
 } from "kysely";
+import { classifyStoreError } from "./unavailable.ts";
 
 /**
  * A small Kysely dialect for PGlite. PGlite is a single connection, so the driver hands out one
  * connection at a time (a FIFO mutex); a transaction holds it from BEGIN to COMMIT/ROLLBACK.
+ * `gate` is called before every statement (tests make the store fail with it); a statement that
+ * fails because the engine is closed is the store not answering (store/unavailable.ts).
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly gate?: (sql: string) => void,
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.gate);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -36,8 +42,8 @@ class PGliteDriver implements Driver {
   private busy = false;
   private readonly connection: PGliteConnection;
 
-  constructor(pglite: PGlite) {
-    this.connection = new PGliteConnection(pglite);
+  constructor(pglite: PGlite, gate: ((sql: string) => void) | undefined) {
+    this.connection = new PGliteConnection(pglite, gate);
   }
 
   async init(): Promise<void> {}
@@ -86,14 +92,23 @@ class PGliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, PreparedStatement>();
   private nextName = 0;
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly gate: ((sql: string) => void) | undefined,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const parameters = compiled.parameters as unknown[];
-    const result =
-      parameters.length === 0
-        ? await this.pglite.query<R>(compiled.sql)
-        : await this.executePrepared<R>(compiled.sql, parameters);
+    let result: Results<R>;
+    try {
+      this.gate?.(compiled.sql);
+      result =
+        parameters.length === 0
+          ? await this.pglite.query<R>(compiled.sql)
+          : await this.executePrepared<R>(compiled.sql, parameters);
+    } catch (error) {
+      throw classifyStoreError(error);
+    }
     const affected = result.affectedRows;
     return {
       rows: result.rows,

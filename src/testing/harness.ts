@@ -10,7 +10,7 @@ import { FakeClock, type Clock } from "../platform/clock.ts";
 import { newInstanceId } from "../platform/ids.ts";
 import { Metrics } from "../platform/metrics.ts";
 import { sampleStoredState } from "../store/state-sample.ts";
-import { openStore, type QueryObserver, type Store } from "../store/database.ts";
+import { openStore, type QueryObserver, type StatementGate, type Store } from "../store/database.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 
 /**
@@ -30,17 +30,21 @@ export interface TestApp {
 export interface TestAppOptions {
   clock?: Clock;
   config?: Record<string, string>;
+  /** Called before every statement (see `StoreOptions.gate`): tests make the store fail with it. */
+  gate?: StatementGate;
 }
 
-/** Opens an isolated store for tests (`onQuery`: see `StoreOptions`). */
-export async function openTestStore(options: { onQuery?: QueryObserver } = {}): Promise<{
+/** Opens an isolated store for tests (`onQuery`, `gate`: see `StoreOptions`). */
+export async function openTestStore(
+  options: { onQuery?: QueryObserver; gate?: StatementGate; statementTimeoutMs?: number } = {},
+): Promise<{
   store: Store;
   url: string | undefined;
   drop: () => Promise<void>;
 }> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const store = await openStore({ onQuery: options.onQuery });
+    const store = await openStore({ onQuery: options.onQuery, gate: options.gate });
     return { store, url: undefined, drop: async () => {} };
   }
   const name = `lbtest_${randomBytes(6).toString("hex")}`;
@@ -50,7 +54,12 @@ export async function openTestStore(options: { onQuery?: QueryObserver } = {}): 
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const store = await openStore({ databaseUrl: url.toString(), onQuery: options.onQuery });
+  const store = await openStore({
+    databaseUrl: url.toString(),
+    onQuery: options.onQuery,
+    gate: options.gate,
+    statementTimeoutMs: options.statementTimeoutMs,
+  });
   return {
     store,
     url: url.toString(),
@@ -66,7 +75,7 @@ export async function openTestStore(options: { onQuery?: QueryObserver } = {}): 
 export async function buildTestApp(t: TestContext | null, options: TestAppOptions = {}): Promise<TestApp> {
   const fakeClock = options.clock ? null : new FakeClock();
   const clock = options.clock ?? (fakeClock as FakeClock);
-  const { store, drop } = await openTestStore();
+  const { store, drop } = await openTestStore(options.gate ? { gate: options.gate } : {});
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
     PUBLIC_URL: "http://127.0.0.1:8080",

@@ -19,7 +19,7 @@ import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 import { loadSetup, qwcForSetup } from "../tenancy/auth-sessions.ts";
 import { findConnectionById } from "../store/connections.ts";
-import type { Store } from "../store/database.ts";
+import type { StatementGate, Store } from "../store/database.ts";
 import { openTestStore } from "./harness.ts";
 
 /**
@@ -47,6 +47,8 @@ export interface SystemOptions {
   dispatcher?: DispatcherOptions;
   /** Runs the change feed poller, as main.ts does (off unless asked for, like the dispatcher). */
   changeFeed?: boolean;
+  /** Called before every statement (`StoreOptions.gate`): tests make the store fail with it. */
+  gate?: StatementGate;
 }
 
 export interface System {
@@ -107,7 +109,14 @@ export async function freePort(): Promise<number> {
 export async function startSystem(t: TestContext | null, options: SystemOptions = {}): Promise<System> {
   const fakeClock = options.clock ? null : new FakeClock(Date.now());
   const clock = options.clock ?? (fakeClock as FakeClock);
-  const opened = options.store ? { store: options.store, drop: async () => {} } : await openTestStore();
+  const opened = options.store
+    ? { store: options.store, drop: async () => {} }
+    : await openTestStore({
+        ...(options.gate ? { gate: options.gate } : {}),
+        ...(options.config?.STORE_STATEMENT_TIMEOUT_MS
+          ? { statementTimeoutMs: Number(options.config.STORE_STATEMENT_TIMEOUT_MS) }
+          : {}),
+      });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({

@@ -111,9 +111,15 @@ describe("Conventions: clearable fields", () => {
 
 describe("Errors: internal errors", () => {
   test("an unexpected failure returns 500 INTERNAL_ERROR, retryable, without internal details", async (t) => {
-    const broken = await buildTestApp(null);
+    // A failure that is not the store being away (that is 503 SERVICE_UNAVAILABLE, decision 0015).
+    let failing = false;
+    const broken = await buildTestApp(null, {
+      gate: () => {
+        if (failing) throw new Error("an unexpected bug");
+      },
+    });
     t.after(() => broken.close().catch(() => undefined));
-    await broken.deps.store.close();
+    failing = true;
     const res = await broken.app.inject({
       method: "GET",
       url: "/v1/end-users",

@@ -4,6 +4,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { authenticateSecretKey, type Principal } from "../../tenancy/api-keys.ts";
 import { findProject } from "../../store/projects.ts";
 import { ApiKeyCache } from "../../tenancy/api-key-cache.ts";
+import { fromUnexpected } from "../errors.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -55,8 +56,8 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
     try {
       request.principal = await authenticateSecretKey(deps, match[1], organizationOf, keys);
     } catch (error) {
-      request.authError =
-        error instanceof ServiceError ? error : new ServiceError("INTERNAL_ERROR", { cause: error });
+      // The store not answering is 503 SERVICE_UNAVAILABLE, anything else unexpected a 500.
+      request.authError = fromUnexpected(error);
       if (request.authError.code === "API_KEY_INVALID") {
         request.authError = new ServiceError("API_KEY_INVALID", { param: "Authorization" });
       }
