@@ -11,12 +11,21 @@ import { loadConfig } from "./config.ts";
 const USAGE = `Usage:
   ledger-bridge projects create --name NAME [--organization ORG]
   ledger-bridge projects list
+  ledger-bridge projects usage --project PROJECT_ID
+  ledger-bridge projects set-quota --project PROJECT_ID --monthly-requests N|none
+  ledger-bridge projects set-billing --project PROJECT_ID --payment failed|ok
+  ledger-bridge projects disable --project PROJECT_ID [--reason TEXT]
+  ledger-bridge projects enable --project PROJECT_ID
   ledger-bridge keys create --project PROJECT_ID [--kind secret|publishable] [--mode live|test] [--read-only]
   ledger-bridge keys list --project PROJECT_ID
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
   ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID
 
 Runs inside the service when one runs on this DATA_DIR (or DATABASE_URL); otherwise opens the store.
+Billing (decision 0015): a project's live application Requests are counted per calendar month (UTC),
+a batch as its members; past 'set-quota' a live call is refused with 402 BILLING_REQUIRED, after
+'set-billing --payment failed' with 402 PAYMENT_FAILED; a disabled project's keys get 403
+PERMISSION_DENIED on every call.
 'end-users simulate' attaches a simulated Web Connector and company file (needs a running service
 with SIMULATOR=on). Environment: DATA_DIR, DATABASE_URL, as for the service.`;
 
@@ -31,12 +40,18 @@ const options = {
   "read-only": { type: "boolean", default: false },
   key: { type: "string" },
   "end-user": { type: "string" },
+  "monthly-requests": { type: "string" },
+  payment: { type: "string" },
+  reason: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>["values"];
 
-function required(values: Values, name: "name" | "project" | "key" | "end-user"): string {
+function required(
+  values: Values,
+  name: "name" | "project" | "key" | "end-user" | "monthly-requests" | "payment",
+): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
@@ -65,6 +80,31 @@ function command(
     }
     case "projects list":
       return async (ops) => (print(await ops.listProjects()), 0);
+    case "projects usage": {
+      const projectId = required(values, "project");
+      return async (ops) => (print(await ops.usage(projectId)), 0);
+    }
+    case "projects set-quota": {
+      const projectId = required(values, "project");
+      const text = required(values, "monthly-requests");
+      if (text !== "none" && !/^\d{1,12}$/.test(text))
+        throw new UsageError("--monthly-requests must be a whole number, or none");
+      const monthlyRequests = text === "none" ? null : Number(text);
+      return async (ops) => (print(await ops.setQuota({ projectId, monthlyRequests })), 0);
+    }
+    case "projects set-billing": {
+      const projectId = required(values, "project");
+      const payment = required(values, "payment");
+      if (payment !== "failed" && payment !== "ok") throw new UsageError("--payment must be failed or ok");
+      return async (ops) => (print(await ops.setPayment({ projectId, payment })), 0);
+    }
+    case "projects disable":
+    case "projects enable": {
+      const projectId = required(values, "project");
+      const disabled = verb === "disable";
+      const reason = values.reason;
+      return async (ops) => (print(await ops.setDisabled({ projectId, disabled, reason })), 0);
+    }
     case "keys create": {
       const projectId = required(values, "project");
       if (values.kind !== "secret" && values.kind !== "publishable")

@@ -25,6 +25,12 @@ const projectBody = z.strictObject({
   name: z.string().min(1).max(200),
   organization: z.string().min(1).max(200).optional(),
 });
+const quotaBody = z.strictObject({ monthlyRequests: z.number().int().min(0).max(1e12).nullable() });
+const paymentBody = z.strictObject({ payment: z.enum(["failed", "ok"]) });
+const disabledBody = z.strictObject({
+  disabled: z.boolean(),
+  reason: z.string().min(1).max(500).optional(),
+});
 const keyBody = z.strictObject({
   kind: z.enum(["secret", "publishable"]),
   mode: z.enum(["live", "test"]),
@@ -75,6 +81,18 @@ export function buildAdminChannel(deps: Deps): FastifyInstance {
   app.post<{ Params: Params }>("/projects/:projectId/keys/:keyId/revoke", async (request) => ({
     revoked: await ops.revokeKey(request.params.projectId, request.params.keyId),
   }));
+  app.put<{ Params: Params }>("/projects/:projectId/quota", async (request) =>
+    ops.setQuota({ projectId: request.params.projectId, ...quotaBody.parse(request.body) }),
+  );
+  app.put<{ Params: Params }>("/projects/:projectId/payment", async (request) =>
+    ops.setPayment({ projectId: request.params.projectId, ...paymentBody.parse(request.body) }),
+  );
+  app.put<{ Params: Params }>("/projects/:projectId/disabled", async (request) =>
+    ops.setDisabled({ projectId: request.params.projectId, ...disabledBody.parse(request.body) }),
+  );
+  app.get<{ Params: Params }>("/projects/:projectId/usage", async (request) =>
+    ops.usage(request.params.projectId),
+  );
   app.post<{ Params: Params }>(
     "/projects/:projectId/end-users/:endUserId/simulated-connector",
     async (request) =>

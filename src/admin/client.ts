@@ -79,5 +79,9 @@ export function remoteAdmin(socketPath: string): AdminOperations {
         .revoked,
     simulateEndUser: ({ projectId, endUserId }) =>
       send("POST", `/projects/${p(projectId)}/end-users/${p(endUserId)}/simulated-connector`, {}),
+    setQuota: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/quota`, rest),
+    setPayment: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/payment`, rest),
+    setDisabled: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/disabled`, rest),
+    usage: (projectId) => send("GET", `/projects/${p(projectId)}/usage`),
   };
 }

@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import { findProject, listApiKeys, listProjects } from "../store/projects.ts";
+import { findProject, listApiKeys, listProjects, type ProjectRow } from "../store/projects.ts";
+import { changeStanding, usageReport, type UsageReport } from "../tenancy/billing.ts";
 import { createApiKey, createProject, revokeKey, type KeyKind, type KeyMode } from "../tenancy/api-keys.ts";
 import {
   prepareSimulatedConnection,
@@ -17,6 +18,13 @@ export interface ProjectSummary {
   name: string;
   organization: string;
   createdAt: string;
+  /** Live application Requests per calendar month (UTC); null: no quota (decision 0015). */
+  monthlyRequestQuota: number | null;
+  /** Live application operations are refused with PAYMENT_FAILED since then. */
+  paymentFailedAt: string | null;
+  /** Every call of the project's keys is refused with PERMISSION_DENIED since then. */
+  disabledAt: string | null;
+  disabledReason: string | null;
 }
 
 export interface KeySummary {
@@ -60,18 +68,48 @@ export interface AdminOperations {
   revokeKey(projectId: string, keyId: string): Promise<boolean>;
   /** Attaches a simulated connector and company file to an end user (service in simulator mode only). */
   simulateEndUser(input: { projectId: string; endUserId: string }): Promise<AttachedSimulatedConnector>;
+  /** Sets (or, with null, removes) the project's monthly quota of live application Requests. */
+  setQuota(input: { projectId: string; monthlyRequests: number | null }): Promise<ProjectSummary>;
+  /** Marks the project's payment failed, or settled again. */
+  setPayment(input: { projectId: string; payment: "failed" | "ok" }): Promise<ProjectSummary>;
+  /** Disables the project (every call of its keys: 403 PERMISSION_DENIED), or enables it again. */
+  setDisabled(input: {
+    projectId: string;
+    disabled: boolean;
+    reason?: string | undefined;
+  }): Promise<ProjectSummary>;
+  /** The project's usage this month, with its quota and standing. */
+  usage(projectId: string): Promise<UsageReport>;
 }
 
 const iso = (d: Date): string => d.toISOString();
 
+function summary(p: ProjectRow): ProjectSummary {
+  return {
+    id: p.id,
+    name: p.name,
+    organization: p.organization,
+    createdAt: iso(p.createdAt),
+    monthlyRequestQuota: p.monthlyRequestQuota,
+    paymentFailedAt: p.paymentFailedAt ? iso(p.paymentFailedAt) : null,
+    disabledAt: p.disabledAt ? iso(p.disabledAt) : null,
+    disabledReason: p.disabledReason,
+  };
+}
+
 /** The operations on `deps` (in the service, or on a store the CLI opened). */
 export function adminOperations(deps: Deps): AdminOperations {
-  const requireProject = async (projectId: string): Promise<void> => {
-    if (!(await findProject(deps.db, projectId)))
-      throw new ServiceError("RESOURCE_MISSING", {
-        param: "project",
-        message: `No such project: ${projectId}.`,
-      });
+  const missingProject = (projectId: string): ServiceError =>
+    new ServiceError("RESOURCE_MISSING", { param: "project", message: `No such project: ${projectId}.` });
+  const requireProject = async (projectId: string): Promise<ProjectRow> => {
+    const project = await findProject(deps.db, projectId);
+    if (!project) throw missingProject(projectId);
+    return project;
+  };
+  const change = async (projectId: string, changes: Parameters<typeof changeStanding>[2]) => {
+    const project = await changeStanding(deps, projectId, changes);
+    if (!project) throw missingProject(projectId);
+    return summary(project);
   };
   return {
     async createProject(input) {
@@ -79,11 +117,10 @@ export function adminOperations(deps: Deps): AdminOperations {
         name: input.name,
         ...(input.organization ? { organization: input.organization } : {}),
       });
-      const { project } = created;
-      return { project: { ...project, createdAt: iso(project.createdAt) }, keys: created.keys };
+      return { project: summary(created.project), keys: created.keys };
     },
     async listProjects() {
-      return (await listProjects(deps.db)).map((p) => ({ ...p, createdAt: iso(p.createdAt) }));
+      return (await listProjects(deps.db)).map(summary);
     },
     async createKey(input) {
       await requireProject(input.projectId);
@@ -111,6 +148,24 @@ export function adminOperations(deps: Deps): AdminOperations {
         );
       }
       return host.attach(await prepareSimulatedConnection(deps, input));
+    },
+    async setQuota(input) {
+      return change(input.projectId, { monthlyRequestQuota: input.monthlyRequests });
+    },
+    async setPayment(input) {
+      const at = input.payment === "failed" ? new Date(deps.clock.now()) : null;
+      return change(input.projectId, { paymentFailedAt: at });
+    },
+    async setDisabled(input) {
+      return input.disabled
+        ? change(input.projectId, {
+            disabledAt: new Date(deps.clock.now()),
+            disabledReason: input.reason ?? null,
+          })
+        : change(input.projectId, { disabledAt: null, disabledReason: null });
+    },
+    async usage(projectId) {
+      return usageReport(deps.db, await requireProject(projectId), deps.clock.now());
     },
   };
 }

@@ -239,11 +239,11 @@ export const catalogue = {
     "PERMISSION_ERROR",
     CHANGE,
     "not_applied",
-    "The API key is not allowed to perform this operation.",
+    "The project is not allowed to perform this operation.",
     GENERIC_USER,
     [
       dev(
-        "Use a key with access to this resource; live keys work only with live connections and test keys only with test connections.",
+        "The service's operator disabled the project (`message` says when and why): ask them to enable it again (`ledger-bridge projects enable`).",
       ),
     ],
   ),
@@ -254,9 +254,13 @@ export const catalogue = {
     "BILLING_ERROR",
     CHANGE,
     "not_applied",
-    "The project has no active billing plan.",
+    "The project's monthly quota of application requests is used up.",
     GENERIC_USER,
-    [dev("Set up billing for the project.")],
+    [
+      dev(
+        "Wait until the quota resets at `details.resetsAt`, or ask the service's operator to raise the project's monthly quota (`ledger-bridge projects set-quota`); `details` gives `quota`, `used` and `requested` (a batch counts as its members).",
+      ),
+    ],
   ),
   PAYMENT_FAILED: entry(
     402,
@@ -265,7 +269,11 @@ export const catalogue = {
     "not_applied",
     "The last payment for the project failed.",
     GENERIC_USER,
-    [dev("Update the project's payment method.")],
+    [
+      dev(
+        "Settle the payment with the service's operator, who clears it with `ledger-bridge projects set-billing --payment ok`; test keys keep working meanwhile.",
+      ),
+    ],
   ),
   RATE_LIMITED: entry(
     429,

@@ -28,6 +28,10 @@ import { CallerWatch } from "./request-watch.ts";
 import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
 import type { BatchPlan } from "../ledger/batch.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
+import type { Transaction } from "kysely";
+import type { DatabaseSchema } from "../store/schema.ts";
+import type { ProjectStanding } from "../store/projects.ts";
+import { chargeOrRefuse, paymentRefusal, standingOf } from "../tenancy/billing.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -35,8 +39,11 @@ import { isStoreUnavailable } from "../store/unavailable.ts";
  * deadline on the injected clock; async callers get the request back at once.
  */
 export interface Submission {
-  /** Whose request it is (the caller's key; the change feed: its subscription's project and mode). */
-  principal: Tenant;
+  /**
+   * Whose request it is (the caller's key; the change feed: its subscription's project and mode),
+   * with the project's standing when the key lookup read it (billing, decision 0015).
+   */
+  principal: Tenant & { standing?: ProjectStanding | undefined };
   operationId: string;
   method: string;
   path: string;
@@ -58,6 +65,11 @@ export interface Submission {
   background?: boolean;
   /** A batch's members, kept on the Request to read its answer member by member. */
   batch?: BatchPlan;
+  /**
+   * What billing counts this Request as (decision 0015): a batch counts its members, a passthrough
+   * document its request messages; 1 otherwise.
+   */
+  units?: number;
 }
 
 export type SubmitOutcome =
@@ -79,14 +91,21 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   const { connection } = target;
 
   if (s.beforeQueue) await s.beforeQueue(connection);
-  const refusal = admissionError(deps, s, connection, target.waiting >= capacity);
+  // Billing counts and refuses the developers' calls, never the service's own (decision 0015).
+  const standing = s.background ? null : await standingOf(deps, s.principal);
+  const refusal =
+    admissionError(deps, s, connection, target.waiting >= capacity) ??
+    (s.background ? null : paymentRefusal(s.principal, standing));
+  const charge: ChargeStep | null = s.background
+    ? null
+    : (db) => chargeOrRefuse(db, s.principal, standing, billingUnits(s), deps.clock.now());
   // A sync caller watches its request from before the row exists: it may settle before the wait.
   const watch = s.options.async ? null : new CallerWatch(deps);
   try {
-    const { row, created } = await createOrAttach(deps, s, connection, refusal, watch);
+    const { row, created, refused } = await createOrAttach(deps, s, connection, refusal, charge, watch);
     // Refused at admission: nothing was queued, and the caller (sync or async) gets the error with its
     // own status; the Request records it (spec: `connectionId` is null when rejected before setup).
-    if (created && refusal) return { kind: "settled", row };
+    if (created && refused) return { kind: "settled", row };
     if (!watch) return { kind: "accepted", row };
     try {
       return await waitForCaller(deps, row, watch, s.options.timeoutSeconds * 1000, s.hungUp);
@@ -112,6 +131,17 @@ function storeLostDuringWait(row: RequestRow, cause: unknown): ServiceError {
   });
 }
 
+/** What billing counts a Submission as (decision 0015). */
+export function billingUnits(s: Pick<Submission, "batch" | "units">): number {
+  return s.batch?.members.length ?? s.units ?? 1;
+}
+
+/**
+ * Counts the new Request's units in the transaction that stores it; the error when a quota refuses
+ * them (the Request is then stored `failed` with it, and nothing is counted).
+ */
+type ChargeStep = (db: Transaction<DatabaseSchema>) => Promise<ServiceError | null>;
+
 /** The records a write changes, so that the engine spaces writes to one record (spec). */
 function writeTargetsColumn(s: Submission): { write_targets?: string[] } {
   if (!s.isWrite) return {};
@@ -121,15 +151,18 @@ function writeTargetsColumn(s: Submission): { write_targets?: string[] } {
 
 /**
  * Creates the Request (or attaches to the one the Idempotency-Key names). A new Request refused at
- * admission is created `failed` with `refusal` as its error, and nobody is woken.
+ * admission is created `failed` with `refusal` as its error, and nobody is woken. A new Request
+ * that is not refused is charged to the project's usage in the same transaction, which may refuse
+ * it instead (`refused` says whether the new Request was refused either way).
  */
 async function createOrAttach(
   deps: Deps,
   s: Submission,
   connection: ConnectionRow | null,
   refusal: ServiceError | null,
+  charge: ChargeStep | null,
   watch: CallerWatch | null,
-): Promise<{ row: RequestRow; created: boolean }> {
+): Promise<{ row: RequestRow; created: boolean; refused: boolean }> {
   const now = deps.clock.now();
   const requestId = newId("request");
   watch?.watch(requestId);
@@ -147,7 +180,11 @@ async function createOrAttach(
     s.options.async && connection !== null && !online && connection.status !== "pending_setup"
       ? "waiting_for_connection"
       : "queued";
-  const newRow = (previousRequestId: string | null, id: string): NewRequestRow =>
+  const newRow = (
+    previousRequestId: string | null,
+    id: string,
+    refused: ServiceError | null,
+  ): NewRequestRow =>
     newRequestRow(
       {
         id,
@@ -172,19 +209,29 @@ async function createOrAttach(
         ...writeTargetsColumn(s),
       },
       now,
-      refusal
+      refused
         ? {
-            error: { ...errorBodyOf(deps, refusal, id), outcome: unchangedOutcome({ is_write: s.isWrite }) },
-            detail: `Refused at admission: ${refusal.code}`,
+            error: { ...errorBodyOf(deps, refused, id), outcome: unchangedOutcome({ is_write: s.isWrite }) },
+            detail: `Refused at admission: ${refused.code}`,
           }
         : null,
     );
 
+  // The refusal of a new Request: admission's, else the quota's (counted in `trx` when it passes).
+  const refusalIn = async (trx: Transaction<DatabaseSchema>): Promise<ServiceError | null> =>
+    refusal ?? (charge ? await charge(trx) : null);
+
   if (!key || !fingerprint) {
-    const row = await insertRequest(deps.db, newRow(null, requestId));
-    if (refusal) settledAtAdmission(deps, row);
+    const { row, refused } =
+      refusal || !charge
+        ? { row: await insertRequest(deps.db, newRow(null, requestId, refusal)), refused: refusal }
+        : await deps.db.transaction().execute(async (trx) => {
+            const billed = await charge(trx);
+            return { row: await insertRequest(trx, newRow(null, requestId, billed)), refused: billed };
+          });
+    if (refused) settledAtAdmission(deps, row);
     else await wakeConnection(deps, connection);
-    return { row, created: true };
+    return { row, created: true, refused: refused !== null };
   }
 
   const result = await deps.db.transaction().execute(async (trx) => {
@@ -203,8 +250,9 @@ async function createOrAttach(
       new Date(now),
     );
     if (claim.claimed) {
-      await insertRequest(trx, newRow(null, requestId));
-      return { id: requestId, created: true };
+      const refused = await refusalIn(trx);
+      await insertRequest(trx, newRow(null, requestId, refused));
+      return { id: requestId, created: true, refused };
     }
     if (claim.existing.fingerprint !== fingerprint || !claim.existing.request_id) {
       throw new ServiceError("IDEMPOTENCY_KEY_REUSED", {
@@ -215,19 +263,20 @@ async function createOrAttach(
     const earlier = await findRequestById(trx, claim.existing.request_id);
     if (earlier && endedBeforeReachingLedger(earlier)) {
       // A new attempt after one that never reached the application (spec: previousRequestId).
-      await insertRequest(trx, newRow(earlier.id, requestId));
+      const refused = await refusalIn(trx);
+      await insertRequest(trx, newRow(earlier.id, requestId, refused));
       await linkIdempotencyKey(trx, s.principal, key, requestId);
-      return { id: requestId, created: true };
+      return { id: requestId, created: true, refused };
     }
-    return { id: claim.existing.request_id, created: false };
+    return { id: claim.existing.request_id, created: false, refused: null };
   });
   // Attached to an earlier request: the caller watches that one, from before reading it.
   if (result.id !== requestId) watch?.watch(result.id);
   const row = await findRequestById(deps.db, result.id);
   if (!row) throw new ServiceError("INTERNAL_ERROR", { cause: new Error(`request ${result.id} vanished`) });
-  if (result.created && refusal) settledAtAdmission(deps, row);
+  if (result.created && result.refused) settledAtAdmission(deps, row);
   else await wakeConnection(deps, connection);
-  return { row, created: result.created };
+  return { row, created: result.created, refused: result.refused !== null };
 }
 
 /**

@@ -13,7 +13,7 @@ import { messageProblem } from "../ledger/xml/validate-tree.ts";
 import type { ConnectionRow } from "../store/connections.ts";
 import type { Tenant } from "../store/tenant.ts";
 import type { CallOptions } from "./call-options.ts";
-import { submit, type Submission } from "./submit.ts";
+import { submit, syncCallerError, type Submission } from "./submit.ts";
 
 /**
  * The typed call (issue 14): one path from an operation and its raw input to a Submission, used by
@@ -416,6 +416,8 @@ async function readRecord(
   if (outcome.kind === "settled" && row.status === "succeeded") return row.result as Record<string, unknown>;
   if (outcome.kind === "timeout_sent")
     throw new ServiceError("LEDGER_REQUEST_TIMEOUT", { details: { requestId: row.id } });
+  // Refused at admission (never sent: the connection, billing): the update is refused the same way.
+  if (row.status === "failed" && row.sent_at === null && row.error !== null) throw syncCallerError(row);
   const stored = row.error as { code?: string; message?: string } | null;
   throw new ServiceError("LEDGER_REQUEST_ERROR", {
     message: `Reading the record before the update failed: ${stored?.message ?? stored?.code ?? row.status}`,

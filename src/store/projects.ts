@@ -1,16 +1,54 @@
 import type { Db } from "./database.ts";
 import type { Selectable } from "kysely";
-import type { ApiKeysTable } from "./schema.ts";
+import type { ApiKeysTable, ProjectsTable } from "./schema.ts";
+
+/** What the operator decided about a project (decision 0015). */
+export interface ProjectStanding {
+  /** Live application Requests per calendar month (UTC); null: no quota. */
+  monthlyRequestQuota: number | null;
+  /** Live application operations are refused with PAYMENT_FAILED since then. */
+  paymentFailedAt: Date | null;
+  /** Every call of the project's keys is refused with PERMISSION_DENIED since then. */
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
 
 /** Projects and API keys. Keys are stored as digests only. */
-export interface ProjectRow {
+export interface ProjectRow extends ProjectStanding {
   id: string;
   name: string;
   organization: string;
   createdAt: Date;
 }
 
-export async function insertProject(db: Db, project: ProjectRow): Promise<void> {
+function standingOf(
+  r: Pick<
+    Selectable<ProjectsTable>,
+    "monthly_request_quota" | "payment_failed_at" | "disabled_at" | "disabled_reason"
+  >,
+): ProjectStanding {
+  return {
+    monthlyRequestQuota: r.monthly_request_quota === null ? null : Number(r.monthly_request_quota),
+    paymentFailedAt: r.payment_failed_at,
+    disabledAt: r.disabled_at,
+    disabledReason: r.disabled_reason,
+  };
+}
+
+function toProject(r: Selectable<ProjectsTable>): ProjectRow {
+  return {
+    id: r.id,
+    name: r.name,
+    organization: r.organization,
+    createdAt: r.created_at,
+    ...standingOf(r),
+  };
+}
+
+export async function insertProject(
+  db: Db,
+  project: Pick<ProjectRow, "id" | "name" | "organization" | "createdAt">,
+): Promise<void> {
   await db
     .insertInto("projects")
     .values({
@@ -24,12 +62,34 @@ export async function insertProject(db: Db, project: ProjectRow): Promise<void> 
 
 export async function listProjects(db: Db): Promise<ProjectRow[]> {
   const rows = await db.selectFrom("projects").selectAll().orderBy("id", "desc").execute();
-  return rows.map((r) => ({ id: r.id, name: r.name, organization: r.organization, createdAt: r.created_at }));
+  return rows.map(toProject);
 }
 
 export async function findProject(db: Db, projectId: string): Promise<ProjectRow | null> {
   const r = await db.selectFrom("projects").selectAll().where("id", "=", projectId).executeTakeFirst();
-  return r ? { id: r.id, name: r.name, organization: r.organization, createdAt: r.created_at } : null;
+  return r ? toProject(r) : null;
+}
+
+/** The operator's changes to a project's standing; returns the project, or null when there is none. */
+export async function updateProjectStanding(
+  db: Db,
+  projectId: string,
+  changes: Partial<ProjectStanding>,
+): Promise<ProjectRow | null> {
+  const r = await db
+    .updateTable("projects")
+    .set({
+      ...(changes.monthlyRequestQuota === undefined
+        ? {}
+        : { monthly_request_quota: changes.monthlyRequestQuota }),
+      ...(changes.paymentFailedAt === undefined ? {} : { payment_failed_at: changes.paymentFailedAt }),
+      ...(changes.disabledAt === undefined ? {} : { disabled_at: changes.disabledAt }),
+      ...(changes.disabledReason === undefined ? {} : { disabled_reason: changes.disabledReason }),
+    })
+    .where("id", "=", projectId)
+    .returningAll()
+    .executeTakeFirst();
+  return r ? toProject(r) : null;
 }
 
 export interface ApiKeyRow {
@@ -73,10 +133,22 @@ export async function insertApiKey(db: Db, key: ApiKeyRow & { hash: string }): P
     .execute();
 }
 
-/** Looks a key up by its digest (index lookup; the digest comparison is the constant-time part). */
-export async function findApiKeyByHash(db: Db, hash: string): Promise<(ApiKeyRow & { hash: string }) | null> {
-  const r = await db.selectFrom("api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
-  return r ? { ...toApiKey(r), hash: r.hash } : null;
+/** A key as authentication reads it: with its digest and its project's standing. */
+export type AuthenticatingKey = ApiKeyRow & { hash: string; standing: ProjectStanding };
+
+/**
+ * Looks a key up by its digest (index lookup; the digest comparison is the constant-time part),
+ * with its project's standing in the same statement (decision 0015).
+ */
+export async function findApiKeyByHash(db: Db, hash: string): Promise<AuthenticatingKey | null> {
+  const r = await db
+    .selectFrom("api_keys as k")
+    .innerJoin("projects as p", "p.id", "k.project_id")
+    .selectAll("k")
+    .select(["p.monthly_request_quota", "p.payment_failed_at", "p.disabled_at", "p.disabled_reason"])
+    .where("k.hash", "=", hash)
+    .executeTakeFirst();
+  return r ? { ...toApiKey(r), hash: r.hash, standing: standingOf(r) } : null;
 }
 
 export async function listApiKeys(db: Db, projectId: string): Promise<ApiKeyRow[]> {

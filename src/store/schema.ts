@@ -13,6 +13,27 @@ export interface ProjectsTable {
   name: string;
   organization: string;
   created_at: Timestamp;
+  /** Application Requests per calendar month (UTC) of the live mode; null: no quota (decision 0015). */
+  monthly_request_quota: ColumnType<
+    string | null,
+    string | number | null | undefined,
+    string | number | null
+  >;
+  /** Set by the operator: live application operations are refused with PAYMENT_FAILED. */
+  payment_failed_at: NullableTimestamp;
+  /** Set by the operator: every call of the project's keys is refused with PERMISSION_DENIED. */
+  disabled_at: NullableTimestamp;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Application Requests admitted per project, mode and calendar month (decision 0015). */
+export interface ProjectUsageTable {
+  project_id: string;
+  is_test: boolean;
+  /** `YYYY-MM`, UTC. */
+  period: string;
+  /** bigint, read as a string. */
+  requests: ColumnType<string, string | number, string | number>;
 }
 
 export interface ApiKeysTable {
@@ -344,4 +365,5 @@ export interface DatabaseSchema {
   change_feed_polls: ChangeFeedPollsTable;
   change_feed_seen: ChangeFeedSeenTable;
   record_writes: RecordWritesTable;
+  project_usage: ProjectUsageTable;
 }

@@ -16,6 +16,7 @@ const KEY = {
   createdAt: new Date(0),
   revokedAt: null,
   hash: "digest-1",
+  standing: { monthlyRequestQuota: null, paymentFailedAt: null, disabledAt: null, disabledReason: null },
 };
 
 function cacheWith(config: Record<string, string> = {}) {

@@ -1,13 +1,16 @@
 import type { Deps } from "../deps.ts";
-import type { ApiKeyRow } from "../store/projects.ts";
+import type { AuthenticatingKey } from "../store/projects.ts";
 
-/** The wake-up channel that tells every instance's cache a key was revoked. */
+/**
+ * The wake-up channel that tells every instance's cache a key was revoked, or a project's standing
+ * changed (decision 0015: the cache keeps it with the key).
+ */
 export const API_KEYS_CHANNEL = "api-keys";
 
 /** Keys kept at most; the oldest lookup is dropped first. */
 const MAX_ENTRIES = 10_000;
 
-type CachedKey = ApiKeyRow & { hash: string };
+type CachedKey = AuthenticatingKey;
 
 /**
  * The secret keys this instance looked up recently, by digest, so that an API call does not read

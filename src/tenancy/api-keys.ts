@@ -11,6 +11,7 @@ import {
   revokeApiKey,
   type ApiKeyRow,
   type ProjectRow,
+  type ProjectStanding,
 } from "../store/projects.ts";
 
 /**
@@ -31,6 +32,11 @@ export interface Principal {
   keyId: string;
   mode: KeyMode;
   readOnly: boolean;
+  /**
+   * The project's standing as the key lookup read it (decision 0015): quota, failed payment,
+   * disabled. Absent on principals the service makes itself; admission then reads the store.
+   */
+  standing?: ProjectStanding;
 }
 
 export interface CreatedKey {
@@ -76,6 +82,10 @@ export async function createProject(
     name: options.name,
     organization: options.organization ?? id,
     createdAt: new Date(deps.clock.now()),
+    monthlyRequestQuota: null,
+    paymentFailedAt: null,
+    disabledAt: null,
+    disabledReason: null,
   };
   await insertProject(deps.db, project);
   const secretLive = await createApiKey(deps, id, { kind: "secret", mode: "live" });
@@ -112,7 +122,14 @@ export async function authenticateSecretKey(
   if (!cached) cache?.set(row, generation);
   const organization = await organizationOf(row.projectId);
   if (organization === null) throw new ServiceError("API_KEY_INVALID");
-  return { projectId: row.projectId, organization, keyId: row.id, mode: row.mode, readOnly: row.readOnly };
+  return {
+    projectId: row.projectId,
+    organization,
+    keyId: row.id,
+    mode: row.mode,
+    readOnly: row.readOnly,
+    standing: row.standing,
+  };
 }
 
 /**

@@ -95,9 +95,74 @@ test("projects and keys created, listed and revoked while the service runs; a si
     "Attached From The CLI",
   );
 
+  await billingFromTheCli(ws, projectId, liveKey, endUserId);
   await secondServiceOnTheSameDataDir(ws, service.child.pid ?? 0);
   assert.equal(await service.stop(), 0);
 });
+
+/**
+ * Billing and standing set with the CLI hold in the running service at once (decision 0015): a
+ * quota counted in application Requests, shown by `projects usage`; a failed payment; a disabled
+ * project.
+ */
+async function billingFromTheCli(
+  ws: Workspace,
+  projectId: string,
+  liveKey: string,
+  endUserId: string,
+): Promise<void> {
+  const health = () => call(ws, liveKey, "GET", "/v1/ledger-desktop/health-check", { endUserId });
+  const codeOf = async (response: Response): Promise<string> =>
+    ((await response.json()) as { error?: { code?: string } }).error?.code ?? `HTTP ${response.status}`;
+  interface Usage {
+    period: string;
+    monthlyRequestQuota: number | null;
+    live: { requests: number; remaining: number | null };
+  }
+  const used = (await cliJson<Usage>(ws, ["projects", "usage", "--project", projectId])).value.live.requests;
+  assert.ok(used >= 1, "the health check above was counted");
+  const quota = await cliJson<{ monthlyRequestQuota: number }>(ws, [
+    "projects",
+    "set-quota",
+    "--project",
+    projectId,
+    "--monthly-requests",
+    String(used + 1),
+  ]);
+  assert.equal(quota.value.monthlyRequestQuota, used + 1);
+  assert.equal((await health()).status, 200);
+  const over = await health();
+  assert.equal(over.status, 402);
+  assert.equal(await codeOf(over), "BILLING_REQUIRED");
+  const usage = await cliJson<Usage>(ws, ["projects", "usage", "--project", projectId]);
+  assert.deepEqual(usage.value.live, { requests: used + 1, remaining: 0 });
+  assert.match(usage.value.period, /^\d{4}-\d{2}$/);
+  await cliJson(ws, ["projects", "set-quota", "--project", projectId, "--monthly-requests", "none"]);
+
+  await cliJson(ws, ["projects", "set-billing", "--project", projectId, "--payment", "failed"]);
+  const unpaid = await health();
+  assert.equal(unpaid.status, 402);
+  assert.equal(await codeOf(unpaid), "PAYMENT_FAILED");
+  await cliJson(ws, ["projects", "set-billing", "--project", projectId, "--payment", "ok"]);
+
+  await cliJson(ws, ["projects", "disable", "--project", projectId, "--reason", "Operator test"]);
+  const denied = await call(ws, liveKey, "GET", "/v1/end-users");
+  assert.equal(denied.status, 403);
+  assert.equal(await codeOf(denied), "PERMISSION_DENIED");
+  await cliJson(ws, ["projects", "enable", "--project", projectId]);
+  assert.equal((await call(ws, liveKey, "GET", "/v1/end-users")).status, 200);
+  assert.equal((await health()).status, 200);
+
+  const bad = await runCli(ws, [
+    "projects",
+    "set-quota",
+    "--project",
+    projectId,
+    "--monthly-requests",
+    "lots",
+  ]);
+  assert.equal(bad.code, 2, "a usage error");
+}
 
 /**
  * PGlite: a second service refuses to open the same data directory and names the first. (On

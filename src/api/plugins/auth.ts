@@ -4,6 +4,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { authenticateSecretKey, type Principal } from "../../tenancy/api-keys.ts";
 import { findProject } from "../../store/projects.ts";
 import { ApiKeyCache } from "../../tenancy/api-key-cache.ts";
+import { disabledProjectError } from "../../tenancy/billing.ts";
 import { fromUnexpected } from "../errors.ts";
 
 declare module "fastify" {
@@ -55,6 +56,8 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
     }
     try {
       request.principal = await authenticateSecretKey(deps, match[1], organizationOf, keys);
+      // A project the operator disabled: its keys are valid, and refused (decision 0015).
+      request.authError = disabledProjectError(request.principal.standing);
     } catch (error) {
       // The store not answering is 503 SERVICE_UNAVAILABLE, anything else unexpected a 500.
       request.authError = fromUnexpected(error);

@@ -109,6 +109,8 @@ export const ledgerSpecialRoutes = [
           requestXml: buildRequestDocument(messageSet, HIGHEST_XML_VERSION, null),
           fingerprintBody: { xml },
           options,
+          // Billing counts the document like its messages sent singly (decision 0015).
+          units: messageSet.requestNames.length,
         },
         (result) => {
           const responseXml = (result as { xml: string }).xml;

@@ -1,0 +1,52 @@
+import { sql, type Transaction } from "kysely";
+import type { Db } from "./database.ts";
+import type { DatabaseSchema } from "./schema.ts";
+import { isTestTenant, type Tenant } from "./tenant.ts";
+
+type Executor = Db | Transaction<DatabaseSchema>;
+
+/**
+ * Usage of application Requests per project, mode and calendar month (decision 0015). A charge is
+ * one statement: the month's count grows by `units` only if it stays within `quota` (null: no
+ * quota), so two instances admitting at once can never overshoot it together.
+ */
+export type Charge = { charged: true; used: number } | { charged: false; used: number };
+
+export async function chargeUsage(
+  db: Executor,
+  tenant: Tenant,
+  period: string,
+  units: number,
+  quota: number | null,
+): Promise<Charge> {
+  if (quota !== null && units > quota) return { charged: false, used: await usageOf(db, tenant, period) };
+  const charged = await db
+    .insertInto("project_usage")
+    .values({ project_id: tenant.projectId, is_test: isTestTenant(tenant), period, requests: units })
+    .onConflict((oc) =>
+      oc
+        .columns(["project_id", "is_test", "period"])
+        .doUpdateSet({ requests: sql`project_usage.requests + excluded.requests` })
+        .where(
+          quota === null
+            ? sql<boolean>`true`
+            : sql<boolean>`project_usage.requests + excluded.requests <= ${quota}`,
+        ),
+    )
+    .returning("requests")
+    .executeTakeFirst();
+  if (charged) return { charged: true, used: Number(charged.requests) };
+  return { charged: false, used: await usageOf(db, tenant, period) };
+}
+
+/** Requests counted for the tenant in `period` (0 when none). */
+export async function usageOf(db: Executor, tenant: Tenant, period: string): Promise<number> {
+  const row = await db
+    .selectFrom("project_usage")
+    .select("requests")
+    .where("project_id", "=", tenant.projectId)
+    .where("is_test", "=", isTestTenant(tenant))
+    .where("period", "=", period)
+    .executeTakeFirst();
+  return row ? Number(row.requests) : 0;
+}
