@@ -102,6 +102,13 @@ const schema = z.object({
    */
   LEDGER_ANSWER_WAIT_MS: z.coerce.number().int().positive().default(30_000),
   /**
+   * How long the application may owe an answer (a request handed over and not answered, or an open
+   * session whose company file report never came) before it counts as not responding: sync calls
+   * are then refused at admission with 503 LEDGER_NOT_RESPONDING, nothing queued (decision 0015).
+   * Two minutes, the spec's cap on a query session's continuous work.
+   */
+  LEDGER_NOT_RESPONDING_MS: z.coerce.number().int().positive().default(120_000),
+  /**
    * Lease of a service instance (requests/instances.ts): renewed every third of it; the connector
    * sessions of an instance whose lease ran out are recovered by the others. Longer than any stall.
    */

@@ -94,7 +94,7 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   // Billing counts and refuses the developers' calls, never the service's own (decision 0015).
   const standing = s.background ? null : await standingOf(deps, s.principal);
   const refusal =
-    admissionError(deps, s, connection, target.waiting >= capacity) ??
+    admissionError(deps, s, connection, target.waiting >= capacity, target.unansweredSince) ??
     (s.background ? null : paymentRefusal(s.principal, standing));
   const charge: ChargeStep | null = s.background
     ? null
@@ -325,15 +325,17 @@ function isReachable(deps: Deps, connection: ConnectionRow): boolean {
 /**
  * Admission: the error a new request is refused with, or null to queue it. No connection yet, a
  * disabled connection or a full queue refuse every call; a sync call is also refused when the
- * connector is offline or reports the application unreachable (the connection's own error), so the
- * caller is told now instead of waiting out its timeout. A file mode conflict is not a refusal: the
- * request waits for the connection's `retryAt` (spec: `file_mode_conflict`).
+ * connector is offline or reports the application unreachable (the connection's own error), or the
+ * application does not answer (LEDGER_NOT_RESPONDING), so the caller is told now instead of waiting
+ * out its timeout. A file mode conflict is not a refusal: the request waits for the connection's
+ * `retryAt` (spec: `file_mode_conflict`). Billing comes after these (submit).
  */
 function admissionError(
   deps: Deps,
   s: Submission,
   connection: ConnectionRow | null,
   queueFull: boolean,
+  unansweredSince: Date | null,
 ): ServiceError | null {
   if (!connection || connection.status === "pending_setup")
     return new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
@@ -347,8 +349,27 @@ function admissionError(
   }
   const unavailable = s.options.async ? null : unavailableError(connection);
   if (unavailable && !waitsForRetry(unavailable)) return unavailable;
+  const silent = s.options.async ? null : notRespondingError(deps, unansweredSince);
+  if (silent) return silent;
   if (queueFull) return new ServiceError("CONNECTION_QUEUE_FULL");
   return null;
+}
+
+/**
+ * 503 LEDGER_NOT_RESPONDING when the application has owed an answer for longer than
+ * `LEDGER_NOT_RESPONDING_MS` (decision 0015): the connector reached it (a session is open), but a
+ * request handed over is not answered, or the company file report never came. A sync call would
+ * only wait behind it; an async call is queued and runs once the application answers again.
+ */
+function notRespondingError(deps: Deps, unansweredSince: Date | null): ServiceError | null {
+  if (unansweredSince === null) return null;
+  const silentMs = deps.clock.now() - unansweredSince.getTime();
+  if (silentMs <= deps.config.LEDGER_NOT_RESPONDING_MS) return null;
+  const seconds = Math.round(silentMs / 1000);
+  return new ServiceError("LEDGER_NOT_RESPONDING", {
+    message: `The accounting application has not answered for ${seconds} s: it accepted the connector's session but does not respond.`,
+    details: { unansweredSince: unansweredSince.toISOString(), silentSeconds: seconds },
+  });
 }
 
 /**

@@ -107,15 +107,18 @@ export async function touchConnection(
 
 /**
  * Everything an application call needs about its end user, in one statement: whether the end user
- * exists in the project and mode (decision 0005), its connection (if set up), and how many requests wait on it (counted up
- * to `countUpTo`, enough to enforce the queue capacity). Null when the end user does not exist.
+ * exists in the project and mode (decision 0005), its connection (if set up), how many requests wait on it (counted up
+ * to `countUpTo`, enough to enforce the queue capacity), and since when the application has owed
+ * an answer: the oldest request handed over and not answered, or the oldest open connector session
+ * whose company file report never came (LEDGER_NOT_RESPONDING, decision 0015). Null when the end
+ * user does not exist.
  */
 export async function findCallTarget(
   db: Db,
   tenant: Tenant,
   endUserId: string,
   countUpTo: number,
-): Promise<{ connection: ConnectionRow | null; waiting: number } | null> {
+): Promise<{ connection: ConnectionRow | null; waiting: number; unansweredSince: Date | null } | null> {
   const row = await db
     .selectFrom("end_users as eu")
     .leftJoin("connections as c", (join) =>
@@ -128,15 +131,22 @@ export async function findCallTarget(
         where w.connection_id = c.id and w.status in ('queued', 'waiting_for_connection')
         limit ${countUpTo}) as waiting)`.as("waiting_count"),
     )
+    .select(
+      sql<Date | null>`least(
+        (select min(r.sent_at) from requests r where r.connection_id = c.id and r.status = 'sent'),
+        (select min(s.created_at) from connector_sessions s
+          where s.connection_id = c.id and s.state = 'open' and not s.hcp_received))`.as("unanswered_since"),
+    )
     .where("eu.project_id", "=", tenant.projectId)
     .where("eu.is_test", "=", isTestTenant(tenant))
     .where("eu.id", "=", endUserId)
     .executeTakeFirst();
   if (!row) return null;
-  const { waiting_count: waiting, ...connection } = row;
+  const { waiting_count: waiting, unanswered_since: unansweredSince, ...connection } = row;
   // Left-join columns are all null without a connection; otherwise they form a whole row.
   return {
     connection: connection.id === null ? null : (connection as ConnectionRow),
     waiting: Number(waiting),
+    unansweredSince,
   };
 }
