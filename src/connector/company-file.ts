@@ -8,7 +8,7 @@ import { ServiceError } from "../errors/service-error.ts";
 import { mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { failWaitingSync } from "../requests/engine.ts";
 import { completePendingSessions } from "../store/auth-sessions.ts";
-import type { ConnectionRow } from "../store/connections.ts";
+import { findOtherConnectionWithFile, type ConnectionRow } from "../store/connections.ts";
 import { updateSession, type ConnectorSessionRow } from "../store/connector-sessions.ts";
 import { SERVICE_OWNER_ID } from "../tenancy/auth-sessions.ts";
 import { moveConnection } from "../tenancy/connection-status.ts";
@@ -27,6 +27,14 @@ export interface CompanyFileReport {
  * FileID stamp), choose the message version, and keep the path the connector reports, so that the
  * next `authenticate` names the file where it is now (a verified file that moved is followed, PG
  * p.52). Returns the text for `getLastError` when the session must not go on, else null.
+ *
+ * Two refusals, told apart by the file's FileID marker (decision 0015):
+ * - LEDGER_COMPANY_FILE_MISMATCH: the marker is the adopted identity of ANOTHER connection of the
+ *   same project and mode — the end user opened another end user's company file (one computer
+ *   serving several companies). Refused even on a first session: adopting it would send this end
+ *   user's requests into the other's books.
+ * - LEDGER_WRONG_COMPANY_FILE_OPEN: this connection adopted a file and another one is open, which
+ *   no connection of the project claims (also what HRESULT 0x8004040A at the open means).
  */
 export async function acceptCompanyFile(
   deps: Deps,
@@ -37,9 +45,23 @@ export async function acceptCompanyFile(
   const facts = readCompanyFacts(report.hcp, SERVICE_OWNER_ID);
   const now = new Date(deps.clock.now());
   const identity = facts?.fileId ?? null;
-  if (connection.file_identity !== null && identity !== connection.file_identity) {
+  const named = facts?.companyName ? ` (${facts.companyName})` : "";
+  const own = identity !== null && identity === connection.file_identity;
+  // The file carries the marker of another connection of this project and mode: it is another end
+  // user's company file, never adopted or used by this one (decision 0015).
+  const owner =
+    own || identity === null ? null : await findOtherConnectionWithFile(deps.db, connection, identity);
+  if (owner) {
+    const error = new ServiceError("LEDGER_COMPANY_FILE_MISMATCH", {
+      message: `The open company file${named} is connected to another end user of this project (${owner.end_user_id}), not to this one.`,
+      details: { otherEndUserId: owner.end_user_id },
+    });
+    await markUnavailable(deps, connection, "company_file_mismatch", error, null);
+    return "The company file that is open belongs to another account connected to this application. Open your own company file and update again.";
+  }
+  if (connection.file_identity !== null && !own) {
     const error = new ServiceError("LEDGER_WRONG_COMPANY_FILE_OPEN", {
-      message: `The open company file${facts?.companyName ? ` (${facts.companyName})` : ""} is not the one this connection was set up with.`,
+      message: `The open company file${named} is not the one this connection was set up with.`,
     });
     await markUnavailable(deps, connection, "company_file_mismatch", error, null);
     return "The company file that is open is not the one connected to this application. Open the right company file and update again.";

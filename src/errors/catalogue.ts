@@ -412,11 +412,13 @@ export const catalogue = {
     CONN,
     CHANGE,
     "not_applied",
-    "The open company file is not the one this connection was set up with.",
-    "This is not the company file you connected. Please open the right company file.",
+    "The open company file is connected to another end user of this project.",
+    "The company file that is open belongs to another account. Please open your own company file.",
     [
-      user("Open the company file you connected during setup."),
-      dev("Call `POST /v1/end-users/{id}/reset-company-file` with `mode: identity` to adopt the new file."),
+      user("Open the company file you connected during setup, not the one of another account."),
+      dev(
+        "The open file is connected to another end user of this project (`details.otherEndUserId` names it when the call was waiting). If both end users are the same company, delete the one you no longer need or reset its company file (`POST /v1/end-users/{id}/reset-company-file`, `mode: identity`); this end user then adopts the file at its next check-in.",
+      ),
     ],
   ),
   LEDGER_COMPANY_FILE_NOT_FOUND: entry(

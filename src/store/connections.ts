@@ -85,6 +85,27 @@ export async function updateConnection(
   return r ?? null;
 }
 
+/**
+ * Another connection of the same project and mode that adopted the company file identity
+ * `fileIdentity` (the FileID marker a connector stamped into it), if any (decision 0015).
+ */
+export async function findOtherConnectionWithFile(
+  db: Db,
+  connection: Pick<ConnectionRow, "id" | "project_id" | "is_test">,
+  fileIdentity: string,
+): Promise<Pick<ConnectionRow, "id" | "end_user_id"> | null> {
+  const r = await db
+    .selectFrom("connections")
+    .select(["id", "end_user_id"])
+    .where("project_id", "=", connection.project_id)
+    .where("is_test", "=", connection.is_test)
+    .where("file_identity", "=", fileIdentity)
+    .where("id", "<>", connection.id)
+    .orderBy("id")
+    .executeTakeFirst();
+  return r ?? null;
+}
+
 /** Test connections of an organisation (spec: test company files are capped per organisation). */
 export async function countTestConnections(db: Db, organization: string): Promise<number> {
   const r = await db

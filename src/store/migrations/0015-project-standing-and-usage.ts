@@ -6,6 +6,8 @@ import { statements } from "./statements.ts";
  * Requests (null: none), a failed payment (live application operations refused with PAYMENT_FAILED)
  * and a disabled project (every call refused with PERMISSION_DENIED). `project_usage` counts the
  * application Requests admitted per project, mode and calendar month (UTC), a batch as its members.
+ * The index finds the connection whose company file a FileID marker names (another end user's
+ * file: LEDGER_COMPANY_FILE_MISMATCH).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of statements(DDL)) await sql.raw(statement).execute(db);
@@ -23,4 +25,6 @@ const DDL = `
       requests bigint not null,
       primary key (project_id, is_test, period)
     );
+    create index connections_file_identity on connections(project_id, file_identity)
+      where file_identity is not null;
 `;
