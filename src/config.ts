@@ -53,6 +53,17 @@ const schema = z.object({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
+  /**
+   * Largest answer of the application a read is served from, in bytes (decision 0015). A read whose
+   * answer is larger fails with 422 LEDGER_RESPONSE_TOO_LARGE ("narrow the filters or lower
+   * `limit`"); an answer to a document holding a write is always read whole, so its outcome is
+   * known. Keep it well under CONNECTOR_BODY_LIMIT_BYTES (the SOAP body escapes the answer).
+   */
+  LEDGER_RESPONSE_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
   /** Check-in interval written into generated `.qwc` files. */
   CONNECTOR_CHECK_IN_SECONDS: z.coerce.number().int().positive().default(60),
   /** A connection not seen for this long is `offline` and sync calls fail fast. */

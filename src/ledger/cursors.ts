@@ -203,6 +203,21 @@ export async function endCursor(db: Db, cursor: CursorRow, reason: CursorEndReas
   await updateCursor(db, cursor.id, cursor.state, { state: "ended", ended_reason: reason });
 }
 
+/**
+ * A list page whose answer will never be served (too large, decision 0015): the application's
+ * iterator has moved past it, so the list cannot go on without losing those records. Its cursor
+ * ends (`session_ended`: the query session is over); continuing it is CURSOR_EXPIRED.
+ */
+export async function endCursorOfPage(
+  db: Db,
+  request: { project_id: string; is_test: boolean; request_xml: string | null },
+): Promise<void> {
+  const paged = parsePageRequestId(/requestID="(cursor:[^"]+)"/.exec(request.request_xml ?? "")?.[1] ?? null);
+  if (!paged) return;
+  const cursor = await findCursor(db, tenantOf(request), paged.cursorId);
+  if (cursor && cursor.state !== "ended") await endCursor(db, cursor, "session_ended");
+}
+
 export interface PageServed {
   cursorId: string;
   page: number;

@@ -23,6 +23,7 @@ import { TRANSITIONS, isSettled, type TransitionName, type TransitionRule } from
 import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
 import { batchPlanOf, unknownMembers } from "../ledger/batch.ts";
 import { diagnose } from "./diagnosis.ts";
+import { endCursorOfPage } from "../ledger/cursors.ts";
 import { timelineEntry } from "./timeline.ts";
 
 /**
@@ -285,6 +286,18 @@ export async function completeFromAnswer(
       { session },
     );
   }
+  const tooLarge = oversizedRead(deps, row, answer.responseXml);
+  if (tooLarge) {
+    await endCursorOfPage(deps.db, row);
+    return transition(
+      deps,
+      row,
+      "refused",
+      { ...base, outcome: "not_applicable", error: errorBodyOf(deps, tooLarge, row.id) },
+      "The answer is larger than the service serves a read from",
+      { session },
+    );
+  }
   const summary = summarizeResponse(answer.responseXml);
   const handler = operationHandler(row.operation_id);
   if (!summary || !handler) {
@@ -350,6 +363,24 @@ export async function completeFromAnswer(
     `The application answered with status ${first?.statusCode ?? "?"}`,
     { session },
   );
+}
+
+/**
+ * LEDGER_RESPONSE_TOO_LARGE (decision 0015): a read whose answer is larger than
+ * `LEDGER_RESPONSE_LIMIT_BYTES` is not decoded or stored; the caller narrows the filters or lowers
+ * `limit`. A document holding a write is always read whole: its outcome must be known.
+ */
+function oversizedRead(deps: Deps, row: RequestRow, responseXml: string): ServiceError | null {
+  if (row.is_write) return null;
+  const limit = deps.config.LEDGER_RESPONSE_LIMIT_BYTES;
+  // Characters first: a UTF-8 byte is at most one character, so a shorter text cannot be too large.
+  if (responseXml.length * 3 <= limit) return null;
+  const bytes = Buffer.byteLength(responseXml, "utf8");
+  if (bytes <= limit) return null;
+  return new ServiceError("LEDGER_RESPONSE_TOO_LARGE", {
+    message: `The application's answer is ${bytes} bytes, more than the ${limit} bytes the service serves a read from. Narrow the filters or lower \`limit\`.`,
+    details: { responseBytes: bytes, limitBytes: limit },
+  });
 }
 
 /** Runs the operation's finishing step (list pages book their cursor), keeping the read's warnings. */

@@ -45,6 +45,17 @@ export interface SimulatedLedgerOptions {
   productName?: string;
 }
 
+/** An answer grown to at least `bytes` with whitespace inside its message set (the `large_answer` fault). */
+function padded(result: ProcessResult, bytes: number): ProcessResult {
+  if (!result.ok) return result;
+  const missing = bytes - Buffer.byteLength(result.response, "utf8");
+  if (missing <= 0) return result;
+  const close = result.response.lastIndexOf("</QBXMLMsgsRs>");
+  if (close < 0) return result;
+  const response = `${result.response.slice(0, close)}${" ".repeat(missing)}${result.response.slice(close)}`;
+  return { ok: true, response };
+}
+
 function samePath(a: string, b: string): boolean {
   // Company file paths are Windows paths: case-insensitive.
   return a.toLowerCase() === b.toLowerCase();
@@ -170,11 +181,12 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     if (fault?.kind === "modal_dialog") return hresultFailure(HRESULT_MODAL_DIALOG);
     if (fault?.kind === "app_not_running") return hresultFailure(HRESULT_CANNOT_ACCESS);
     if (fault?.kind === "slow_processing") await this.sleep(fault.ms);
-    return processDocument(requestXml, {
+    const result = processDocument(requestXml, {
       file: session.file,
       host: this.host,
       iterators: session.iterators,
       newGuid: this.newGuid,
     });
+    return fault?.kind === "large_answer" ? padded(result, fault.bytes) : result;
   }
 }

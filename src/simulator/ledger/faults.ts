@@ -24,6 +24,11 @@ export type LedgerFault =
   /** The application has not finished starting: beginSession → 0x80040424. */
   | { kind: "starting" }
   /**
+   * Every answer is at least `bytes` long (whitespace before the closing tag of its message set):
+   * the application answering with a large document, as a big query or report does.
+   */
+  | { kind: "large_answer"; bytes: number }
+  /**
    * Opening the company file hangs (a dialog at start-up): beginSession does not return until the
    * fault is cleared, so the connector's session opens and the application never answers.
    */
