@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, test, type TestContext } from "node:test";
 import { catalogue, docsUrlFor, isRetryable, type ErrorCode } from "./catalogue.ts";
 
@@ -182,5 +182,35 @@ describe("Error catalogue entries", () => {
     const urls = codes.map((code) => docsUrlFor(code, "https://svc.example.com/"));
     assert.equal(new Set(urls).size, codes.length);
     for (const url of urls) assert.doesNotThrow(() => new URL(url), url);
+  });
+});
+
+/**
+ * Codes no source file produces yet, each with where it will come from. Every other code must appear
+ * as a literal in the service's source outside this catalogue and the diagnosis tables that only
+ * read codes (requests/probable-causes.ts): a code that vanishes from its producer fails here.
+ */
+const NOT_PRODUCED_YET: Readonly<Record<string, string>> = {
+  LEDGER_REGION_UNSUPPORTED: "version and region gating (issue 15 §2), another branch",
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+describe("Error catalogue producers", () => {
+  test("every code is produced somewhere in the service (decision 0015)", () => {
+    const readers = new Set(["errors/catalogue.ts", "requests/probable-causes.ts"]);
+    const src = resolve(REPO_ROOT, "src");
+    const text = sourceFiles(src)
+      .filter((file) => !readers.has(file.slice(src.length + 1)))
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    const missing = codes.filter((code) => !text.includes(`"${code}"`) && !(code in NOT_PRODUCED_YET));
+    assert.deepEqual(missing, [], `codes no source produces: ${missing.join(", ")}`);
   });
 });
