@@ -1,19 +1,18 @@
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { operationTable, reportOperations, typedOperations } from "../src/ledger/operations.ts";
 import { allResources } from "../src/ledger/resources/definitions.ts";
 import { listFilters } from "../src/ledger/typed/filters.ts";
+import { REFERENCE_ROOT } from "../src/testing/references.ts";
 
 /**
  * Prints the typed surface's coverage against the market's resource list
  * (`../shared/reference/resource-catalogue.md`, section 1): groups and operations implemented, what
  * is missing and what our spec adds. `npm run coverage:typed`.
  */
-const CATALOGUE = resolve(
-  import.meta.dirname,
-  "..",
-  process.env.LEDGER_CATALOGUE ?? "../shared/reference/resource-catalogue.md",
-);
+export const CATALOGUE = process.env.LEDGER_CATALOGUE
+  ? resolve(import.meta.dirname, "..", process.env.LEDGER_CATALOGUE)
+  : join(REFERENCE_ROOT, "resource-catalogue.md");
 
 interface MarketGroup {
   resource: string;
