@@ -27,7 +27,7 @@
  * receiver and the load generator on others, as they would on other machines. For 6–7 the service
  * is `src/main.ts` in its own process and the connectors run in another (bench/connector-fleet.ts).
  * All traffic is on 127.0.0.1; the run is bounded by a watchdog, which prints what was measured.
- * `BENCH_ONLY=p1,p3,p4,p5,typed` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
+ * `BENCH_ONLY=p1,p3,p4,p5,typed,batch` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
@@ -53,6 +53,7 @@ import {
   type TwoInstancesResult,
 } from "./two-instances.ts";
 import { codecRows, runTypedBench } from "./typed.ts";
+import { runBatchBench } from "./batch.ts";
 import type { Arrival, ReceiverCommand, ReceiverReply } from "./webhook-receiver-worker.ts";
 
 const WARM_UP_CALLS = 30;
@@ -544,7 +545,16 @@ async function typedOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   }
 }
 
-const ALL_SECTIONS = "p1,p3,p4,p5,typed";
+/** The batch figures of one store (a failed run is one row saying why). */
+async function batchOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
+  try {
+    return await runBatchBench(databaseUrl);
+  } catch (error) {
+    return [failureRow(`batch on ${databaseUrl ? "postgres" : "pglite"}`, error)];
+  }
+}
+
+const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch";
 
 function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -613,6 +623,11 @@ async function main(): Promise<void> {
     // Typed operations (issue 7): the codec, a cursor walk and typed creates, on each store.
     rows.push(...codecRows(), ...(await typedOrFailure(undefined)));
     if (databaseUrl) rows.push(...(await typedOrFailure(databaseUrl)));
+  }
+  if (sections.has("batch")) {
+    // Batch (issue 15): 25 writes in one message set against 25 single calls.
+    rows.push(...(await batchOrFailure(undefined)));
+    if (databaseUrl) rows.push(...(await batchOrFailure(databaseUrl)));
   }
   console.log("");
   printTable(rows);

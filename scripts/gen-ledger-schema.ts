@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { XMLParser } from "fast-xml-parser";
+import { REFERENCE_ROOT } from "../src/testing/references.ts";
 import type { ComplexTypeEntry, LedgerSchemaTable, SimpleTypeEntry } from "../src/ledger/xml/schema-table.ts";
 
 /**
@@ -19,13 +20,10 @@ export const LEDGER_SCHEMA_PATH = resolve(
   "src/ledger/xml/generated/ledger-schema.json",
 );
 
-/** The directory holding `qbxmlops160.xsd` and friends. */
+/** The directory holding `qbxmlops160.xsd` and friends (`LEDGER_SCHEMA_DIR` is relative to the repository). */
 export function ledgerSchemaDir(): string {
-  return resolve(
-    import.meta.dirname,
-    "..",
-    process.env.LEDGER_SCHEMA_DIR ?? "../shared/reference/qbxml-schema",
-  );
+  const override = process.env.LEDGER_SCHEMA_DIR;
+  return override ? resolve(import.meta.dirname, "..", override) : join(REFERENCE_ROOT, "qbxml-schema");
 }
 
 /** Product brand tokens that may appear inside enumeration values of the SDK schema. */

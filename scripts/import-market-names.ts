@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { CATALOGUE, type CatalogueEntry } from "../src/ledger/resources/catalogue.ts";
 import { defaultJsonName, defaultEnumValue, plural, type NameTable } from "../src/ledger/resources/names.ts";
 import { ledgerSchema } from "../src/ledger/xml/schema.ts";
+import { REFERENCE_ROOT } from "../src/testing/references.ts";
 import { slotsOf, type Slot } from "../src/ledger/xml/slots.ts";
 
 /**
@@ -19,11 +20,9 @@ import { slotsOf, type Slot } from "../src/ledger/xml/slots.ts";
  * test (`definitions.names.test.ts`) lists every remaining difference from the document.
  */
 export const NAMES_PATH = resolve(import.meta.dirname, "..", "src/ledger/resources/generated/names.json");
-export const MARKET_DOCUMENT = resolve(
-  import.meta.dirname,
-  "..",
-  process.env.LEDGER_MARKET_OPENAPI ?? "../shared/reference/conductor-openapi.yml",
-);
+export const MARKET_DOCUMENT = process.env.LEDGER_MARKET_OPENAPI
+  ? resolve(import.meta.dirname, "..", process.env.LEDGER_MARKET_OPENAPI)
+  : join(REFERENCE_ROOT, "conductor-openapi.yml");
 
 type Json = Record<string, unknown>;
 

@@ -1,19 +1,18 @@
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { operationTable, reportOperations, typedOperations } from "../src/ledger/operations.ts";
 import { allResources } from "../src/ledger/resources/definitions.ts";
 import { listFilters } from "../src/ledger/typed/filters.ts";
+import { REFERENCE_ROOT } from "../src/testing/references.ts";
 
 /**
  * Prints the typed surface's coverage against the market's resource list
  * (`../shared/reference/resource-catalogue.md`, section 1): groups and operations implemented, what
  * is missing and what our spec adds. `npm run coverage:typed`.
  */
-const CATALOGUE = resolve(
-  import.meta.dirname,
-  "..",
-  process.env.LEDGER_CATALOGUE ?? "../shared/reference/resource-catalogue.md",
-);
+export const CATALOGUE = process.env.LEDGER_CATALOGUE
+  ? resolve(import.meta.dirname, "..", process.env.LEDGER_CATALOGUE)
+  : join(REFERENCE_ROOT, "resource-catalogue.md");
 
 interface MarketGroup {
   resource: string;
@@ -80,17 +79,53 @@ export function coverage(groups: readonly MarketGroup[]): CoverageRow[] {
   return rows;
 }
 
+/** The counts the script prints, and the README states. */
+export interface CoverageSummary {
+  /** The market's groups, and those of them with every market operation implemented. */
+  marketGroups: number;
+  groupsComplete: number;
+  /** Groups only our spec has. */
+  specGroups: number;
+  /** The market's operations, and those of them implemented. */
+  marketOperations: number;
+  operationsImplemented: number;
+  /** Operations beyond the market's: list-object delete, merge, custom fields, the added groups'. */
+  specOperations: number;
+}
+
+export function coverageSummary(rows: readonly CoverageRow[]): CoverageSummary {
+  const marketRows = rows.filter((r) => r.market.length > 0);
+  return {
+    marketGroups: marketRows.length,
+    groupsComplete: marketRows.filter((r) => r.missing.length === 0).length,
+    specGroups: rows.length - marketRows.length,
+    marketOperations: marketRows.reduce((n, r) => n + r.market.length, 0),
+    operationsImplemented: marketRows.reduce((n, r) => n + r.implemented.length, 0),
+    specOperations: rows.reduce((n, r) => n + r.extra.length, 0),
+  };
+}
+
+/** The README's statement of the counts (its "What works today" list must contain it verbatim). */
+export function readmeCoverageText(summary: CoverageSummary): string {
+  return (
+    `${summary.groupsComplete} of the market's ${summary.marketGroups} groups complete and ` +
+    `${summary.operationsImplemented} of its ${summary.marketOperations} operations, plus ` +
+    `${summary.specGroups} groups and ${summary.specOperations} operations our spec adds`
+  );
+}
+
+/** The coverage of the catalogue at `path` (the market's resource list). */
+export function catalogueCoverage(path = CATALOGUE): CoverageRow[] {
+  return coverage(marketGroups(readFileSync(path, "utf8")));
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   if (!existsSync(CATALOGUE)) {
     console.error(`${CATALOGUE} not found; set LEDGER_CATALOGUE.`);
     process.exit(1);
   }
-  const rows = coverage(marketGroups(readFileSync(CATALOGUE, "utf8")));
-  const marketRows = rows.filter((r) => r.market.length > 0);
-  const groupsDone = marketRows.filter((r) => r.missing.length === 0).length;
-  const opsMarket = marketRows.reduce((n, r) => n + r.market.length, 0);
-  const opsDone = marketRows.reduce((n, r) => n + r.implemented.length, 0);
-  const extra = rows.reduce((n, r) => n + r.extra.length, 0);
+  const rows = catalogueCoverage();
+  const summary = coverageSummary(rows);
   const width = Math.max(...rows.map((r) => r.resource.length));
   console.log(`${"group".padEnd(width)}  market ops  ours  missing                 added by our spec`);
   for (const row of rows) {
@@ -103,10 +138,10 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     .filter(([, names]) => names.length > 0);
   console.log("");
   console.log(
-    `groups: ${groupsDone}/${marketRows.length} of the market's groups complete (+ ${rows.length - marketRows.length} groups our spec adds)`,
+    `groups: ${summary.groupsComplete}/${summary.marketGroups} of the market's groups complete (+ ${summary.specGroups} groups our spec adds)`,
   );
   console.log(
-    `operations: ${opsDone}/${opsMarket} of the market's operations (+ ${extra} more our spec asks for: list-object delete, merge, custom fields, extra groups)`,
+    `operations: ${summary.operationsImplemented}/${summary.marketOperations} of the market's operations (+ ${summary.specOperations} more our spec asks for: list-object delete, merge, custom fields, extra groups)`,
   );
   console.log(
     `operation table: ${operationTable().size} operations in all (typed, reports, passthrough, health check)`,
@@ -122,4 +157,5 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
       `query elements not exposed as filters: ${unexposed.map(([r, n]) => `${r}(${n.join(",")})`).join(" ")}`,
     );
   }
+  console.log(`README (What works today): ${readmeCoverageText(summary)}`);
 }

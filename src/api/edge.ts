@@ -33,10 +33,23 @@ export function registerBodyParsers(app: FastifyInstance, bodyLimit: number): vo
  */
 export function registerStorableText(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
+    // A GET takes no body: one sent is refused rather than silently ignored (nothing runs).
+    if (request.method === "GET" && hasBody(request)) {
+      throw new ServiceError("INVALID_PARAMETER", {
+        param: "body",
+        message: "A GET takes no body: send its inputs as query parameters.",
+      });
+    }
     checkTree(request.params, "");
     checkTree(request.query, "");
     if (isJsonTree(request.body)) checkTree(request.body, "");
   });
+}
+
+/** Whether the request carries a body (a length above zero, or a chunked one). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers["content-length"];
+  return (length !== undefined && Number(length) > 0) || request.headers["transfer-encoding"] !== undefined;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type IdempotencyRow,
 } from "../store/idempotency.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
+import type { z } from "zod";
 import type { RouteDefinition, RouteResult } from "./route.ts";
 import { parseWith } from "./validation.ts";
 
@@ -32,15 +33,16 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
           : route.query
             ? parseWith(route.query, request.query)
             : rejectQuery(request);
-        const body = raw
-          ? request.body
-          : route.body
-            ? parseWith(
-                route.body,
-                // An empty body is no body; a JSON `null` is a body, and not an object.
-                request.body === undefined ? (route.method === "DELETE" ? undefined : {}) : request.body,
-              )
-            : undefined;
+        const body =
+          raw || route.input === "rawBody"
+            ? request.body
+            : route.body
+              ? parseBody(
+                  route.body,
+                  // An empty body is no body; a JSON `null` is a body, and not an object.
+                  request.body === undefined ? (route.method === "DELETE" ? undefined : {}) : request.body,
+                )
+              : rejectBody(request);
         const params = request.params as Record<string, string>;
         const run = () => route.handler({ deps, principal, body, query, params, request, reply });
         const idempotency = route.idempotency ?? (write && route.method !== "GET" ? "platform" : "none");
@@ -52,6 +54,39 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
       },
     });
   }
+}
+
+/** A body's problems name the field, or `body` itself when the whole body is wrong (an array, `null`…). */
+function parseBody<T>(schema: z.ZodType<T>, input: unknown): T {
+  try {
+    return parseWith(schema, input);
+  } catch (error) {
+    if (error instanceof ServiceError && error.param === null) {
+      throw new ServiceError(error.code, { param: "body", message: error.message });
+    }
+    throw error;
+  }
+}
+
+/** An operation without body fields takes no body, or `{}`: anything else is refused, not ignored. */
+function rejectBody(request: FastifyRequest): undefined {
+  const body = request.body;
+  if (body === undefined) return undefined;
+  const empty =
+    typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+  if (empty) return undefined;
+  const first =
+    typeof body === "object" && body !== null && !Array.isArray(body) ? Object.keys(body)[0] : undefined;
+  if (first !== undefined) {
+    throw new ServiceError("UNKNOWN_PARAMETER", {
+      param: first,
+      message: `Unknown parameter \`${first}\`: this operation takes no body fields.`,
+    });
+  }
+  throw new ServiceError("INVALID_PARAMETER", {
+    param: "body",
+    message: "This operation takes no body (or `{}`).",
+  });
 }
 
 function rejectQuery(request: FastifyRequest): undefined {

@@ -54,8 +54,9 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   /**
    * `raw`: the handler receives the query and body as sent and validates them itself (typed
    * operations: the typed-call core validates every input, for HTTP and batch members alike).
+   * `rawBody`: only the body (passthrough reads XML or `{xml}` itself).
    */
-  input?: "raw";
+  input?: "raw" | "rawBody";
   /** Names of path parameters, for OpenAPI. */
   pathParams?: string[];
   /** Extra headers documented for the operation (for example `Svc-End-User-Id`). */

@@ -46,13 +46,16 @@ export const resetCompanyFileBody = z.strictObject({
   mode: z.enum(["path", "identity"]).default("path"),
 });
 
+/** An end user's ID (`eu_` + 26 characters), as bodies and filters name it. */
+export const endUserIdSchema = z
+  .string()
+  .regex(/^eu_[0-9a-hjkmnp-tv-z]{26}$/, { error: "Must be an end user ID (`eu_` + 26 characters)." });
+
 export const createAuthSessionBody = z.strictObject({
   publishableKey: z.string().regex(/^pk_(live|test)_[A-Za-z0-9]{24}$/, {
     error: "Must be `pk_live_` or `pk_test_` followed by 24 alphanumerics.",
   }),
-  endUserId: z
-    .string()
-    .regex(/^eu_[0-9a-hjkmnp-tv-z]{26}$/, { error: "Must be an end user ID (`eu_` + 26 characters)." }),
+  endUserId: endUserIdSchema,
   linkExpiryMins: z
     .number({ error: "Must be an integer from 15 to 10080." })
     .int({ error: "Must be an integer from 15 to 10080." })

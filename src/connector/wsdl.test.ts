@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { describe, it } from "node:test";
+import { describe, it, type TestContext } from "node:test";
 import { XMLParser } from "fast-xml-parser";
-import { referenceFile } from "../testing/references.ts";
+import { findReference, needReference } from "../testing/references.ts";
 import { CONNECTOR_NAMESPACE } from "./soap.ts";
 import { wsdlDocument } from "./wsdl.ts";
 
@@ -63,11 +63,21 @@ function factsOf(wsdl: string): WsdlFacts {
   };
 }
 
+/** The published WSDL's facts, or null when the reference is absent (skipped outside CI, failed under CI). */
+function publishedFacts(t: TestContext): WsdlFacts | null {
+  const path = needReference(t, {
+    what: "the connector's published WSDL",
+    path: findReference("QBWebConnectorSvc.wsdl"),
+  });
+  return path === null ? null : factsOf(readFileSync(path, "utf8"));
+}
+
 void describe("wsdlDocument against the connector's published WSDL", () => {
-  const published = factsOf(readFileSync(referenceFile("QBWebConnectorSvc.wsdl"), "utf8"));
   const ours = factsOf(wsdlDocument("http://127.0.0.1:8080/connector"));
 
-  void it("names the service, port, binding and port type as the published WSDL does", () => {
+  void it("names the service, port, binding and port type as the published WSDL does", (t) => {
+    const published = publishedFacts(t);
+    if (!published) return;
     assert.equal(ours.targetNamespace, CONNECTOR_NAMESPACE);
     assert.equal(ours.targetNamespace, published.targetNamespace);
     for (const name of ["service", "port", "portBinding", "binding", "bindingType", "portType"] as const) {
@@ -75,11 +85,13 @@ void describe("wsdlDocument against the connector's published WSDL", () => {
     }
   });
 
-  void it("binds every published operation with the same SOAPAction and parameter names", () => {
+  void it("binds every published operation with the same SOAPAction and parameter names", (t) => {
+    const published = publishedFacts(t);
+    if (!published) return;
     assert.ok(published.actions.size >= 8);
     for (const [operation, action] of published.actions) {
       assert.equal(ours.actions.get(operation), action, operation);
-      const parameters = published.parameters.get(operation) ?? [];
+      const parameters: string[] = published.parameters.get(operation) ?? [];
       // The connector sends serverVersion without a parameter; the published WSDL declares one.
       if (operation === "serverVersion") continue;
       assert.deepEqual(ours.parameters.get(operation), parameters, operation);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, test, type TestContext } from "node:test";
+import { SHARED_ROOT, needReference } from "../testing/references.ts";
 import { catalogue, docsUrlFor, isRetryable, type ErrorCode } from "./catalogue.ts";
 
 /**
@@ -9,10 +10,8 @@ import { catalogue, docsUrlFor, isRetryable, type ErrorCode } from "./catalogue.
  * status table, and every entry is complete. The spec lives beside the repository
  * (`../shared/spec/interface-spec.md` from the repository root); without it the spec comparisons skip.
  */
-const REPO_ROOT = resolve(import.meta.dirname, "../..");
-const SPEC_PATH = resolve(REPO_ROOT, "../shared/spec/interface-spec.md");
+const SPEC_PATH = join(SHARED_ROOT, "spec/interface-spec.md");
 const spec = existsSync(SPEC_PATH) ? readFileSync(SPEC_PATH, "utf8") : null;
-const SKIP = `spec not found at ${SPEC_PATH}; the catalogue-versus-spec comparison is skipped`;
 
 const CODE = /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g;
 
@@ -64,11 +63,9 @@ function specStatusTable(text: string): Map<string, number | null> {
   return statuses;
 }
 
+/** The spec's text; null when it is absent (the reference rule: skipped outside CI, failed under CI). */
 function needSpec(t: TestContext): string | null {
-  if (spec === null) {
-    t.skip(SKIP);
-    return null;
-  }
+  if (needReference(t, { what: "the interface spec", path: SPEC_PATH }) === null) return null;
   return spec;
 }
 
@@ -205,7 +202,7 @@ function sourceFiles(dir: string): string[] {
 describe("Error catalogue producers", () => {
   test("every code is produced somewhere in the service (decision 0015)", () => {
     const readers = new Set(["errors/catalogue.ts", "requests/probable-causes.ts"]);
-    const src = resolve(REPO_ROOT, "src");
+    const src = resolve(import.meta.dirname, "..");
     const text = sourceFiles(src)
       .filter((file) => !readers.has(file.slice(src.length + 1)))
       .map((file) => readFileSync(file, "utf8"))

@@ -5,6 +5,7 @@ import { errorFromZod, serviceIssue } from "../errors/from-zod.ts";
 import {
   decimalPattern,
   formatAmount,
+  MAX_INTEGER_DIGITS,
   parseDecimal,
   placesOfNumber,
   readDecimalText,
@@ -267,6 +268,26 @@ const FAKE_WORDS = [
   "déjà vu",
 ] as const;
 
+/** The application's code page (Windows-1252, no control characters): UNSUPPORTED_CHARACTER naming the first. */
+function inCodePage(ctx: z.core.ParsePayload<string>): void {
+  const result = normalizeText(ctx.value);
+  if (result.ok) return;
+  const { codePoint, character, index, suggestion } = result;
+  const shown = character === null ? "" : ` (${JSON.stringify(character)})`;
+  const hint =
+    suggestion === null
+      ? ""
+      : suggestion === ""
+        ? " Remove it."
+        : ` Use ${JSON.stringify(suggestion)} instead.`;
+  raise(
+    ctx,
+    "UNSUPPORTED_CHARACTER",
+    `Character ${formatCodePoint(codePoint)}${shown} at index ${index} cannot be stored by the application, which accepts Windows-1252 text only.${hint}`,
+    { codePoint, character, index, suggestion },
+  );
+}
+
 /**
  * Text (spec "Conventions": text is stored in a Windows-1252 compatible code page; decomposed
  * accents are normalised to composed form first). Checks, in order: NFC normalisation, then the code
@@ -278,24 +299,7 @@ export function text<C extends boolean = false>(options: TextOptions<C>): FieldK
   const base = z
     .string()
     .overwrite((value) => value.normalize("NFC"))
-    .check((ctx) => {
-      const result = normalizeText(ctx.value);
-      if (result.ok) return;
-      const { codePoint, character, index, suggestion } = result;
-      const shown = character === null ? "" : ` (${JSON.stringify(character)})`;
-      const hint =
-        suggestion === null
-          ? ""
-          : suggestion === ""
-            ? " Remove it."
-            : ` Use ${JSON.stringify(suggestion)} instead.`;
-      raise(
-        ctx,
-        "UNSUPPORTED_CHARACTER",
-        `Character ${formatCodePoint(codePoint)}${shown} at index ${index} cannot be stored by the application, which accepts Windows-1252 text only.${hint}`,
-        { codePoint, character, index, suggestion },
-      );
-    })
+    .check(inCodePage)
     .check((ctx) => {
       if (ctx.value.length > max) {
         raise(
@@ -382,6 +386,13 @@ function decimalKind<C extends boolean>(
             ctx,
             "INVALID_PARAMETER",
             `Expected a decimal string such as "${example}": digits with an optional leading "-" and decimal point, without exponent, spaces, "+" or leading zeros.`,
+          );
+          return;
+        case "too_many_digits":
+          raise(
+            ctx,
+            "INVALID_PARAMETER",
+            `At most ${MAX_INTEGER_DIGITS} digits are allowed before the decimal point.`,
           );
           return;
         case "too_many_places":
@@ -780,10 +791,12 @@ export function duration<C extends boolean = false>(
 }
 
 const ID_MESSAGE = "expected an application record ID of 1 to 36 characters";
+// An ID travels in the application's messages: it must fit their code page like any text.
 const idSchema = z
   .string()
   .min(1, { error: ID_MESSAGE })
-  .max(36, { error: ID_MESSAGE }) as z.ZodType<string> as z.ZodType<LedgerRecordId>;
+  .max(36, { error: ID_MESSAGE })
+  .check(inCodePage) as z.ZodType<string> as z.ZodType<LedgerRecordId>;
 
 /**
  * An application record ID (spec "Record IDs assigned by the accounting application are strings of

@@ -18,7 +18,13 @@ import Big from "big.js";
  */
 
 /** Why {@link parseDecimal} refused a value. */
-export type DecimalFailure = "not_a_decimal" | "too_many_places" | "out_of_range";
+export type DecimalFailure = "not_a_decimal" | "too_many_digits" | "too_many_places" | "out_of_range";
+
+/**
+ * Digits allowed before the decimal point: the application's amounts, prices and quantities stay
+ * far below 10^15, and a longer value is a mistake, never a figure to forward to it.
+ */
+export const MAX_INTEGER_DIGITS = 15;
 
 /** Limits of a decimal field: places allowed, and optional inclusive bounds as decimal strings. */
 export interface DecimalLimits {
@@ -33,7 +39,7 @@ export interface DecimalLimits {
 /** The result of {@link parseDecimal}. `value` is the string exactly as sent (never padded). */
 export type DecimalParseResult = { ok: true; value: string } | { ok: false; reason: DecimalFailure };
 
-const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.(\d+))?$/;
+const DECIMAL = /^-?(0|[1-9]\d*)(?:\.(\d+))?$/;
 
 /**
  * Parses a decimal string with a places limit (spec "Conventions", amounts). JSON numbers and
@@ -45,7 +51,8 @@ export function parseDecimal(input: unknown, limits: DecimalLimits): DecimalPars
   if (typeof input !== "string") return { ok: false, reason: "not_a_decimal" };
   const match = DECIMAL.exec(input);
   if (!match) return { ok: false, reason: "not_a_decimal" };
-  if ((match[1]?.length ?? 0) > limits.places) return { ok: false, reason: "too_many_places" };
+  if ((match[1]?.length ?? 0) > MAX_INTEGER_DIGITS) return { ok: false, reason: "too_many_digits" };
+  if ((match[2]?.length ?? 0) > limits.places) return { ok: false, reason: "too_many_places" };
   if (limits.min !== undefined || limits.max !== undefined) {
     const value = new Big(input);
     if (limits.min !== undefined && value.lt(limits.min)) return { ok: false, reason: "out_of_range" };
@@ -79,7 +86,8 @@ export function placesOfNumber(value: number): number {
  * that {@link parseDecimal} accepts.
  */
 export function decimalPattern(places: number): string {
-  return places > 0 ? `^-?(0|[1-9]\\d*)(\\.\\d{1,${places}})?$` : "^-?(0|[1-9]\\d*)$";
+  const integer = `(0|[1-9]\\d{0,${MAX_INTEGER_DIGITS - 1}})`;
+  return places > 0 ? `^-?${integer}(\\.\\d{1,${places}})?$` : `^-?${integer}$`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { ServiceError } from "../errors/service-error.ts";
 import type { CallInput, MessageContext, PageRequest } from "../ledger/action-table.ts";
 import { CURSOR_PAGE_SIZE_MAX, newCursorId, resumeCursor, startCursor } from "../ledger/cursors.ts";
 import { typedOperation, type TypedOperation } from "../ledger/operations.ts";
-import { parseQuery, type ParamValue } from "../ledger/typed/filters.ts";
+import { idParam, parseQuery, type ParamValue } from "../ledger/typed/filters.ts";
 import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../ledger/xml/schema.ts";
 import { renderElementText, type XmlElement } from "../ledger/xml/tree.ts";
@@ -87,10 +87,15 @@ function paramOf(prefix: string, part: "body" | "query" | "pathParams", name: st
   return name === null ? `${prefix}.${part}` : `${prefix}.${part}.${name}`;
 }
 
-function rename(error: unknown, prefix: string, part: "body" | "query" | "pathParams"): never {
+function rename(
+  error: unknown,
+  prefix: string,
+  part: "body" | "query" | "pathParams",
+  param?: string,
+): never {
   if (error instanceof ServiceError) {
     throw new ServiceError(error.code, {
-      param: paramOf(prefix, part, error.param),
+      param: param ?? paramOf(prefix, part, error.param),
       message: error.message,
       ...(error.details ? { details: error.details as never } : {}),
     });
@@ -143,16 +148,20 @@ function parsePath(operation: TypedOperation, given: Readonly<Record<string, unk
   }
   if (!declared.includes("id")) return null;
   const id = given.id;
-  if (typeof id !== "string" || id.length < 1 || id.length > MAX_ID_LENGTH) {
-    throw new ServiceError(typeof id === "string" ? "LEDGER_OBJECT_NOT_FOUND" : "INVALID_PARAMETER", {
-      param: prefix === "" ? "id" : paramOf(prefix, "pathParams", "id"),
-      message:
-        typeof id === "string"
-          ? "No record with this ID exists (record IDs are 1 to 36 characters)."
-          : "`id` (the record's ID, 1 to 36 characters) is required.",
-    });
+  const param = prefix === "" ? "id" : paramOf(prefix, "pathParams", "id");
+  if (typeof id === "string" && id.length >= 1 && id.length <= MAX_ID_LENGTH) {
+    // The ID travels in the application's message: it must fit its code page like any text.
+    const checked = idParam.schema.safeParse(id, { reportInput: true });
+    if (!checked.success) rename(errorFromZod(checked.error), "", "pathParams", param);
+    return id;
   }
-  return id;
+  throw new ServiceError(typeof id === "string" ? "LEDGER_OBJECT_NOT_FOUND" : "INVALID_PARAMETER", {
+    param,
+    message:
+      typeof id === "string"
+        ? "No record with this ID exists (record IDs are 1 to 36 characters)."
+        : "`id` (the record's ID, 1 to 36 characters) is required.",
+  });
 }
 
 /**
@@ -165,7 +174,6 @@ export function validateTypedInput(
   options: Pick<TypedCallOptions, "paramPrefix" | "mode"> = {},
 ): CallInput {
   const prefix = options.paramPrefix ?? "";
-  if (operation.unsupported) throw operation.unsupported;
   const id = parsePath(operation, input.pathParams ?? {}, prefix);
   const rawQuery = input.query ?? {};
   if (!isPlainObject(rawQuery)) {
@@ -188,6 +196,8 @@ export function validateTypedInput(
     rename(error, prefix, "query");
   }
   const body = parseBody(operation, input.body, prefix);
+  // Input is checked first (strict input holds everywhere); then an action the application lacks.
+  if (operation.unsupported) throw operation.unsupported;
   return { id, query, body };
 }
 

@@ -1,38 +1,40 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { describe, it, type TestContext } from "node:test";
+import { findReference, needReference } from "../testing/references.ts";
 import { QwcParseError, parseQwc, registrationKey, type QwcDocument } from "./qwc.ts";
 
 // Real registration files are read in place: they are research material, not repository fixtures.
-// The folder and files are found by content so that no vendor name has to appear in our sources.
-const REFERENCE_ROOT = "/work/shared/reference";
-const QWC_DIR =
-  process.env["LEDGER_CONNECTOR_QWC_DIR"] ??
-  readdirSync(REFERENCE_ROOT)
-    .map((name) => join(REFERENCE_ROOT, name, "qwc"))
-    .find((dir) => existsSync(dir)) ??
-  "";
-
-function reference(name: string): string {
-  return readFileSync(join(QWC_DIR, name), "utf8");
+// The folder is found by name so that no vendor name has to appear in our sources.
+function qwcDir(t: TestContext): string | null {
+  return needReference(t, {
+    what: "the reference registration files (qwc/)",
+    path: process.env["LEDGER_CONNECTOR_QWC_DIR"] ?? findReference("qwc"),
+    hint: "set LEDGER_CONNECTOR_QWC_DIR",
+  });
 }
 
-function referenceWhere(predicate: (document: QwcDocument) => boolean): QwcDocument {
-  const found = readdirSync(QWC_DIR)
-    .filter((name) => name.endsWith(".qwc"))
-    .map((name) => parseQwc(reference(name)))
+function referenceFiles(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.endsWith(".qwc"));
+}
+
+function referenceWhere(dir: string, predicate: (document: QwcDocument) => boolean): QwcDocument {
+  const found = referenceFiles(dir)
+    .map((name) => parseQwc(readFileSync(join(dir, name), "utf8")))
     .find(predicate);
   assert.ok(found, "no matching reference .qwc");
   return found;
 }
 
 void describe("parseQwc on the reference files", () => {
-  void it("parses every reference file with all required fields", () => {
-    const files = readdirSync(QWC_DIR).filter((name) => name.endsWith(".qwc"));
+  void it("parses every reference file with all required fields", (t) => {
+    const dir = qwcDir(t);
+    if (!dir) return;
+    const files = referenceFiles(dir);
     assert.ok(files.length >= 6);
     for (const name of files) {
-      const document = parseQwc(reference(name));
+      const document = parseQwc(readFileSync(join(dir, name), "utf8"));
       assert.ok(document.appName.length > 0, name);
       assert.ok(document.appUrl.startsWith("http"), name);
       assert.match(document.ownerId, /^\{[0-9A-Fa-f-]{36}\}$/, name);
@@ -41,9 +43,11 @@ void describe("parseQwc on the reference files", () => {
     }
   });
 
-  void it("reads the programmer's guide listing 4-1 exactly", () => {
+  void it("reads the programmer's guide listing 4-1 exactly", (t) => {
+    const dir = qwcDir(t);
+    if (!dir) return;
     assert.deepEqual(
-      referenceWhere((document) => document.appName === "WCWebService1"),
+      referenceWhere(dir, (document) => document.appName === "WCWebService1"),
       {
         appName: "WCWebService1",
         appId: "",
@@ -59,13 +63,15 @@ void describe("parseQwc on the reference files", () => {
     );
   });
 
-  void it("reads indented files with IsReadOnly, and optional Style/AuthFlags/CertURL/AppID", () => {
-    const indented = referenceWhere((document) => document.scheduler?.value === 1);
+  void it("reads indented files with IsReadOnly, and optional Style/AuthFlags/CertURL/AppID", (t) => {
+    const dir = qwcDir(t);
+    if (!dir) return;
+    const indented = referenceWhere(dir, (document) => document.scheduler?.value === 1);
     assert.ok(indented.appUrl.endsWith("example_server_import_invoices.php"));
     assert.equal(indented.isReadOnly, false);
     assert.deepEqual(indented.scheduler, { unit: "minutes", value: 1, intervalSeconds: 60 });
 
-    const sample = referenceWhere((document) => document.certUrl !== undefined);
+    const sample = referenceWhere(dir, (document) => document.certUrl !== undefined);
     assert.equal(sample.appId, "IDNWS2");
     assert.equal(sample.certUrl, "http://localhost/WCECommSample/service/WCECommService.asmx");
     assert.equal(sample.style, "Document");

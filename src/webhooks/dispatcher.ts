@@ -55,6 +55,14 @@ export interface DispatcherOptions {
 export interface Dispatcher {
   /** Stops: cuts in-flight attempts (their deliveries are released, not recorded) and waits for the loop. */
   stop(): Promise<void>;
+  /**
+   * Resolves once the dispatcher rests: what it knew of is fanned out and claimed, nothing is leased,
+   * in flight or being recorded, and its loop waits for a wake-up (an event, a re-enabled endpoint,
+   * or the clock reaching the next due attempt). Every attempt it would make without one has then
+   * been made and recorded, which is how a test concludes that something was not sent. At once when
+   * it rests already or has stopped.
+   */
+  settled(): Promise<void>;
 }
 
 /** Idle waits are capped so that work scheduled by other instances is seen within this clock time. */
@@ -106,8 +114,12 @@ export function startDispatcher(deps: Deps, options: DispatcherOptions = {}): Di
   let claimDirty = true;
   let wakeUp: (() => void) | null = null;
   let wakes = 0;
+  // Whether the loop rests (see `settled`), and who waits for it to.
+  let resting = false;
+  const restWaiters: Array<() => void> = [];
   const wake = (): void => {
     wakes++;
+    resting = false;
     wakeUp?.();
   };
   const unlisten = deps.store.notifier.listen(EVENTS_CHANNEL, () => {
@@ -264,7 +276,12 @@ export function startDispatcher(deps: Deps, options: DispatcherOptions = {}): Di
         }),
       ];
       if (pause > 0) waits.push(systemClock.sleep(pause, stopPause.signal));
+      if (pause === 0 && !outboxDirty && !claimDirty && inFlight.size + queue.length === 0) {
+        resting = true;
+        for (const settle of restWaiters.splice(0)) settle();
+      }
       await Promise.race(waits);
+      resting = false;
       wakeUp = null;
       stopPause.abort(CANCELED);
     }
@@ -297,6 +314,11 @@ export function startDispatcher(deps: Deps, options: DispatcherOptions = {}): Di
       // Leased but never started: give them back so another instance need not wait for the lease.
       for (const work of queue.splice(0)) await releaseLease(deps.db, work.deliveryId, work.leaseToken);
       if (ownsTransport) await transport.close();
+      for (const settle of restWaiters.splice(0)) settle();
     },
+    settled: () =>
+      resting || shutdown.signal.aborted
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => restWaiters.push(resolve)),
   };
 }

@@ -42,7 +42,7 @@ describe("Conventions: malformed bodies", () => {
       const res = await client.request("POST", "/v1/end-users", {
         body: [{ companyName: "A", sourceId: "a" }],
       });
-      assertError(res, { status: 400, code: "INVALID_PARAMETER", type: INVALID, param: null });
+      assertError(res, { status: 400, code: "INVALID_PARAMETER", type: INVALID, param: "body" });
     });
   });
 

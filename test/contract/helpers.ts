@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { catalogue, isErrorCode } from "../../src/errors/catalogue.ts";
 import { bearer } from "../../src/testing/harness.ts";
 
 /**
@@ -91,6 +92,66 @@ export function assertError(res: LightMyRequestResponse, expected: ExpectedError
   assert.ok(error.details !== null && typeof error.details === "object", `details object: ${context}`);
   assertRateLimitHeaders(res);
   return error;
+}
+
+/** The answer to one bad input, in a failure message's words, and what is wrong with it (if anything). */
+export interface Refusal {
+  /** `400 INVALID_PARAMETER param=limit`, `202 (accepted)`, `500 INTERNAL_ERROR param=null`. */
+  outcome: string;
+  /** Null when the input was refused as the contract says. */
+  problem: string | null;
+}
+
+/**
+ * Judges the answer to bad input (spec: Errors; issue 14): a 4xx (never 2xx, never 5xx) whose
+ * error is in the spec's shape, whose code is the catalogue's for that status, and whose `param`
+ * is one of `params`. An operation the application cannot do (`alwaysRefused`) refuses every call
+ * with 422 LEDGER_OPERATION_UNSUPPORTED before it reads its input, which is a refusal too.
+ */
+export function judgeRefusal(
+  res: LightMyRequestResponse,
+  params: readonly string[],
+  alwaysRefused = false,
+): Refusal {
+  let error: Partial<ErrorObject> | undefined;
+  try {
+    error = res.json<{ error?: Partial<ErrorObject> }>().error;
+  } catch {
+    error = undefined;
+  }
+  const code = typeof error?.code === "string" ? error.code : "-";
+  const outcome =
+    res.statusCode < 400
+      ? `${res.statusCode} (accepted)`
+      : `${res.statusCode} ${code} param=${error?.param === undefined ? "-" : String(error.param)}`;
+  const fail = (problem: string): Refusal => ({ outcome, problem });
+  if (res.statusCode < 400) return fail("accepted");
+  if (res.statusCode >= 500) return fail("server error");
+  if (!error) return fail(`not an {error} body: ${res.body.slice(0, 200)}`);
+  const missing = ERROR_FIELDS.filter((field) => !Object.hasOwn(error, field));
+  if (missing.length > 0) return fail(`error fields missing: ${missing.join(", ")}`);
+  if (!isErrorCode(code)) return fail(`\`${code}\` is not a catalogue code`);
+  if (catalogue[code].httpStatus !== res.statusCode) {
+    return fail(`the catalogue's status of ${code} is ${String(catalogue[code].httpStatus)}`);
+  }
+  if (alwaysRefused && code === "LEDGER_OPERATION_UNSUPPORTED") return { outcome, problem: null };
+  if (typeof error.param !== "string" || !params.includes(error.param)) {
+    return fail(`param should name ${params.map((p) => `\`${p}\``).join(" or ")}`);
+  }
+  return { outcome, problem: null };
+}
+
+/**
+ * Starts a stopwatch for a suite's diagnostics: the returned function tells the wall time and this
+ * process's CPU time since (printed only, never asserted: the machine may be loaded).
+ */
+export function stopwatch(): () => string {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    return `${Math.round(performance.now() - wall)} ms, ${Math.round((used.user + used.system) / 1000)} ms CPU`;
+  };
 }
 
 /** `Svc-Request-Id` of a response that is not a Request (decision 0005). */

@@ -1,15 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test, type TestContext } from "node:test";
+import { isDeepStrictEqual } from "node:util";
+import type { LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { nextWork, interruptSent } from "../../src/requests/engine.ts";
 import { findRequestById } from "../../src/store/requests.ts";
-import { AUTHENTICATION, INVALID, PERMISSION, assertError, expectStatus } from "./helpers.ts";
-import type { LightMyRequestResponse } from "fastify";
+import { AUTHENTICATION, INVALID, PERMISSION, assertError, expectStatus, stopwatch } from "./helpers.ts";
+import { isFreeText } from "./schema-values.ts";
 import {
   buildWorld,
   freshEndUser,
   objectsFor,
-  type CallOptions,
   call,
   exampleBody,
   hasReadAndWrite,
@@ -20,9 +21,10 @@ import {
   pathObjectOf,
   queuedRequest,
   requestCount,
-  sample,
   takesEndUserHeader,
+  type JsonSchema,
   type Operation,
+  type PathObject,
   type Tenant,
   type World,
 } from "./surface.ts";
@@ -33,46 +35,102 @@ import {
  * and between modes (a test key never sees live objects and a live key never sees test ones: 404
  * exactly like another project's), `Svc-End-User-Id` rules, unknown headers and parameters, and the
  * idempotency replay/reuse matrix. Every rejected call must leave the store without a new Request.
+ * Every operation is checked, none sampled (issue 14), against one service: each check is one test
+ * that reports every failing operation together, and proves "nothing queued" with one count before
+ * and after the whole group.
  */
 let world: World;
 let operations: Operation[];
 
 before(async () => {
   world = await buildWorld();
-  operations = sample(world.operations);
+  operations = world.operations;
 });
 after(() => world.h.close());
 
-/** Runs `body` once per operation that `filter` keeps (the list is only known once the app runs). */
+/** Something a rejected call must leave as it was, read before and after a group of calls. */
+interface Witness {
+  /** What a change means, for failure messages (`created a Request`). */
+  change: string;
+  read: () => Promise<unknown>;
+}
+
+/** The store's Request count: a rejected call creates none. */
+const NO_REQUEST: Witness = { change: "created a Request", read: () => requestCount(world.h) };
+
+interface WalkOptions {
+  /** The path objects each operation is called with, made before anything is witnessed. */
+  objects?: (op: Operation) => Promise<Partial<Record<PathObject, string>>>;
+  /** What the calls must leave unchanged (default: no Request created; none when calls queue on purpose). */
+  witnesses?: Witness[];
+}
+
+const everyOne = (): boolean => true;
+
+/**
+ * Reads `Svc-End-User-Id`: every application operation except those the application cannot do,
+ * which refuse every call (422 LEDGER_OPERATION_UNSUPPORTED) before reading any input.
+ */
+const namesEndUser = (op: Operation): boolean => takesEndUserHeader(op) && !op.alwaysRefused;
+
+/**
+ * Runs `check` once per operation that `filter` keeps, as one test: every operation is checked
+ * and every failure is reported together, one line each. The witnesses are read once before and
+ * once after the whole group (a store round trip per group, not per call); when one changed, the
+ * group runs again one operation at a time to name the operations that changed it. Prints how
+ * many operations were checked; a check of every operation asserts that this is the document's
+ * count (no sampling).
+ */
 function eachOperation(
   filter: (op: Operation) => boolean,
-  body: (op: Operation) => Promise<void>,
+  check: (op: Operation, objects: Partial<Record<PathObject, string>>) => Promise<void>,
+  options: WalkOptions = {},
 ): (t: TestContext) => Promise<void> {
   return async (t) => {
     const selected = operations.filter(filter);
     assert.ok(selected.length > 0, "the suite selects at least one operation");
+    const spent = stopwatch();
+    const objectsOf = options.objects ?? ((op: Operation) => objectsFor(world, op, world.live));
+    const prepared = new Map<Operation, Partial<Record<PathObject, string>>>();
+    for (const op of selected) prepared.set(op, await objectsOf(op));
+    const witnesses = options.witnesses ?? [NO_REQUEST];
+    const failures = new Map<Operation, string[]>();
+    const fail = (op: Operation, problem: string): void => {
+      failures.set(op, [...(failures.get(op) ?? []), problem]);
+    };
+    const checkOne = async (op: Operation): Promise<string | null> => {
+      try {
+        await check(op, prepared.get(op) ?? {});
+        return null;
+      } catch (error) {
+        return (error instanceof Error ? error.message : String(error)).slice(0, 800);
+      }
+    };
+    const read = (): Promise<unknown[]> => Promise.all(witnesses.map((w) => w.read()));
+    const before = await read();
     for (const op of selected) {
-      await t.test(label(op), () => body(op));
+      const problem = await checkOne(op);
+      if (problem !== null) fail(op, problem);
     }
+    if (!isDeepStrictEqual(await read(), before)) {
+      for (const op of selected) {
+        const alone = await read();
+        await checkOne(op);
+        const after = await read();
+        witnesses.forEach((w, i) => {
+          if (!isDeepStrictEqual(after[i], alone[i])) fail(op, w.change);
+        });
+      }
+    }
+    t.diagnostic(
+      `${selected.length} operations checked; the OpenAPI document has ${world.documentOperations} (${spent()})`,
+    );
+    if (filter === everyOne) {
+      assert.equal(selected.length, world.documentOperations, "every operation is checked, none sampled");
+    }
+    const lines = [...failures].map(([op, problems]) => `${label(op)}: ${problems.join("; ")}`);
+    assert.ok(lines.length === 0, `${lines.length} operations failed:\n${lines.join("\n")}`);
   };
-}
-
-/** Runs `action` and asserts that no Request was created by it. */
-async function createsNoRequest<T>(action: () => Promise<T>): Promise<T> {
-  const before = await requestCount(world.h);
-  const result = await action();
-  assert.equal(await requestCount(world.h), before, "a rejected call creates no Request");
-  return result;
-}
-
-/** Calls `op` as `tenant` (its own path objects made first) and asserts that no Request was created. */
-async function rejected(
-  op: Operation,
-  tenant: Tenant,
-  options: CallOptions = {},
-): Promise<LightMyRequestResponse> {
-  const objects = options.objects ?? (await objectsFor(world, op, tenant));
-  return createsNoRequest(() => call(world, op, tenant, { ...options, objects }));
 }
 
 /** Everything a tenant owns that a foreign key could see (end users, Requests, webhook endpoints). */
@@ -93,50 +151,41 @@ async function ownedIds(tenant: Tenant): Promise<Set<string>> {
 describe("Security: authentication on every operation", () => {
   test(
     "no Authorization header → 401 API_KEY_MISSING",
-    eachOperation(
-      () => true,
-      async (op) => {
-        const res = await rejected(op, world.live, { key: null });
-        assertError(res, {
-          status: 401,
-          code: "API_KEY_MISSING",
-          type: AUTHENTICATION,
-          param: "Authorization",
-        });
-      },
-    ),
+    eachOperation(everyOne, async (op, objects) => {
+      const res = await call(world, op, world.live, { objects, key: null });
+      assertError(res, {
+        status: 401,
+        code: "API_KEY_MISSING",
+        type: AUTHENTICATION,
+        param: "Authorization",
+      });
+    }),
   );
 
   test(
     "an unknown secret key → 401 API_KEY_INVALID",
-    eachOperation(
-      () => true,
-      async (op) => {
-        const res = await rejected(op, world.live, { key: `sk_live_${"Z".repeat(32)}` });
-        assertError(res, {
-          status: 401,
-          code: "API_KEY_INVALID",
-          type: AUTHENTICATION,
-          param: "Authorization",
-        });
-      },
-    ),
+    eachOperation(everyOne, async (op, objects) => {
+      const res = await call(world, op, world.live, { objects, key: `sk_live_${"Z".repeat(32)}` });
+      assertError(res, {
+        status: 401,
+        code: "API_KEY_INVALID",
+        type: AUTHENTICATION,
+        param: "Authorization",
+      });
+    }),
   );
 
   test(
     "a publishable key used as a Bearer key → 401 API_KEY_INVALID",
-    eachOperation(
-      () => true,
-      async (op) => {
-        const res = await rejected(op, world.live, { key: world.live.publishableKey });
-        assertError(res, {
-          status: 401,
-          code: "API_KEY_INVALID",
-          type: AUTHENTICATION,
-          param: "Authorization",
-        });
-      },
-    ),
+    eachOperation(everyOne, async (op, objects) => {
+      const res = await call(world, op, world.live, { objects, key: world.live.publishableKey });
+      assertError(res, {
+        status: 401,
+        code: "API_KEY_INVALID",
+        type: AUTHENTICATION,
+        param: "Authorization",
+      });
+    }),
   );
 });
 
@@ -144,18 +193,27 @@ describe("Security: read-only keys", () => {
   for (const tenant of ["live", "test"] as const) {
     test(
       `a ${tenant} read-only key on a write → 403 API_KEY_READ_ONLY, nothing created or changed`,
-      eachOperation(isWrite, async (op) => {
-        const t = world[tenant];
-        const objects = await objectsFor(world, op, t);
-        const before = await snapshot(t);
-        const res = await rejected(op, t, {
-          objects,
-          key: t.readOnlyKey,
-          ...(hasReadAndWrite(op) ? { example: "write" } : {}),
-        });
-        assertError(res, { status: 403, code: "API_KEY_READ_ONLY", type: PERMISSION, param: null });
-        assert.deepEqual(await snapshot(t), before, "the tenant's end users are unchanged");
-      }),
+      eachOperation(
+        isWrite,
+        async (op, objects) => {
+          const t = world[tenant];
+          const res = await call(world, op, t, {
+            objects,
+            key: t.readOnlyKey,
+            ...(hasReadAndWrite(op) ? { example: "write" } : {}),
+          });
+          // A batch names its write member (decision 0014); any other call is refused as a whole.
+          const param = op.operationId === "ledger.batch" ? "requests[0]" : null;
+          assertError(res, { status: 403, code: "API_KEY_READ_ONLY", type: PERMISSION, param });
+        },
+        {
+          objects: (op) => objectsFor(world, op, world[tenant]),
+          witnesses: [
+            NO_REQUEST,
+            { change: "changed the tenant's objects", read: () => snapshot(world[tenant]) },
+          ],
+        },
+      ),
     );
   }
 
@@ -163,14 +221,16 @@ describe("Security: read-only keys", () => {
     "a read-only key may read (GET operations, and the `read` example of a body-decided operation)",
     eachOperation(
       (op) => op.method === "GET" || hasReadAndWrite(op),
-      async (op) => {
+      async (op, objects) => {
         const res = await call(world, op, world.live, {
-          objects: await objectsFor(world, op, world.live),
+          objects,
           key: world.live.readOnlyKey,
           ...(hasReadAndWrite(op) ? { example: "read" } : {}),
         });
         assert.ok(res.statusCode < 400, `${res.statusCode} ${res.body}`);
       },
+      // Reads of the application queue a Request each.
+      { witnesses: [] },
     ),
   );
 });
@@ -203,48 +263,41 @@ const crossings: [string, () => Tenant, () => Tenant][] = [
 
 describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, nothing done)", () => {
   for (const [whose, ownerOf, foreignOf] of crossings) {
-    test(
-      `${whose} object in the path`,
-      eachOperation(
+    test(`${whose} object in the path`, async (t) => {
+      const owner = ownerOf();
+      await eachOperation(
         (op) =>
           op.pathParams.some((p) =>
             ["endUser", "request", "webhookEndpoint", "webhookDelivery", "changeFeedSubscription"].includes(
               pathObjectOf(op, p),
             ),
           ),
-        async (op) => {
-          const owner = ownerOf();
-          const foreign = foreignOf();
-          const request = await queuedRequest(world.h, owner);
-          const before = await snapshot(owner);
-          const res = await rejected(op, foreign, {
-            objects: {
-              endUser: owner.endUser,
-              request,
-              webhookEndpoint: owner.webhookEndpoint,
-              webhookDelivery: owner.webhookDelivery,
-              changeFeedSubscription: owner.changeFeedSubscription,
-            },
-          });
+        async (op, objects) => {
+          const res = await call(world, op, foreignOf(), { objects });
           assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "id" });
-          assert.deepEqual(await snapshot(owner), before, "the owner's objects are unchanged");
-          const stored = await findRequestById(world.h.deps.db, request);
+          const stored = await findRequestById(world.h.deps.db, objects.request ?? "");
           assert.equal(stored?.status, "queued", "the owner's Request is untouched");
         },
-      ),
-    );
+        {
+          objects: async () => ({
+            endUser: owner.endUser,
+            request: await queuedRequest(world.h, owner),
+            webhookEndpoint: owner.webhookEndpoint,
+            webhookDelivery: owner.webhookDelivery,
+            changeFeedSubscription: owner.changeFeedSubscription,
+          }),
+          witnesses: [NO_REQUEST, { change: "changed the owner's objects", read: () => snapshot(owner) }],
+        },
+      )(t);
+    });
 
     test(
       `${whose} end user in Svc-End-User-Id`,
-      eachOperation(takesEndUserHeader, async (op) => {
-        const owner = ownerOf();
-        const res = await rejected(op, foreignOf(), { objects: { endUserHeader: owner.endUser } });
-        assertError(res, {
-          status: 404,
-          code: "RESOURCE_MISSING",
-          type: INVALID,
-          param: "Svc-End-User-Id",
+      eachOperation(namesEndUser, async (op, objects) => {
+        const res = await call(world, op, foreignOf(), {
+          objects: { ...objects, endUserHeader: ownerOf().endUser },
         });
+        assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "Svc-End-User-Id" });
       }),
     );
 
@@ -253,30 +306,30 @@ describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, 
       eachOperation(
         (op) =>
           Object.values(op.examples).some((e) => e !== null && typeof e === "object" && "endUserId" in e),
-        async (op) => {
+        async (op, objects) => {
           const foreign = foreignOf();
           const body = {
             ...(exampleBody(op, foreign) as Record<string, unknown>),
             endUserId: ownerOf().endUser,
           };
-          const res = await rejected(op, foreign, { body });
+          const res = await call(world, op, foreign, { objects, body });
           assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "endUserId" });
         },
+        { objects: (op) => objectsFor(world, op, foreignOf()) },
       ),
     );
 
-    test(
-      `${whose} objects never appear in a list`,
-      eachOperation(isList, async (op) => {
-        const owner = ownerOf();
-        await queuedRequest(world.h, owner);
-        const owned = await ownedIds(owner);
+    test(`${whose} objects never appear in a list`, async (t) => {
+      const owner = ownerOf();
+      await queuedRequest(world.h, owner);
+      const owned = await ownedIds(owner);
+      await eachOperation(isList, async (op) => {
         const res = await call(world, op, foreignOf());
         const page = expectStatus<{ data: { id: string }[] }>(res, 200);
         const leaked = page.data.filter((item) => owned.has(item.id));
         assert.deepEqual(leaked, [], "no object of the owner is listed");
-      }),
-    );
+      })(t);
+    });
   }
 
   test("a foreign list cursor is CURSOR_INVALID across modes", async () => {
@@ -297,22 +350,22 @@ describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, 
 describe("Security: Svc-End-User-Id", () => {
   test(
     "missing → 400 END_USER_ID_MISSING",
-    eachOperation(takesEndUserHeader, async (op) => {
-      const res = await rejected(op, world.live, { objects: { endUserHeader: null } });
+    eachOperation(namesEndUser, async (op, objects) => {
+      const res = await call(world, op, world.live, { objects: { ...objects, endUserHeader: null } });
       assertError(res, { status: 400, code: "END_USER_ID_MISSING", type: INVALID, param: "Svc-End-User-Id" });
     }),
   );
 
   test(
     "malformed → 400 INVALID_PARAMETER",
-    eachOperation(takesEndUserHeader, async (op) => {
+    eachOperation(namesEndUser, async (op, objects) => {
       for (const value of [
         "eu_nope",
         "req_01m82feyw9ext950wsykrw9k42",
         " ",
         "eu_01M82FEYW9EXT950WSYKRW9K42",
       ]) {
-        const res = await rejected(op, world.live, { objects: { endUserHeader: value } });
+        const res = await call(world, op, world.live, { objects: { ...objects, endUserHeader: value } });
         assertError(res, { status: 400, code: "INVALID_PARAMETER", type: INVALID, param: "Svc-End-User-Id" });
       }
     }),
@@ -320,9 +373,9 @@ describe("Security: Svc-End-User-Id", () => {
 
   test(
     "well-formed but unknown → 404 RESOURCE_MISSING",
-    eachOperation(takesEndUserHeader, async (op) => {
-      const res = await rejected(op, world.live, {
-        objects: { endUserHeader: "eu_01m82feyw9ext950wsykrw9k42" },
+    eachOperation(namesEndUser, async (op, objects) => {
+      const res = await call(world, op, world.live, {
+        objects: { ...objects, endUserHeader: "eu_01m82feyw9ext950wsykrw9k42" },
       });
       assertError(res, { status: 404, code: "RESOURCE_MISSING", type: INVALID, param: "Svc-End-User-Id" });
     }),
@@ -332,33 +385,27 @@ describe("Security: Svc-End-User-Id", () => {
 describe("Security: strict input", () => {
   test(
     "an unknown Svc-* header → 400 UNKNOWN_HEADER naming it",
-    eachOperation(
-      () => true,
-      async (op) => {
-        const res = await rejected(op, world.live, { headers: { "svc-mystery-option": "1" } });
-        assertError(res, { status: 400, code: "UNKNOWN_HEADER", type: INVALID, param: "Svc-Mystery-Option" });
-      },
-    ),
+    eachOperation(everyOne, async (op, objects) => {
+      const res = await call(world, op, world.live, { objects, headers: { "svc-mystery-option": "1" } });
+      assertError(res, { status: 400, code: "UNKNOWN_HEADER", type: INVALID, param: "Svc-Mystery-Option" });
+    }),
   );
 
   test(
     "an unknown query parameter → 400 UNKNOWN_PARAMETER naming it",
-    eachOperation(
-      () => true,
-      async (op) => {
-        const res = await rejected(op, world.live, { query: "mysteryOption=1" });
-        assertError(res, { status: 400, code: "UNKNOWN_PARAMETER", type: INVALID, param: "mysteryOption" });
-      },
-    ),
+    eachOperation(everyOne, async (op, objects) => {
+      const res = await call(world, op, world.live, { objects, query: "mysteryOption=1" });
+      assertError(res, { status: 400, code: "UNKNOWN_PARAMETER", type: INVALID, param: "mysteryOption" });
+    }),
   );
 
   test(
     "an unknown body field → 400 UNKNOWN_PARAMETER naming it",
     eachOperation(
       (op) => Object.keys(op.examples).length > 0,
-      async (op) => {
+      async (op, objects) => {
         const body = { ...(exampleBody(op, world.live) as Record<string, unknown>), mysteryField: 1 };
-        const res = await rejected(op, world.live, { body });
+        const res = await call(world, op, world.live, { objects, body });
         assertError(res, { status: 400, code: "UNKNOWN_PARAMETER", type: INVALID, param: "mysteryField" });
       },
     ),
@@ -366,7 +413,8 @@ describe("Security: strict input", () => {
 });
 
 /** Operations that honour `Idempotency-Key`: every write and every application operation. */
-const idempotent = (op: Operation): boolean => isWrite(op) || isApplicationOperation(op);
+const idempotent = (op: Operation): boolean =>
+  (isWrite(op) || isApplicationOperation(op)) && !op.alwaysRefused;
 
 let keySequence = 0;
 const freshKey = (): string => `security-suite-${++keySequence}`;
@@ -377,17 +425,22 @@ function otherBody(op: Operation, body: unknown): unknown {
   const second = Object.values(op.examples)[1];
   if (second !== undefined) return { ...(body as Record<string, unknown>), ...(second as object) };
   if (body === null || typeof body !== "object") return null;
+  // A field the body schema states as free text, else (no schema) one whose value does not look
+  // coded; a decimal gets another last digit. Either way still valid input of the same length, but
+  // a different body.
+  const properties = (op.bodySchema?.properties ?? {}) as Record<string, JsonSchema>;
+  const decimal = /^-?\d+(\.\d+)?$/;
+  const coded = (value: string): boolean =>
+    decimal.test(value) || /^\d{4}-\d{2}-\d{2}/.test(value) || /^[0-9A-F]+-\d+$/.test(value);
   const texts = Object.entries(body as Record<string, unknown>).filter(
     (entry): entry is [string, string] =>
       typeof entry[1] === "string" && !["endUserId", "publishableKey"].includes(entry[0]),
   );
-  // Free text preferred (enumerations come first in the examples, free text last); a decimal gets
-  // another last digit. Either way still valid input of the same length, but a different body.
-  const decimal = /^-?\d+(\.\d+)?$/;
-  const coded = (value: string): boolean =>
-    decimal.test(value) || /^\d{4}-\d{2}-\d{2}/.test(value) || /^[0-9A-F]+-\d+$/.test(value);
-  const field =
-    texts.findLast(([, value]) => !coded(value)) ?? texts.findLast(([, value]) => decimal.test(value));
+  const free = ([name, value]: [string, string]): boolean => {
+    const schema = properties[name];
+    return schema ? isFreeText(schema) && !coded(value) : !coded(value);
+  };
+  const field = texts.findLast(free) ?? texts.findLast(([, value]) => decimal.test(value));
   if (!field) return null;
   const [name, value] = field;
   const last = value.slice(-1);
@@ -401,59 +454,108 @@ function otherBody(op: Operation, body: unknown): unknown {
   return { ...(body as Record<string, unknown>), [name]: `${value.slice(0, -1)}${replacement}` };
 }
 
+/** Checks that create Requests on purpose (each counts around its own calls where it matters). */
+const QUEUES: WalkOptions = { witnesses: [] };
+
+/** The first call of an operation with a fresh `Idempotency-Key`, which the reuse checks repeat. */
+interface KeyedCall {
+  key: string;
+  body: unknown;
+  objects: Partial<Record<PathObject, string>>;
+  first: LightMyRequestResponse;
+}
+
+/**
+ * One keyed first call per operation, made by whichever check needs it first and shared by the
+ * others (each check sends its own repeat): an accepted call costs a Request, so the suite makes
+ * one per operation instead of one per check.
+ */
+const keyedCalls = new Map<Operation, Promise<KeyedCall>>();
+function keyedCall(op: Operation, objects: Partial<Record<PathObject, string>>): Promise<KeyedCall> {
+  let made = keyedCalls.get(op);
+  if (!made) {
+    const key = freshKey();
+    const body = exampleBody(op, world.live);
+    made = call(world, op, world.live, { objects, body, headers: { "idempotency-key": key } }).then(
+      (first) => ({ key, body, objects, first }),
+    );
+    keyedCalls.set(op, made);
+  }
+  return made;
+}
+
+/** The shared first call of `op`, which must have been accepted. */
+async function acceptedKeyedCall(
+  op: Operation,
+  objects: Partial<Record<PathObject, string>>,
+): Promise<KeyedCall> {
+  const keyed = await keyedCall(op, objects);
+  assert.ok(keyed.first.statusCode < 300, `the first call: ${keyed.first.statusCode} ${keyed.first.body}`);
+  return keyed;
+}
+
+/** A reuse of the first call's key: refused with 422 IDEMPOTENCY_KEY_REUSED. */
+function assertReused(res: LightMyRequestResponse): void {
+  assertError(res, { status: 422, code: "IDEMPOTENCY_KEY_REUSED", type: INVALID, param: "Idempotency-Key" });
+}
+
+/**
+ * The checks that repeat the shared first call: it is made while the operations are prepared, so
+ * that the checks' own calls (replays and refused reuses) must create no Request at all.
+ */
+const KEYED: WalkOptions = {
+  objects: async (op) => {
+    const objects = await objectsFor(world, op, world.live);
+    await keyedCall(op, objects);
+    return objects;
+  },
+};
+
 describe("Security: idempotency replay and reuse", () => {
   test(
     "the same key and the same request replay the first answer (an application operation's is its Request)",
-    eachOperation(idempotent, async (op) => {
-      const key = freshKey();
-      const objects = await objectsFor(world, op, world.live);
-      const body = exampleBody(op, world.live);
-      const first = await call(world, op, world.live, { objects, body, headers: { "idempotency-key": key } });
-      const before = await requestCount(world.h);
-      const again = await call(world, op, world.live, { objects, body, headers: { "idempotency-key": key } });
-      assert.equal(await requestCount(world.h), before, "a replay creates no Request");
-      assert.equal(again.statusCode, first.statusCode, again.body);
-      if (isApplicationOperation(op)) {
-        assert.equal(first.statusCode, 202, first.body);
-        assert.equal(
-          again.headers["svc-request-id"],
-          first.headers["svc-request-id"],
-          "the original Request's ID",
-        );
-        assert.equal(again.json<{ id: string }>().id, first.json<{ id: string }>().id);
-      } else if (first.statusCode < 400) {
-        assert.equal(again.headers["idempotent-replayed"], "true");
-        assert.deepEqual(again.json(), first.json());
-      }
-    }),
+    eachOperation(
+      idempotent,
+      async (op, objects) => {
+        const { key, body, objects: used, first } = await keyedCall(op, objects);
+        const again = await call(world, op, world.live, {
+          objects: used,
+          body,
+          headers: { "idempotency-key": key },
+        });
+        assert.equal(again.statusCode, first.statusCode, again.body);
+        if (isApplicationOperation(op)) {
+          assert.equal(first.statusCode, 202, first.body);
+          assert.equal(
+            again.headers["svc-request-id"],
+            first.headers["svc-request-id"],
+            "the original Request's ID",
+          );
+          assert.equal(again.json<{ id: string }>().id, first.json<{ id: string }>().id);
+        } else if (first.statusCode < 400) {
+          assert.equal(again.headers["idempotent-replayed"], "true");
+          assert.deepEqual(again.json(), first.json());
+        }
+      },
+      KEYED,
+    ),
   );
 
   test(
     "the same key with a different body → 422 IDEMPOTENCY_KEY_REUSED",
     eachOperation(
       (op) => idempotent(op) && otherBody(op, exampleBody(op, world.live)) !== null,
-      async (op) => {
-        const key = freshKey();
-        const objects = await objectsFor(world, op, world.live);
-        const body = exampleBody(op, world.live);
-        const first = await call(world, op, world.live, {
-          objects,
-          body,
-          headers: { "idempotency-key": key },
-        });
-        assert.ok(first.statusCode < 300, first.body);
-        const res = await rejected(op, world.live, {
-          objects,
-          body: otherBody(op, body),
-          headers: { "idempotency-key": key },
-        });
-        assertError(res, {
-          status: 422,
-          code: "IDEMPOTENCY_KEY_REUSED",
-          type: INVALID,
-          param: "Idempotency-Key",
-        });
+      async (op, objects) => {
+        const { key, body, objects: used } = await acceptedKeyedCall(op, objects);
+        assertReused(
+          await call(world, op, world.live, {
+            objects: used,
+            body: otherBody(op, body),
+            headers: { "idempotency-key": key },
+          }),
+        );
       },
+      KEYED,
     ),
   );
 
@@ -461,44 +563,35 @@ describe("Security: idempotency replay and reuse", () => {
     "the same key on another path (another object) → 422 IDEMPOTENCY_KEY_REUSED",
     eachOperation(
       (op) => idempotent(op) && op.pathParams.some((p) => pathObjectOf(op, p) === "endUser"),
-      async (op) => {
-        const key = freshKey();
-        const body = exampleBody(op, world.live);
-        const objects = await objectsFor(world, op, world.live);
-        await call(world, op, world.live, { objects, body, headers: { "idempotency-key": key } });
-        const res = await rejected(op, world.live, {
-          body,
-          objects: { endUser: world.live.otherEndUser },
-          headers: { "idempotency-key": key },
-        });
-        assertError(res, {
-          status: 422,
-          code: "IDEMPOTENCY_KEY_REUSED",
-          type: INVALID,
-          param: "Idempotency-Key",
-        });
+      async (op, objects) => {
+        const { key, body } = await keyedCall(op, objects);
+        assertReused(
+          await call(world, op, world.live, {
+            body,
+            objects: { endUser: world.live.otherEndUser },
+            headers: { "idempotency-key": key },
+          }),
+        );
       },
+      KEYED,
     ),
   );
 
   test(
     "the same key for another end user (Svc-End-User-Id) → 422 IDEMPOTENCY_KEY_REUSED",
     eachOperation(
-      (op) => idempotent(op) && takesEndUserHeader(op),
-      async (op) => {
-        const key = freshKey();
-        expectStatus(await call(world, op, world.live, { headers: { "idempotency-key": key } }), 202);
-        const res = await rejected(op, world.live, {
-          objects: { endUserHeader: world.live.otherEndUser },
-          headers: { "idempotency-key": key },
-        });
-        assertError(res, {
-          status: 422,
-          code: "IDEMPOTENCY_KEY_REUSED",
-          type: INVALID,
-          param: "Idempotency-Key",
-        });
+      (op) => idempotent(op) && namesEndUser(op),
+      async (op, objects) => {
+        const { key, body, objects: used } = await acceptedKeyedCall(op, objects);
+        assertReused(
+          await call(world, op, world.live, {
+            body,
+            objects: { ...used, endUserHeader: world.live.otherEndUser },
+            headers: { "idempotency-key": key },
+          }),
+        );
       },
+      KEYED,
     ),
   );
 
@@ -506,42 +599,59 @@ describe("Security: idempotency replay and reuse", () => {
     "a key is scoped to its mode: the same key with a test key starts its own request",
     eachOperation(
       (op) => idempotent(op) && isApplicationOperation(op),
-      async (op) => {
-        const key = freshKey();
-        const live = expectStatus<{ id: string }>(
-          await call(world, op, world.live, { headers: { "idempotency-key": key } }),
-          202,
-        );
+      async (op, objects) => {
+        const { key, first } = await acceptedKeyedCall(op, objects);
         const test = expectStatus<{ id: string }>(
           await call(world, op, world.test, { headers: { "idempotency-key": key } }),
           202,
         );
-        assert.notEqual(test.id, live.id);
+        assert.notEqual(test.id, first.json<{ id: string }>().id);
       },
+      QUEUES,
     ),
   );
 
   test(
     "a key whose request reached the application and failed replays it instead of running again",
-    eachOperation(isApplicationOperation, async (op) => {
-      const key = freshKey();
-      // An end user of its own, so that this request is next in its connection's queue.
-      const endUser = await freshEndUser(world, world.live);
-      const objects = { endUser, endUserHeader: endUser };
-      const first = expectStatus<{ id: string; connectionId: string }>(
-        await call(world, op, world.live, { objects, headers: { "idempotency-key": key } }),
-        202,
-      );
-      // The connector takes it (it is `sent`), then its session breaks: a read fails, a write's
-      // outcome becomes unknown. Either way it reached the application.
-      const work = await nextWork(world.h.deps, first.connectionId, "security-suite-ticket", "16.0");
-      assert.equal(work?.kind === "request" ? work.row.id : null, first.id, "the connector took it");
-      const sent = await findRequestById(world.h.deps.db, first.id);
-      assert.ok(sent);
-      assert.ok(await interruptSent(world.h.deps, sent, "the session broke"));
-      const again = await rejected(op, world.live, { objects, headers: { "idempotency-key": key } });
-      assert.equal(again.headers["svc-request-id"], first.id, again.body);
-      assert.equal(again.json<{ id: string }>().id, first.id);
-    }),
+    eachOperation(
+      (op) => isApplicationOperation(op) && !op.alwaysRefused,
+      async (op, objects) => {
+        const key = freshKey();
+        const endUser = objects.endUser ?? assert.fail("an end user whose queue is empty");
+        const mine = { ...objects, endUserHeader: endUser };
+        const before = await requestCount(world.h);
+        const first = expectStatus<{ id: string; connectionId: string }>(
+          await call(world, op, world.live, { objects: mine, headers: { "idempotency-key": key } }),
+          202,
+        );
+        // The connector takes it (it is `sent`), then its session breaks: a read fails, a write's
+        // outcome becomes unknown. Either way it reached the application.
+        const work = await nextWork(world.h.deps, first.connectionId, "security-suite-ticket", "16.0");
+        assert.equal(work?.kind === "request" ? work.row.id : null, first.id, "the connector took it");
+        const sent = await findRequestById(world.h.deps.db, first.id);
+        assert.ok(sent);
+        assert.ok(await interruptSent(world.h.deps, sent, "the session broke"));
+        const again = await call(world, op, world.live, {
+          objects: mine,
+          headers: { "idempotency-key": key },
+        });
+        assert.equal(await requestCount(world.h), before + 1, "the replay created no Request");
+        assert.equal(again.headers["svc-request-id"], first.id, again.body);
+        assert.equal(again.json<{ id: string }>().id, first.id);
+      },
+      {
+        ...QUEUES,
+        // An end user whose queue is empty, so that this request is next. A read that failed leaves
+        // the connection as it was, so the reads share one; a write whose outcome is unknown makes
+        // the connection ask the application first, so each write has an end user of its own.
+        objects: async (op) => ({
+          endUser: isWrite(op) ? await freshEndUser(world, world.live) : await readsEndUser(),
+        }),
+      },
+    ),
   );
 });
+
+let readsEndUserMade: Promise<string> | undefined;
+/** The end user the failed reads share (made once). */
+const readsEndUser = (): Promise<string> => (readsEndUserMade ??= freshEndUser(world, world.live));

@@ -5,13 +5,25 @@ import { createApiKey, createProject } from "../../src/tenancy/api-keys.ts";
 import { moveConnection } from "../../src/tenancy/connection-status.ts";
 import { buildTestApp, type TestApp } from "../../src/testing/harness.ts";
 import { expectStatus } from "./helpers.ts";
+import { validValue } from "./schema-values.ts";
 
 /**
  * The API surface as the OpenAPI document publishes it, and a world of tenants to call it with.
- * The shared security suite (security.test.ts) and the property-based bad-input test
+ * The shared security suite (security.test.ts) and the bad-input suite
  * (bad-input.property.test.ts) iterate over every operation of the served `/openapi.json`, so a new
- * route or typed operation is covered as soon as it is documented.
+ * route, typed operation or parameter is covered as soon as it is documented.
  */
+
+/** A JSON Schema as the document states it. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A documented parameter of an operation. */
+export interface Parameter {
+  name: string;
+  in: "path" | "query" | "header";
+  required: boolean;
+  schema: JsonSchema;
+}
 
 export interface Operation {
   operationId: string;
@@ -20,26 +32,66 @@ export interface Operation {
   path: string;
   pathParams: string[];
   queryParams: string[];
-  /** Query parameters every call needs (a required constant, e.g. `confirm=true` on deletes). */
-  requiredQuery: string;
+  /**
+   * Query parameters every call needs, each with a value its schema accepts (`confirm=true` on
+   * deletes, a report's `reportType`), as `name=value` pairs.
+   */
+  requiredQuery: string[];
   headers: string[];
+  /** Every documented parameter (path, query and header) with its schema. */
+  parameters: Parameter[];
+  /** The operation documents a request body (false: it takes none). */
+  takesBody: boolean;
+  /** The JSON request body's schema (a top-level `$ref` resolved), or null. */
+  bodySchema: JsonSchema | null;
+  /**
+   * The document gives the operation no success answer: the application cannot do it, and every
+   * call is refused with 422 LEDGER_OPERATION_UNSUPPORTED before its input is read.
+   */
+  alwaysRefused: boolean;
   /** Valid JSON bodies by name (the request body's `examples`). */
   examples: Record<string, unknown>;
 }
 
 interface OpenApiOperation {
   operationId: string;
-  parameters?: { name: string; in: string; required?: boolean; schema?: { const?: unknown } }[];
-  requestBody?: { content?: Record<string, { examples?: Record<string, { value: unknown }> }> };
+  parameters?: { name: string; in: Parameter["in"]; required?: boolean; schema?: JsonSchema }[];
+  requestBody?: {
+    content?: Record<string, { schema?: JsonSchema; examples?: Record<string, { value: unknown }> }>;
+  };
+  responses?: Record<string, unknown>;
+}
+
+type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
+
+const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+/** The number of operations the served OpenAPI document has (its paths' HTTP methods). */
+export async function documentOperationCount(h: TestApp): Promise<number> {
+  const res = await h.app.inject({ method: "GET", url: "/openapi.json" });
+  const { paths } = expectStatus<{ paths: Record<string, Record<string, unknown>> }>(res, 200);
+  return Object.values(paths).reduce(
+    (count, methods) => count + Object.keys(methods).filter((m) => HTTP_METHODS.has(m)).length,
+    0,
+  );
 }
 
 /** Every operation of the served OpenAPI document. */
 export async function operationsOf(h: TestApp): Promise<Operation[]> {
   const res = await h.app.inject({ method: "GET", url: "/openapi.json" });
-  const document = expectStatus<{ paths: Record<string, Record<string, OpenApiOperation>> }>(res, 200);
+  const document = expectStatus<{
+    paths: OpenApiPaths;
+    components?: { schemas?: Record<string, JsonSchema> };
+  }>(res, 200);
+  const resolve = (schema: JsonSchema | undefined): JsonSchema | null => {
+    const ref = schema?.$ref;
+    if (typeof ref !== "string") return schema ?? null;
+    return document.components?.schemas?.[ref.replace("#/components/schemas/", "")] ?? null;
+  };
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
+      if (!HTTP_METHODS.has(method)) continue;
       const parameters = operation.parameters ?? [];
       const json = operation.requestBody?.content?.["application/json"]?.examples ?? {};
       operations.push({
@@ -49,10 +101,18 @@ export async function operationsOf(h: TestApp): Promise<Operation[]> {
         pathParams: parameters.filter((p) => p.in === "path").map((p) => p.name),
         queryParams: parameters.filter((p) => p.in === "query").map((p) => p.name),
         requiredQuery: parameters
-          .filter((p) => p.in === "query" && p.required && p.schema?.const !== undefined)
-          .map((p) => `${p.name}=${encodeURIComponent(String(p.schema?.const))}`)
-          .join("&"),
+          .filter((p) => p.in === "query" && p.required)
+          .map((p) => `${p.name}=${percentEncode(validValue(p.schema ?? {}))}`),
         headers: parameters.filter((p) => p.in === "header").map((p) => p.name.toLowerCase()),
+        parameters: parameters.map((p) => ({
+          name: p.name,
+          in: p.in,
+          required: p.required === true,
+          schema: p.schema ?? {},
+        })),
+        takesBody: operation.requestBody !== undefined,
+        bodySchema: resolve(operation.requestBody?.content?.["application/json"]?.schema),
+        alwaysRefused: !Object.keys(operation.responses ?? {}).some((status) => /^2\d\d$/.test(status)),
         examples: Object.fromEntries(Object.entries(json).map(([name, example]) => [name, example.value])),
       });
     }
@@ -120,7 +180,10 @@ export interface Tenant {
 
 export interface World {
   h: TestApp;
+  /** Every operation of the served document, in its order. */
   operations: Operation[];
+  /** How many operations the document has (counted apart from {@link operations}). */
+  documentOperations: number;
   /** Project A, live. */
   live: Tenant;
   /** Project A, test: another mode of the same project. */
@@ -166,6 +229,7 @@ export async function buildWorld(): Promise<World> {
   return {
     h,
     operations: await operationsOf(h),
+    documentOperations: await documentOperationCount(h),
     live: await tenant("live", id, "live", keys.secretLive, keys.publishableLive),
     test: await tenant("test", id, "test", keys.secretTest, keys.publishableTest),
     other: await tenant(
@@ -342,9 +406,7 @@ export async function call(
   }
   // A parameter the caller sets replaces the required one of the same name.
   const given = new Set(new URLSearchParams(options.query ?? "").keys());
-  const required = op.requiredQuery
-    .split("&")
-    .filter((pair) => pair !== "" && !given.has(pair.split("=")[0] ?? ""));
+  const required = op.requiredQuery.filter((pair) => !given.has(pair.split("=")[0] ?? ""));
   const query = [...required, options.query ?? ""].filter((part) => part !== "").join("&");
   if (query !== "") url += `?${query}`;
   const headers: Record<string, string> = {};
@@ -398,16 +460,3 @@ export function percentEncode(value: string): string {
 
 /** `{op} ({method} {path})`, for test names. */
 export const label = (op: Operation): string => `${op.operationId} (${op.method} ${op.path})`;
-
-/**
- * At most `max` operations, spread evenly over the list, so a suite's run time stays bounded when
- * the typed operations arrive (hundreds of them). Platform operations are always all included.
- */
-export function sample(operations: Operation[], max = 40): Operation[] {
-  const platform = operations.filter((op) => !op.path.startsWith("/v1/ledger-desktop/"));
-  const ledger = operations.filter((op) => op.path.startsWith("/v1/ledger-desktop/"));
-  const room = Math.max(1, max - platform.length);
-  if (ledger.length <= room) return operations;
-  const step = ledger.length / room;
-  return [...platform, ...Array.from({ length: room }, (_, i) => ledger[Math.floor(i * step)] as Operation)];
-}

@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { SERVICE_OWNER_ID, loadSetup } from "../../src/tenancy/auth-sessions.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
+import { inCi } from "../../src/testing/references.ts";
 
 /**
  * The hosted setup page behind `authFlowUrl`, in real headless Chromium against the real service on
@@ -125,10 +126,7 @@ function startConnector(t: TestContext, qwc: string, password: string): Simulate
 
 async function newPage(t: TestContext): Promise<{ context: BrowserContext; page: Page } | null> {
   if (!browser) {
-    assert.ok(
-      !process.env.CI,
-      "chromium is not on PATH; CI must run the browser tests (apt-get install chromium)",
-    );
+    assert.ok(!inCi(), "chromium is not on PATH; CI must run the browser tests (apt-get install chromium)");
     t.skip("chromium is not on PATH (apt-get install chromium)");
     return null;
   }

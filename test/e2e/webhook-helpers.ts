@@ -6,6 +6,8 @@ import { startWebhookReceiver, type WebhookReceiver } from "../../src/testing/we
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { insertEventIfSubscribed } from "../../src/store/events.ts";
+import { nextWorkAt } from "../../src/store/webhook-dispatch.ts";
+import type { Deps } from "../../src/deps.ts";
 import type { System } from "../../src/testing/system.ts";
 import type { ReceivedWebhook } from "../../src/testing/webhook-receiver.ts";
 import { E2E_CONFIG, eventually, json } from "./helpers.ts";
@@ -25,6 +27,8 @@ export interface WebhookRig {
   /** Creates an endpoint (default: the receiver, every event type) and returns it with its secret. */
   createEndpoint(body?: Record<string, unknown>, key?: string): Promise<EndpointWithSecret>;
   deliveries(endpointId: string, query?: string): Promise<DeliveryResource[]>;
+  /** Waits until webhook delivery has nothing left to do ({@link untilDispatchSettled}). */
+  settled(): Promise<void>;
   /** Waits (real time, bounded) until the endpoint's deliveries satisfy `check`. */
   untilDeliveries(
     endpointId: string,
@@ -91,6 +95,7 @@ export async function webhookRig(
     receiver,
     dispatcher,
     api,
+    settled: () => untilDispatchSettled(h.deps, dispatcher),
     createEndpoint: async (body = {}, key) => {
       const res = await api<EndpointWithSecret>(
         "POST",
@@ -181,3 +186,18 @@ export async function endpointFor(
 /** The received webhooks of one event type. */
 export const ofType = (received: ReceivedWebhook[], type: string): ReceivedWebhook[] =>
   received.filter((r) => r.event.type === type);
+
+/**
+ * Waits until webhook delivery has nothing left to do at the clock's present time: no event waits
+ * for its fan-out, no delivery of an enabled endpoint is due, and the dispatcher rests (nothing
+ * leased, in flight or being recorded; `Dispatcher.settled`). Whatever would be sent without a new
+ * event or a move of the clock has then been sent: what a receiver has not got by now, it does not
+ * get. Polls the store (real time, bounded) only while an event or a due delivery is still waiting.
+ */
+export async function untilDispatchSettled(deps: Deps, dispatcher: Dispatcher): Promise<void> {
+  await eventually("webhook dispatch settled", async () => {
+    await dispatcher.settled();
+    const next = await nextWorkAt(deps.db);
+    return next === null || next.getTime() > deps.clock.now();
+  });
+}

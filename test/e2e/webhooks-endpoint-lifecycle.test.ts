@@ -82,7 +82,7 @@ test("an endpoint failing for 5 days is disabled with disabledReason; its delive
   assert.equal(current.body.disabledReason, "Every delivery attempt failed for 5 days.");
   const sent = rig.receiver.received.length;
   await rig.clock.advance(DAY);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await rig.settled();
   assert.equal(rig.receiver.received.length, sent, "a disabled endpoint gets nothing");
   const held = (await rig.deliveries(endpoint.id)).filter((d) => d.status === "pending");
   assert.ok(held.length > 0, "its pending deliveries are kept");
@@ -115,7 +115,7 @@ test("deleting an endpoint removes its delivery log and stops its retries", asyn
     .execute();
   assert.deepEqual(left, []);
   await rig.clock.advance(DAY);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await rig.settled();
   assert.equal(rig.receiver.received.length, 1, "no retry after deletion");
 });
 

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { startSystem } from "../../src/testing/system.ts";
 import { startWebhookReceiver, verifySignature } from "../../src/testing/webhook-receiver.ts";
 import { READ, advanceUntil, bringOnline, json, newestRequestIs, passthroughPath } from "./helpers.ts";
-import { SYSTEM_CONFIG, endpointFor, ofType } from "./webhook-helpers.ts";
+import { SYSTEM_CONFIG, endpointFor, ofType, untilDispatchSettled } from "./webhook-helpers.ts";
 
 /**
  * Events (spec: Events; architecture §5): which state changes produce which events, with which
@@ -128,7 +128,9 @@ test("request events: async calls always; sync calls only for includeSyncRequest
     false,
   );
 
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Every event up to the late one is fanned out and every due delivery made.
+  assert.ok(sys.dispatcher);
+  await untilDispatchSettled(sys.deps, sys.dispatcher);
   assert.equal(
     plain.received.some((w) => w.event.data.id === syncId),
     false,

@@ -7,7 +7,7 @@ import { buildTestApp, bearer } from "../../src/testing/harness.ts";
 import { startSystem } from "../../src/testing/system.ts";
 import { startWebhookReceiver } from "../../src/testing/webhook-receiver.ts";
 import { bringOnline, customerAdd, eventually, passthroughPath } from "./helpers.ts";
-import { SYSTEM_CONFIG, endpointFor, ofType } from "./webhook-helpers.ts";
+import { SYSTEM_CONFIG, endpointFor, ofType, untilDispatchSettled } from "./webhook-helpers.ts";
 
 /**
  * Events (spec: Events; architecture §5): outcome-unknown resolution, key mode isolation, and the
@@ -60,7 +60,8 @@ test("an endpoint gets only the events of its key's mode", async (t) => {
   await bringOnline(sys, testUser);
   await live.waitFor("live setup", (r) => ofType(r, "connection.setup_completed").length === 1);
   await testMode.waitFor("test setup", (r) => ofType(r, "connection.setup_completed").length === 1);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.ok(sys.dispatcher);
+  await untilDispatchSettled(sys.deps, sys.dispatcher);
   assert.ok(
     live.received.every((w) => w.event.data.isTest === false && w.event.data.id === liveUser.connectionId),
   );

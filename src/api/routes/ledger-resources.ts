@@ -122,7 +122,7 @@ function batchRoute(): RouteDefinition {
     // Reads-only batches are reads: the core refuses a read-only key's write member, naming it.
     write: false,
     idempotency: "request",
-    input: "raw",
+    input: "rawBody",
     headers: APPLICATION_WRITE_HEADERS,
     examples: {
       minimal: {

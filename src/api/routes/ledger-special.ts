@@ -40,6 +40,8 @@ export const ledgerSpecialRoutes = [
     // Read or write depends on the body: the handler refuses writes to read-only keys itself.
     write: false,
     idempotency: "request",
+    // The body is XML or `{xml}`: the handler reads it itself.
+    input: "rawBody",
     pathParams: ["id", "integrationSlug"],
     examples: {
       read: { xml: "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>" },

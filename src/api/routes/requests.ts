@@ -10,16 +10,17 @@ import type { Deps } from "../../deps.ts";
 import type { Tenant } from "../../store/tenant.ts";
 import { decodeCursor, encodeCursor, filtersOf, type ListFilters } from "../../tenancy/pagination.ts";
 import { defineRoute } from "../route.ts";
-import { platformLimit } from "../schemas.ts";
+import { text } from "../../ledger/fields.ts";
+import { endUserIdSchema, platformLimit } from "../schemas.ts";
 
 const TAG = "Requests";
 const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
 
 /** The filters of `GET /v1/requests` (also carried by its cursors). */
 const requestFilters = z.strictObject({
-  endUserId: z.string().optional(),
+  endUserId: endUserIdSchema.optional(),
   status: z.enum(REQUEST_STATUSES).optional(),
-  operationId: z.string().max(100).optional(),
+  operationId: text({ min: 1, max: 100 }).schema.optional(),
   createdAfter: isoDate.optional(),
   createdBefore: isoDate.optional(),
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { describe, test } from "node:test";
 import { MARKET_DOCUMENT, readMarketDocument } from "../../../scripts/import-market-names.ts";
+import { needReference } from "../../testing/references.ts";
 import { allResources } from "./definitions.ts";
 import type { Shape } from "./shape.ts";
 
@@ -67,11 +67,13 @@ function comparer(document: Json) {
 
 describe("output names against the market's published names", () => {
   test("every difference is fixed or recorded", (t) => {
-    if (!existsSync(MARKET_DOCUMENT)) {
-      t.skip(`the market's document is not at ${MARKET_DOCUMENT}`);
-      return;
-    }
-    const check = comparer(readMarketDocument());
+    const document = needReference(t, {
+      what: "the market's OpenAPI document",
+      path: MARKET_DOCUMENT,
+      hint: "set LEDGER_MARKET_OPENAPI",
+    });
+    if (document === null) return;
+    const check = comparer(readMarketDocument(document));
     // The market names its object types with a prefix of its own: read it from its invoice schema.
     const invoiceKey = Object.keys(check.schemas).find((key) => /^[a-z]+_invoice$/.test(key));
     assert.ok(invoiceKey, "the market's document has an invoice schema");

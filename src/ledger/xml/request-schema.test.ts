@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import fc from "fast-check";
@@ -9,6 +9,7 @@ import {
   renderLedgerSchema,
   ledgerSchemaDir,
 } from "../../../scripts/gen-ledger-schema.ts";
+import { needReference } from "../../testing/references.ts";
 import { HEALTH_CHECK_MESSAGES } from "../operations.ts";
 import { findAmbiguity, parseContentModel, type Particle } from "./content-model.ts";
 import type { SimpleTypeEntry } from "./schema-table.ts";
@@ -18,10 +19,12 @@ import { acceptsPassthrough, rejectsPassthrough } from "./passthrough-assertions
 describe("the derived table", () => {
   test("the committed table equals a fresh derivation from the XSDs (run `npm run gen:ledger-schema`)", (t) => {
     const dir = ledgerSchemaDir();
-    if (!existsSync(join(dir, "qbxmlops160.xsd"))) {
-      t.skip(`the SDK's XSDs are not in ${dir}; set LEDGER_SCHEMA_DIR to check the table for drift`);
-      return;
-    }
+    const xsd = needReference(t, {
+      what: "the SDK's XSDs",
+      path: join(dir, "qbxmlops160.xsd"),
+      hint: "set LEDGER_SCHEMA_DIR to check the table for drift",
+    });
+    if (xsd === null) return;
     assert.equal(readFileSync(LEDGER_SCHEMA_PATH, "utf8"), renderLedgerSchema(deriveLedgerSchema(dir)));
   });
 
