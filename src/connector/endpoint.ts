@@ -12,6 +12,7 @@ import {
   type SoapResult,
 } from "./soap.ts";
 import { wsdlDocument } from "./wsdl.ts";
+import { isStoreUnavailable } from "../store/unavailable.ts";
 import * as session from "./session.ts";
 
 export const SERVER_VERSION = "ledger-bridge 0.1.0";
@@ -140,6 +141,11 @@ function sendFault(
   } else if (typeof framework.statusCode === "number" && framework.statusCode < 500) {
     message = `The request could not be read: ${framework.message ?? "bad request"}`;
     faultCode = "soap:Client";
+  } else if (isStoreUnavailable(error)) {
+    // The store does not answer (decision 0015): the connector stops and comes back at its next update.
+    request.log.warn({ err: error }, "connector call failed: the store does not answer");
+    message = "The service is temporarily unavailable. The Web Connector will try again at its next update.";
+    faultCode = "soap:Server";
   } else {
     request.log.error({ err: error }, "connector endpoint failed");
     message = "The service could not process this call. The Web Connector will try again at its next update.";

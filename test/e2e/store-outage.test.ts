@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import pg from "pg";
+import { SOAP_CONTENT_TYPE, soapAction, soapRequest } from "../../src/connector/soap.ts";
+import { usageOf } from "../../src/store/usage.ts";
+import { usagePeriod } from "../../src/tenancy/billing.ts";
 import { moveConnection } from "../../src/tenancy/connection-status.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
 import { E2E_CONFIG, json, passthroughPath, READ, type RequestResource } from "./helpers.ts";
@@ -34,12 +37,26 @@ class Outage {
   all(): void {
     this.fail = () => true;
   }
-  /** Every statement after the first one matching `pattern` fails (the store dies right after it). */
-  after(pattern: RegExp): void {
+  /**
+   * The store dies right after the first statement matching `pattern` is committed: every statement
+   * after that commit (or after the statement itself, outside a transaction) fails.
+   */
+  afterCommitOf(pattern: RegExp): void {
+    let armed = false;
     let dead = false;
+    let inTransaction = false;
     this.fail = (sql) => {
       if (dead) return true;
-      if (pattern.test(sql)) dead = true;
+      if (sql === "begin") inTransaction = true;
+      if (armed) {
+        // The transaction holding it goes on, and its commit goes through; then the store is gone.
+        if (sql === "commit") dead = true;
+        return false;
+      }
+      if (pattern.test(sql)) {
+        armed = true;
+        dead = !inTransaction;
+      }
       return false;
     };
   }
@@ -81,6 +98,12 @@ async function requestCount(sys: System): Promise<number> {
     .select((eb) => eb.fn.countAll<string>().as("n"))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** The project's live application Requests counted this month (billing, decision 0015). */
+async function liveUsage(sys: System): Promise<number> {
+  const project = { projectId: sys.project.project.id, mode: "live" as const };
+  return usageOf(sys.deps.db, project, usagePeriod(sys.clock.now()).period);
 }
 
 /** An end user whose connection counts as online (seen just now) with no connector running. */
@@ -126,6 +149,14 @@ test("every API call answers 503 SERVICE_UNAVAILABLE while the store does not an
     ["health check", () => sys.call("GET", "/v1/ledger-desktop/health-check", { endUserId })],
   ];
   for (const [what, call] of calls) await assertUnavailable(await call(), what);
+  // The connector endpoint answers in SOAP: a fault the Web Connector shows, then it tries later.
+  const soap = await fetch(`${sys.url}/connector`, {
+    method: "POST",
+    headers: { "content-type": SOAP_CONTENT_TYPE, soapaction: soapAction("authenticate") },
+    body: soapRequest({ method: "authenticate", strUserName: "someone", strPassword: "secret" }),
+  });
+  assert.equal(soap.status, 500);
+  assert.match(await soap.text(), /temporarily unavailable/);
 
   outage.end();
   assert.equal(await requestCount(sys), before, "nothing was queued or recorded during the outage");
@@ -154,6 +185,7 @@ test("a store that fails in the middle of a call leaves nothing half-done", asyn
   await t.test("the Request insert fails after the key was claimed: both roll back", async () => {
     outage.fail = (sql) => /^insert into "requests"/.test(sql);
     const before = await requestCount(sys);
+    const usageBefore = await liveUsage(sys);
     const refused = await sys.call("POST", passthroughPath(endUserId), {
       body: READ,
       headers: { prefer: "respond-async", "idempotency-key": "halfway-1" },
@@ -161,6 +193,7 @@ test("a store that fails in the middle of a call leaves nothing half-done", asyn
     await assertUnavailable(refused, "insert failed");
     outage.end();
     assert.equal(await requestCount(sys), before);
+    assert.equal(await liveUsage(sys), usageBefore, "nothing was charged either");
     const retried = await sys.call("POST", passthroughPath(endUserId), {
       body: READ,
       headers: { prefer: "respond-async", "idempotency-key": "halfway-1" },
@@ -188,7 +221,7 @@ test("a store that fails in the middle of a call leaves nothing half-done", asyn
   });
 
   await t.test("the store dies right after an async Request is stored: it is still accepted", async () => {
-    outage.after(/^insert into "requests"/);
+    outage.afterCommitOf(/^insert into "requests"/);
     const accepted = await sys.call("POST", passthroughPath(endUserId), {
       body: READ,
       headers: { prefer: "respond-async" },
