@@ -391,7 +391,12 @@ export const catalogue = {
     "not_applied",
     "The accounting application does not respond.",
     "Your accounting application is not responding. Please check that it is not busy or frozen.",
-    [user("Check the accounting application for open windows or a frozen screen; restart it if needed.")],
+    [
+      user("Check the accounting application for open windows or a frozen screen; restart it if needed."),
+      dev(
+        "Retry after `Retry-After` seconds, or send the request with `Prefer: respond-async` to queue it until the application answers again.",
+      ),
+    ],
   ),
   LEDGER_WRONG_COMPANY_FILE_OPEN: entry(
     409,
