@@ -14,7 +14,7 @@ import {
   type ReportOperation,
   type TypedOperation,
 } from "../../ledger/operations.ts";
-import { reportFilters, reportMessage } from "../../ledger/reports.ts";
+import { reportFilters, reportMessage, reportRecordSchema } from "../../ledger/reports.ts";
 import { allResources, type ResourceDefinition } from "../../ledger/resources/definitions.ts";
 import { outputSchemaRef, type JsonSchema } from "../../ledger/resources/json-schema.ts";
 import type { Shape } from "../../ledger/resources/shape.ts";
@@ -778,7 +778,8 @@ function reportRoute(operation: ReportOperation): RouteDefinition {
       description: p.description,
       schema: paramSchema(p),
     })),
-    responseBody: { type: "object", properties: { objectType: { type: "string", const: "ledger_report" } } },
+    components: { ledger_report: reportRecordSchema() },
+    responseBody: { $ref: "#/components/schemas/ledger_report" },
   }));
 }
 
