@@ -3,7 +3,13 @@ import { ServiceError } from "../errors/service-error.ts";
 import { CURSOR_PAGE_SIZE_MAX, pageRequestId } from "./cursors.ts";
 import type { FinishContext } from "./operations.ts";
 import { SERVICE_OWNER_ID } from "./owner-id.ts";
-import { decodeReport, reportFilters, reportMessage, type ReportKind } from "./reports.ts";
+import {
+  decodeReport,
+  reportFilters,
+  reportMessage,
+  reportRecordSchema,
+  type ReportKind,
+} from "./reports.ts";
 import type { ResourceDefinition } from "./resources/definitions.ts";
 import { exampleBody } from "./resources/examples.ts";
 import { outputSchemaRef, type JsonSchema } from "./resources/json-schema.ts";
@@ -530,10 +536,10 @@ const report: ActionSpec<ReportKind> = {
   message: (kind, input) => reportMessage(kind, input.query),
   fingerprint: () => null,
   decode: (kind, message) => decodeReport(kind, message),
-  response: () => ({
-    type: "object",
-    properties: { objectType: { type: "string", const: "ledger_report" } },
-  }),
+  response: (_kind, components) => {
+    components.ledger_report ??= reportRecordSchema();
+    return { $ref: "#/components/schemas/ledger_report" };
+  },
 };
 
 /** The actions of typed resources, by name (data: read by routes, OpenAPI, the core and batch). */

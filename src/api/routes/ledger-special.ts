@@ -141,6 +141,15 @@ export const ledgerSpecialRoutes = [
     response: {
       status: 200,
       description: "`{status, durationMs, ledger: {product, xmlVersion, companyName}}`",
+      schema: z.object({
+        status: z.literal("ok"),
+        durationMs: z.number().int(),
+        ledger: z.object({
+          product: z.string().nullable(),
+          xmlVersion: z.string().nullable(),
+          companyName: z.string().nullable(),
+        }),
+      }),
     },
     handler: async ({ deps, principal, request, reply }) =>
       runApplicationOperation(

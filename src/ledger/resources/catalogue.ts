@@ -128,7 +128,10 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     "void",
   ]),
   txn("bills", "bills", "Bill"),
-  queryOnly("billsToPay", "bills-to-pay", "transaction", "BillToPayQueryRq", "BillToPayRet"),
+  // The path's last word is not the object (market: `bill_to_pay`, `payment_to_deposit`).
+  queryOnly("billsToPay", "bills-to-pay", "transaction", "BillToPayQueryRq", "BillToPayRet", {
+    objectType: "ledger_bill_to_pay",
+  }),
   txn("buildAssemblies", "build-assemblies", "BuildAssembly", [
     "list",
     "retrieve",
@@ -191,6 +194,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     "transaction",
     "ReceivePaymentToDepositQueryRq",
     "ReceivePaymentToDepositRet",
+    { objectType: "ledger_payment_to_deposit" },
   ),
   list("payrollWageItems", "payroll-wage-items", "PayrollItemWage", CR, "cursor"),
   queryOnly("preferences", "preferences", "list", "PreferencesQueryRq", "PreferencesRet", {

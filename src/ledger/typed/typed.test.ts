@@ -110,7 +110,7 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
           {
             itemId: "1",
             adjustQuantity: { quantityDifference: 1 },
-            adjustValue: { quantityDifference: 1, newValue: "1.00" },
+            adjustValue: { quantityDifference: 1 },
           },
         ],
       },
