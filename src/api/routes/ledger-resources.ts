@@ -34,7 +34,7 @@ import { listFilters, parseParam, type FilterParam, type ParamValue } from "../.
 import { inputSchema } from "../../ledger/typed/input.ts";
 import { inSchemaOrder } from "../../ledger/typed/list-query.ts";
 import { exampleBody } from "../../ledger/resources/examples.ts";
-import { newerFieldPath } from "../../ledger/typed/versions.ts";
+import { gateError, gateMessages } from "../../ledger/connection-gate.ts";
 import { buildRequestDocument, HIGHEST_XML_VERSION } from "../../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
 import { leaf, node, renderElementText, type XmlElement } from "../../ledger/xml/tree.ts";
@@ -65,8 +65,8 @@ interface TypedCall {
   isWrite: boolean;
   fingerprintBody: unknown;
   status?: number;
-  /** JSON path of a field that needs the newer message version, when the body uses one. */
-  newerField?: string | null;
+  /** The input shape of the body the message carries, so that a refused element names its field. */
+  body?: Shape;
   beforeQueue?: (connection: ConnectionRow | null) => Promise<void>;
   options?: CallOptions;
 }
@@ -81,19 +81,11 @@ function checkMessage(message: XmlElement): void {
   }
 }
 
-function versionCheck(
-  path: string | null | undefined,
-): ((connection: ConnectionRow | null) => Promise<void>) | undefined {
-  if (!path) return undefined;
+/** The connection's version and edition gate the message (decision 0014), before anything is queued. */
+function versionCheck(call: TypedCall): (connection: ConnectionRow | null) => Promise<void> {
   return async (connection) => {
-    const version = connection?.xml_version;
-    if (version && Number.parseFloat(version) < Number.parseFloat(HIGHEST_XML_VERSION)) {
-      throw new ServiceError("LEDGER_FIELD_UNSUPPORTED_BY_VERSION", {
-        param: path,
-        details: { minimumXmlVersion: HIGHEST_XML_VERSION, xmlVersion: version },
-        message: `\`${path}\` needs message version ${HIGHEST_XML_VERSION}; this company file's application speaks ${version}.`,
-      });
-    }
+    const refusal = gateMessages([call.message], connection, call.body);
+    if (refusal) throw gateError(refusal);
   };
 }
 
@@ -102,7 +94,7 @@ async function run(ctx: Ctx, call: TypedCall): Promise<RouteResult> {
   const { deps, principal, request, reply } = ctx;
   const options =
     call.options ?? parseCallOptions(request.headers, { timeoutSeconds: DEFAULT_TIMEOUT_SECONDS });
-  const checks = [versionCheck(call.newerField), call.beforeQueue].filter((c) => c !== undefined);
+  const checks = [versionCheck(call), call.beforeQueue].filter((c) => c !== undefined);
   return runApplicationOperation(
     deps,
     request,
@@ -315,7 +307,7 @@ async function update(ctx: Ctx, operation: TypedOperation): Promise<RouteResult>
     message: updateMessage(resource, id, body, kept),
     isWrite: true,
     fingerprintBody: { id, body },
-    newerField: newerFieldPath(shape, body),
+    body: shape,
   });
 }
 
@@ -611,7 +603,7 @@ function routeWithoutDocs(operation: TypedOperation): RouteDefinition {
             isWrite: true,
             fingerprintBody: ctx.body,
             status: 201,
-            newerField: newerFieldPath(shape(), ctx.body),
+            body: shape(),
           }),
       });
     }
