@@ -60,13 +60,21 @@ const NOWHERE: Availability = { firstVersion: null, lackingCountries: new Set() 
 
 export class LedgerAvailability {
   private readonly parsed = new Map<string, Availability>();
+  /** request → context → element → availability (the table's overrides, by request). */
+  private readonly overrides = new Map<string, Map<string, Record<string, string>>>();
 
-  constructor(readonly table: LedgerAvailabilityTable) {}
+  constructor(readonly table: LedgerAvailabilityTable) {
+    for (const [key, names] of Object.entries(table.overrides)) {
+      const [request = "", context = ""] = key.split(" ");
+      let contexts = this.overrides.get(request);
+      if (!contexts) this.overrides.set(request, (contexts = new Map<string, Record<string, string>>()));
+      contexts.set(context, names);
+    }
+  }
 
   /** The availability of element `name` written by `context` (a type key, `&group` or `QBXMLMsgsRq`) in `request`. */
   of(request: string, context: string, name: string): Availability {
-    const text =
-      this.table.overrides[`${request} ${context}`]?.[name] ?? this.table.elements[context]?.[name];
+    const text = this.overrides.get(request)?.get(context)?.[name] ?? this.table.elements[context]?.[name];
     if (text === undefined || text === "") return NOWHERE;
     let availability = this.parsed.get(text);
     if (availability === undefined) {
@@ -105,32 +113,59 @@ export function versionNumber(version: string): number | null {
   return match ? Number(match[1]) * 1000 + Number(match[2]) : null;
 }
 
-/** Why `availability` keeps an element from a connection, or null when the connection takes it. */
-function refusal(
-  availability: Availability,
-  connection: ConnectionCapabilities,
-  steps: readonly ElementStep[],
-): RefusedElement | null {
-  const elementPath = steps.map((s) => (s.count > 1 ? `${s.name}[${s.index + 1}]` : s.name)).join("/");
-  const spoken = connection.xmlVersion === null ? null : versionNumber(connection.xmlVersion);
+/** The connection's version as a number and its edition, read once per gate. */
+interface Reader {
+  readonly version: number | null;
+  readonly xmlVersion: string;
+  readonly country: string;
+}
+
+/** Where an element sits: its siblings and position, its type, and its parent's place. */
+interface Place {
+  readonly parent: Place | null;
+  readonly siblings: readonly XmlElement[];
+  readonly index: number;
+  readonly typeKey: string;
+}
+
+/** The steps from the message down to `place` (built only for a refusal). */
+function stepsTo(place: Place): ElementStep[] {
+  const steps: ElementStep[] = [];
+  for (let at: Place | null = place; at !== null; at = at.parent) {
+    const position = at.index;
+    const name = at.siblings[position]?.name ?? "";
+    let index = 0;
+    let count = 0;
+    at.siblings.forEach((element, i) => {
+      if (element.name !== name) return;
+      if (i < position) index++;
+      count++;
+    });
+    steps.push({ name, typeKey: at.typeKey, index, count });
+  }
+  return steps.reverse();
+}
+
+/** Why `availability` keeps the element at `place` from the reader, or null when it takes it. */
+function refusal(availability: Availability, reader: Reader, place: Place): RefusedElement | null {
+  if (availability === NOWHERE) return null;
   const first = availability.firstVersion;
-  if (first !== null && spoken !== null && connection.xmlVersion !== null) {
-    const needed = versionNumber(first);
-    if (needed !== null && needed > spoken) {
-      return {
-        code: "LEDGER_FIELD_UNSUPPORTED_BY_VERSION",
-        steps,
-        elementPath,
-        minimumXmlVersion: first,
-        xmlVersion: connection.xmlVersion,
-      };
-    }
+  const needed = first === null ? null : versionNumber(first);
+  const byVersion = needed !== null && reader.version !== null && needed > reader.version;
+  const byRegion = reader.country !== "" && availability.lackingCountries.has(reader.country);
+  if (!byVersion && !byRegion) return null;
+  const steps = stepsTo(place);
+  const elementPath = steps.map((s) => (s.count > 1 ? `${s.name}[${s.index + 1}]` : s.name)).join("/");
+  if (byVersion && first !== null) {
+    return {
+      code: "LEDGER_FIELD_UNSUPPORTED_BY_VERSION",
+      steps,
+      elementPath,
+      minimumXmlVersion: first,
+      xmlVersion: reader.xmlVersion,
+    };
   }
-  const country = connection.country?.trim().toUpperCase() ?? "";
-  if (country !== "" && availability.lackingCountries.has(country)) {
-    return { code: "LEDGER_REGION_UNSUPPORTED", steps, elementPath, country };
-  }
-  return null;
+  return { code: "LEDGER_REGION_UNSUPPORTED", steps, elementPath, country: reader.country };
 }
 
 /**
@@ -146,57 +181,45 @@ export function firstRefusedElement(
   schema: LedgerSchema = ledgerSchema(),
   availability: LedgerAvailability = ledgerAvailability(),
 ): RefusedElement | null {
-  if (connection.xmlVersion === null && (connection.country ?? "").trim() === "") return null;
-  const counted = counts(messages);
-  const seen = new Map<string, number>();
-  for (const message of messages) {
-    const index = seen.get(message.name) ?? 0;
-    seen.set(message.name, index + 1);
-    if (!schema.requests.has(message.name)) continue;
-    const steps = [
-      { name: message.name, typeKey: message.name, index, count: counted.get(message.name) ?? 1 },
-    ];
+  const reader: Reader = {
+    version: connection.xmlVersion === null ? null : versionNumber(connection.xmlVersion),
+    xmlVersion: connection.xmlVersion ?? "",
+    country: connection.country?.trim().toUpperCase() ?? "",
+  };
+  if (reader.version === null && reader.country === "") return null;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index];
+    if (message === undefined || !schema.requests.has(message.name)) continue;
+    const place: Place = { parent: null, siblings: messages, index, typeKey: message.name };
     const found =
-      refusal(availability.ofMessage(message.name), connection, steps) ??
-      refusedWithin(schema, availability, connection, message.name, message, message.name, steps);
+      refusal(availability.ofMessage(message.name), reader, place) ??
+      refusedWithin(schema, availability, reader, message.name, message, place);
     if (found) return found;
   }
   return null;
 }
 
-function counts(elements: readonly XmlElement[]): Map<string, number> {
-  const counted = new Map<string, number>();
-  for (const element of elements) counted.set(element.name, (counted.get(element.name) ?? 0) + 1);
-  return counted;
-}
-
+/** The first refused element below `element` (at `place`), in document order. */
 function refusedWithin(
   schema: LedgerSchema,
   availability: LedgerAvailability,
-  connection: ConnectionCapabilities,
+  reader: Reader,
   request: string,
   element: XmlElement,
-  typeKey: string,
-  steps: readonly ElementStep[],
+  place: Place,
 ): RefusedElement | null {
-  if (element.children.length === 0) return null;
-  const slots = slotsOf(schema, typeKey);
-  const counted = counts(element.children);
-  const seen = new Map<string, number>();
-  for (const child of element.children) {
-    const index = seen.get(child.name) ?? 0;
-    seen.set(child.name, index + 1);
+  const children = element.children;
+  if (children.length === 0) return null;
+  const slots = slotsOf(schema, place.typeKey);
+  for (let index = 0; index < children.length; index++) {
+    const child = children[index];
+    if (child === undefined) continue;
     const slot = slots.find((s) => s.name === child.name);
     if (slot === undefined) continue;
-    const at = [
-      ...steps,
-      { name: child.name, typeKey: slot.typeKey, index, count: counted.get(child.name) ?? 1 },
-    ];
+    const at: Place = { parent: place, siblings: children, index, typeKey: slot.typeKey };
     const found =
-      refusal(availability.of(request, slot.owner, child.name), connection, at) ??
-      (slot.type.kind === "complex"
-        ? refusedWithin(schema, availability, connection, request, child, slot.typeKey, at)
-        : null);
+      refusal(availability.of(request, slot.owner, child.name), reader, at) ??
+      (slot.type.kind === "complex" ? refusedWithin(schema, availability, reader, request, child, at) : null);
     if (found) return found;
   }
   return null;
