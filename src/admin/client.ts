@@ -77,7 +77,11 @@ export function remoteAdmin(socketPath: string): AdminOperations {
     revokeKey: async (projectId, keyId) =>
       (await send<{ revoked: boolean }>("POST", `/projects/${p(projectId)}/keys/${p(keyId)}/revoke`, {}))
         .revoked,
-    simulateEndUser: ({ projectId, endUserId }) =>
-      send("POST", `/projects/${p(projectId)}/end-users/${p(endUserId)}/simulated-connector`, {}),
+    simulateEndUser: ({ projectId, endUserId, application }) =>
+      send(
+        "POST",
+        `/projects/${p(projectId)}/end-users/${p(endUserId)}/simulated-connector`,
+        application ?? {},
+      ),
   };
 }

@@ -5,6 +5,7 @@ import { createApiKey, createProject, revokeKey, type KeyKind, type KeyMode } fr
 import {
   prepareSimulatedConnection,
   type AttachedSimulatedConnector,
+  type SimulatedApplicationChoice,
 } from "../tenancy/simulated-connections.ts";
 
 /**
@@ -58,8 +59,15 @@ export interface AdminOperations {
   listKeys(projectId: string): Promise<KeySummary[]>;
   /** False when there is no such active key. */
   revokeKey(projectId: string, keyId: string): Promise<boolean>;
-  /** Attaches a simulated connector and company file to an end user (service in simulator mode only). */
-  simulateEndUser(input: { projectId: string; endUserId: string }): Promise<AttachedSimulatedConnector>;
+  /**
+   * Attaches a simulated connector and company file to an end user (service in simulator mode only),
+   * optionally with the simulated application's message version and regional edition.
+   */
+  simulateEndUser(input: {
+    projectId: string;
+    endUserId: string;
+    application?: SimulatedApplicationChoice;
+  }): Promise<AttachedSimulatedConnector>;
 }
 
 const iso = (d: Date): string => d.toISOString();

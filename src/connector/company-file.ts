@@ -18,6 +18,8 @@ import { negotiateVersion, readCompanyFacts } from "./hcp.ts";
 export interface CompanyFileReport {
   hcp: string;
   companyFileName: string;
+  /** `qbXMLCountry` (`US`, `CA`, `UK`…): the application's regional edition. */
+  country: string;
   major: string;
   minor: string;
 }
@@ -26,7 +28,9 @@ export interface CompanyFileReport {
  * First send of a session: check the company file is the one this connection adopted (via the
  * FileID stamp), choose the message version, and keep the path the connector reports, so that the
  * next `authenticate` names the file where it is now (a verified file that moved is followed, PG
- * p.52). Returns the text for `getLastError` when the session must not go on, else null.
+ * p.52). The connection keeps the negotiated version and the company file's edition
+ * (`qbXMLCountry`, else the host's `Country`): calls are gated by both (decision 0016). Returns the
+ * text for `getLastError` when the session must not go on, else null.
  */
 export async function acceptCompanyFile(
   deps: Deps,
@@ -57,7 +61,7 @@ export async function acceptCompanyFile(
     company_file_path: report.companyFileName || connection.company_file_path,
     company_name: facts?.companyName ?? connection.company_name,
     product: facts?.product ?? connection.product,
-    country: facts?.country ?? connection.country,
+    country: editionOf(report.country) ?? editionOf(facts?.country) ?? connection.country,
     xml_version: version,
     updated_at: now,
   });
@@ -71,6 +75,12 @@ export async function acceptCompanyFile(
     company_file_path: report.companyFileName || null,
   });
   return null;
+}
+
+/** A reported edition, upper-cased (`us` → `US`); null when none was reported. */
+function editionOf(country: string | null | undefined): string | null {
+  const trimmed = country?.trim().toUpperCase() ?? "";
+  return /^[A-Z]{2,3}$/.test(trimmed) ? trimmed : null;
 }
 
 /**

@@ -169,6 +169,7 @@ async function dispatch(
           ticket: call.ticket,
           hcp: call.strHCPResponse,
           companyFileName: call.strCompanyFileName,
+          country: call.qbXMLCountry,
           major: call.qbXMLMajorVers,
           minor: call.qbXMLMinorVers,
         },

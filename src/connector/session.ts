@@ -274,6 +274,8 @@ export interface SendRequestInput {
   ticket: string;
   hcp: string;
   companyFileName: string;
+  /** `qbXMLCountry`: the regional edition of the application (`US`, `CA`, `UK`). */
+  country: string;
   major: string;
   minor: string;
 }

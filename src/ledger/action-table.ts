@@ -45,7 +45,6 @@ import {
 import { inputSchema } from "./typed/input.ts";
 import { inSchemaOrder } from "./typed/list-query.ts";
 import { finishListPage, decodeListPage } from "./typed/lists.ts";
-import { newerFieldPath } from "./typed/versions.ts";
 import type { RequestRow } from "../store/requests.ts";
 import { leaf, node, type XmlElement } from "./xml/tree.ts";
 
@@ -141,8 +140,11 @@ export interface ActionSpec<S> {
   message(subject: S, input: CallInput, context: MessageContext): XmlElement;
   /** The identity of the call for an Idempotency-Key fingerprint (the body and the path's ID). */
   fingerprint(input: CallInput): unknown;
-  /** A field of the body that needs a newer message version than some connections speak. */
-  newerField?(subject: S, input: CallInput): string | null;
+  /**
+   * The input shape of the body's record (create/update): the connection gate names the body's
+   * field when an element is newer than the connection's version or lacking in its edition.
+   */
+  bodyShape?(subject: S): Shape | null;
   /** Reads the answer's response message. */
   decode(subject: S, message: ResponseMessage, request: RequestRow): Decoded;
   /** Books what the answer changes outside the Request (list pages: the cursor), on completion. */
@@ -325,7 +327,7 @@ const create: ActionSpec<ResourceDefinition> = {
   }),
   message: (resource, input) => createMessage(resource, input.body),
   fingerprint: (input) => input.body,
-  newerField: (resource, input) => newerFieldPath(shapeOrFail(resource.create, "create"), input.body),
+  bodyShape: (resource) => resource.create,
   decode: (resource, message) => decodeRecord(resource, message, false),
   response: recordSchema,
 };
@@ -373,7 +375,7 @@ const update: ActionSpec<ResourceDefinition> = {
   },
   message: (resource, input, context) => updateMessage(resource, idOf(input), input.body, context.kept),
   fingerprint: withBody,
-  newerField: (resource, input) => newerFieldPath(shapeOrFail(resource.update, "update"), input.body),
+  bodyShape: (resource) => resource.update,
   decode: (resource, message) => decodeRecord(resource, message, true),
   response: recordSchema,
 };

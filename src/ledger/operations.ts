@@ -17,6 +17,7 @@ import {
 import { REPORT_KINDS, type ReportKind } from "./reports.ts";
 import { allResources, type ResourceDefinition } from "./resources/definitions.ts";
 import type { JsonSchema } from "./resources/json-schema.ts";
+import type { Shape } from "./resources/shape.ts";
 import {
   firstResponse,
   statusError,
@@ -137,7 +138,8 @@ export interface TypedOperation extends OperationHandler {
   readFirst(input: CallInput): ReadFirst | null;
   message(input: CallInput, context: MessageContext): XmlElement;
   fingerprint(input: CallInput): unknown;
-  newerField(input: CallInput): string | null;
+  /** The body's record shape (create/update), for the connection gate's field names. */
+  bodyShape(): Shape | null;
   response(components: Record<string, JsonSchema>): JsonSchema;
   /** Reads this operation's response message (batch members' responses are read one by one). */
   decodeMessage(
@@ -173,7 +175,7 @@ function bind<S>(
     readFirst: (input) => spec.readFirst?.(subject, input) ?? null,
     message: (input, context) => spec.message(subject, input, context),
     fingerprint: (input) => spec.fingerprint(input),
-    newerField: (input) => spec.newerField?.(subject, input) ?? null,
+    bodyShape: () => spec.bodyShape?.(subject) ?? null,
     response: (components) => spec.response(subject, components),
     decodeMessage: (message, request) => spec.decode(subject, message, request),
     decode: (input) => withFirstResponse(input, (message) => spec.decode(subject, message, input.request)),

@@ -75,9 +75,14 @@ describe("validateTypedInput", () => {
     }
   });
 
-  test("an action the application cannot do is refused whatever the input", () => {
+  test("an action the application cannot do is refused once its input is valid", () => {
     const unsupported = op("ledger.salesTaxPaymentChecks.void");
-    assert.equal(refusal(() => validateTypedInput(unsupported, {})).code, "LEDGER_OPERATION_UNSUPPORTED");
+    const valid = { pathParams: { id: "1-1" } };
+    assert.equal(refusal(() => validateTypedInput(unsupported, valid)).code, "LEDGER_OPERATION_UNSUPPORTED");
+    assert.equal(
+      refusal(() => validateTypedInput(unsupported, { ...valid, query: { x: "1" } })).code,
+      "UNKNOWN_PARAMETER",
+    );
   });
 });
 

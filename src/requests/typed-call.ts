@@ -6,6 +6,8 @@ import type { CallInput, MessageContext, PageRequest } from "../ledger/action-ta
 import { CURSOR_PAGE_SIZE_MAX, newCursorId, resumeCursor, startCursor } from "../ledger/cursors.ts";
 import { typedOperation, type TypedOperation } from "../ledger/operations.ts";
 import { idParam, parseQuery, type ParamValue } from "../ledger/typed/filters.ts";
+import { gateError, gateMessages } from "../ledger/connection-gate.ts";
+import type { Shape } from "../ledger/resources/shape.ts";
 import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../ledger/xml/schema.ts";
 import { renderElementText, type XmlElement } from "../ledger/xml/tree.ts";
@@ -211,17 +213,21 @@ function checkMessage(message: XmlElement): void {
   }
 }
 
-function versionCheck(path: string | null): ((connection: ConnectionRow | null) => Promise<void>) | null {
-  if (!path) return null;
+/**
+ * The connection gate (decision 0016): the message may use no element newer than the connection's
+ * negotiated version, nor one its company file's edition lacks; checked before queueing, when the
+ * connection is known. A batch member's refusal names the member's field.
+ */
+function connectionGate(
+  message: XmlElement,
+  shape: Shape | null,
+  prefix: string,
+): (connection: ConnectionRow | null) => Promise<void> {
   return async (connection) => {
-    const version = connection?.xml_version;
-    if (version && Number.parseFloat(version) < Number.parseFloat(HIGHEST_XML_VERSION)) {
-      throw new ServiceError("LEDGER_FIELD_UNSUPPORTED_BY_VERSION", {
-        param: path,
-        details: { minimumXmlVersion: HIGHEST_XML_VERSION, xmlVersion: version },
-        message: `\`${path}\` needs message version ${HIGHEST_XML_VERSION}; this company file's application speaks ${version}.`,
-      });
-    }
+    const refusal = gateMessages([message], connection, shape ?? undefined);
+    if (!refusal) return;
+    if (prefix === "") throw gateError(refusal);
+    throw gateError(refusal, refusal.isField ? paramOf(prefix, "body", refusal.path) : prefix);
   };
 }
 
@@ -280,7 +286,10 @@ export async function prepareTypedCall(
   const planned = await plan(deps, operation, input, options, mode);
   if ("result" in planned) return { kind: "answer", result: planned.result, status };
   checkMessage(planned.message);
-  const beforeQueue = allOf([versionCheck(operation.newerField(input)), planned.beforeQueue]);
+  const beforeQueue = allOf([
+    connectionGate(planned.message, operation.bodyShape(), options.paramPrefix ?? ""),
+    planned.beforeQueue,
+  ]);
   const prepared: PreparedMessage = {
     operation,
     message: planned.message,

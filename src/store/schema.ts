@@ -224,6 +224,12 @@ export interface SimulatedCompanyFilesTable {
   company_name: string;
   snapshot: Json<unknown>;
   attached: boolean;
+  /** The simulated application's `{xmlVersion, country}` (migration 0014); null: the default. */
+  application: ColumnType<
+    { xmlVersion: string; country: string } | null,
+    string | null | undefined,
+    string | null
+  >;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

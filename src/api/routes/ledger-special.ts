@@ -23,9 +23,20 @@ import {
   QUEUE_TTL_HEADER,
   timeoutHeader,
 } from "../app-headers.ts";
+import { gateError, gateMessages } from "../../ledger/connection-gate.ts";
+import { parseDocument } from "../../ledger/xml/parse.ts";
+import type { XmlElement } from "../../ledger/xml/tree.ts";
 import { runApplicationOperation } from "../application.ts";
 import { defineRoute } from "../route.ts";
 import { parseWith } from "../validation.ts";
+
+/** The validated messages (serialised by `parsePassthroughXml`) as element trees, for the gate. */
+function requestElements(messages: string): readonly XmlElement[] {
+  const parsed = parseDocument(`<QBXMLMsgsRq>${messages}</QBXMLMsgsRq>`);
+  if (!parsed)
+    throw new ServiceError("INTERNAL_ERROR", { cause: new Error("validated messages did not parse") });
+  return parsed.root.children;
+}
 
 const passthroughJsonBody = z.strictObject({ xml: z.string().min(1, { error: "`xml` must not be empty." }) });
 
@@ -93,7 +104,8 @@ export const ledgerSpecialRoutes = [
       );
       const asXml = typeof request.body === "string";
       const xml = asXml ? (request.body as string) : parseWith(passthroughJsonBody, request.body ?? {}).xml;
-      const messageSet = parsePassthroughXml(xml, asXml ? "body" : "xml");
+      const param = asXml ? "body" : "xml";
+      const messageSet = parsePassthroughXml(xml, param);
       const isWrite = isWriteMessageSet(messageSet.requestNames);
       if (isWrite && principal.readOnly)
         throw new ServiceError("API_KEY_READ_ONLY", {
@@ -111,6 +123,11 @@ export const ledgerSpecialRoutes = [
           requestXml: buildRequestDocument(messageSet, HIGHEST_XML_VERSION, null),
           fingerprintBody: { xml },
           options,
+          // The connection's version and edition gate the messages before anything is queued.
+          beforeQueue: async (connection) => {
+            const refusal = gateMessages(requestElements(messageSet.messages), connection);
+            if (refusal) throw gateError(refusal, param);
+          },
         },
         (result) => {
           const responseXml = (result as { xml: string }).xml;
