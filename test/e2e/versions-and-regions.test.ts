@@ -130,6 +130,19 @@ describe("message versions", () => {
       assert.equal((error.details as Json).minimumXmlVersion, "16.0");
       assert.match(String(error.message), /`classId` \(`BillAddRq\/BillAdd\/ClassRef`\)/);
     }
+    // A batch member is gated the same way, and the refusal names the member's field.
+    const before = await requestCount();
+    const batched = await refused(
+      call(us13, "POST", "/v1/ledger-desktop/batch", {
+        requests: [
+          { operationId: "ledger.customers.create", body: { name: "Fine on 13.0" } },
+          { operationId: "ledger.bills.create", body },
+        ],
+      }),
+      "LEDGER_FIELD_UNSUPPORTED_BY_VERSION",
+    );
+    assert.equal(batched.param, "requests[1].body.classId");
+    assert.equal(await requestCount(), before, "no member was queued");
     const created = await call(us16, "POST", "/v1/ledger-desktop/bills", body);
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal((created.body.class as Json).id, klass.body.id);
