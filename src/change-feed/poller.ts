@@ -4,8 +4,7 @@ import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import { jsonEnumValue, nameTable } from "../ledger/resources/names.ts";
 import { listQueryMessage } from "../ledger/typed/list-query.ts";
 import { listFilters, type ParamValue } from "../ledger/typed/filters.ts";
-import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
-import { renderElementText } from "../ledger/xml/tree.ts";
+import { messageSet } from "../ledger/xml/message-set.ts";
 import { newId } from "../platform/ids.ts";
 import { systemClock } from "../platform/clock.ts";
 import { requestChannel } from "../requests/engine.ts";
@@ -184,14 +183,7 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
           method: "GET",
           path: `/v1/ledger-desktop/${query.resource.entry.path}`,
           isWrite: false,
-          requestXml: buildRequestDocument(
-            {
-              messages: renderElementText(listQueryMessage(query.resource, query.values)),
-              onError: "stopOnError",
-            },
-            HIGHEST_XML_VERSION,
-            null,
-          ),
+          document: messageSet([listQueryMessage(query.resource, query.values)]),
           fingerprintBody: null,
           background: true,
           options: {

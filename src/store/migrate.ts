@@ -10,6 +10,7 @@ import * as m0010 from "./migrations/0010-ledger-cursors.ts";
 import * as m0011 from "./migrations/0011-change-feed.ts";
 import * as m0012 from "./migrations/0012-record-write-spacing.ts";
 import * as m0013 from "./migrations/0013-connection-evidence-and-retention.ts";
+import * as m0014 from "./migrations/0014-request-messages.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   "0011-change-feed": m0011,
   "0012-record-write-spacing": m0012,
   "0013-connection-evidence-and-retention": m0013,
+  "0014-request-messages": m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

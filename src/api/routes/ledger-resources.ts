@@ -35,9 +35,9 @@ import { inputSchema } from "../../ledger/typed/input.ts";
 import { inSchemaOrder } from "../../ledger/typed/list-query.ts";
 import { exampleBody } from "../../ledger/resources/examples.ts";
 import { newerFieldPath } from "../../ledger/typed/versions.ts";
-import { buildRequestDocument, HIGHEST_XML_VERSION } from "../../ledger/xml/message-set.ts";
+import { HIGHEST_XML_VERSION, messageSet } from "../../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
-import { leaf, node, renderElementText, type XmlElement } from "../../ledger/xml/tree.ts";
+import { leaf, node, type XmlElement } from "../../ledger/xml/tree.ts";
 import { messageProblem } from "../../ledger/xml/validate-tree.ts";
 import { DEFAULT_TIMEOUT_SECONDS, parseCallOptions, type CallOptions } from "../../requests/call-options.ts";
 import { submit } from "../../requests/submit.ts";
@@ -112,11 +112,7 @@ async function run(ctx: Ctx, call: TypedCall): Promise<RouteResult> {
       method: request.method,
       path: request.url.split("?")[0] ?? request.url,
       isWrite: call.isWrite,
-      requestXml: buildRequestDocument(
-        { messages: renderElementText(call.message), onError: "stopOnError" },
-        HIGHEST_XML_VERSION,
-        null,
-      ),
+      document: messageSet([call.message]),
       fingerprintBody: call.fingerprintBody,
       options,
       ...(checks.length > 0
@@ -334,11 +330,7 @@ async function readCurrent(
     method: "GET",
     path: `${BASE}/${resource.entry.path}/${id}`,
     isWrite: false,
-    requestXml: buildRequestDocument(
-      { messages: renderElementText(message), onError: "stopOnError" },
-      HIGHEST_XML_VERSION,
-      null,
-    ),
+    document: messageSet([message]),
     fingerprintBody: null,
     options: { ...options, async: false, idempotencyKey: null },
   });
