@@ -214,18 +214,20 @@ export async function nextWork(
 /**
  * The document handed to the connector, built once from the stored messages with the session's
  * version and the claim's message set ID (writes). A Request stored before the upgrade that kept
- * messages apart (`request_on_error` null) holds the whole document: it is read back first.
+ * messages apart (`request_on_error` null) holds the whole document: its messages and `onError`
+ * are read back first (a text that is no message set is handed over as it is, as before).
  */
 function handOverXml(
   claimed: Pick<RequestRow, "request_xml" | "request_on_error" | "message_set_id">,
   xmlVersion: string,
 ): string {
   const text = claimed.request_xml ?? "";
-  const stored: StoredMessageSet =
-    claimed.request_on_error === "stopOnError" || claimed.request_on_error === "continueOnError"
-      ? { onError: claimed.request_on_error, messagesXml: text }
-      : (storedFromDocument(text) ?? { onError: "stopOnError", messagesXml: "" });
-  return handOverDocument(stored, xmlVersion, claimed.message_set_id);
+  const onError = claimed.request_on_error;
+  const stored: StoredMessageSet | null =
+    onError === "stopOnError" || onError === "continueOnError"
+      ? { onError, messagesXml: text }
+      : storedFromDocument(text);
+  return stored ? handOverDocument(stored, xmlVersion, claimed.message_set_id) : text;
 }
 
 /** Queued requests whose queue TTL passed are ended (REQUEST_EXPIRED); they are never sent. */
