@@ -108,18 +108,14 @@ export function readXml(xml: string, options: ReadOptions = {}): ParsedDocument 
   parser.on("text", appendText);
   parser.on("cdata", appendText);
   parser.on("closetag", () => {
-    const element = open.pop();
-    if (element === undefined) return fail("unexpected close tag");
-    const text = element.text.trim();
-    const aggregate = element.children.length > 0;
+    // The open element becomes the finished one (one object per element: answers hold thousands).
+    const done = open.pop();
+    if (done === undefined) return fail("unexpected close tag");
+    const text = done.text.trim();
+    const aggregate = done.children.length > 0;
     // Mixed content never appears in the protocol; treat it as a malformed document.
     if (aggregate && text !== "" && !options.keepMixedText) fail("text beside child elements");
-    const done: XmlElement = {
-      name: element.name,
-      attrs: element.attrs,
-      children: element.children,
-      text: aggregate && !options.keepMixedText ? "" : text,
-    };
+    done.text = aggregate && !options.keepMixedText ? "" : text;
     const parent = open[open.length - 1];
     if (parent !== undefined) parent.children.push(done);
     else root = done;
