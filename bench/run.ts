@@ -501,7 +501,7 @@ function footer(started: number, sections: ReadonlySet<string>, logLines: number
     `store: on disk as \`npm start\` runs it (PGlite in a fresh data directory, or a fresh PostgreSQL database); ` +
     `logging at info level to a file${logLines.length > 0 ? ` (P1–P3: ${logLines.join(" + ")} lines written)` : ""}, ` +
     `as production writes it; rate limit lifted; ` +
-    `typed figures run on an in-memory PGlite with silent logging.\n` +
+    `typed figures run on an in-memory PGlite (or a fresh PostgreSQL database) with silent logging, the end user and its caller on a worker thread.\n` +
     `hand-over = HTTP call start (or Request commit) → document at the application; for P1–P3 the service runs ` +
     `on the main thread, the callers and the simulated end user (connector + company file) on worker threads; ` +
     `for P4–P5 the service is src/main.ts in its own process (P4: ${IDLE_STEPS.join(" then ")} sessions, real NoOp pause 5 s, hold 20 s), ` +
