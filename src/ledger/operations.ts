@@ -26,8 +26,7 @@ import {
   type ResponseMessage,
 } from "./typed/actions.ts";
 import { batchHandler } from "./batch.ts";
-import type { ResponseSummary } from "./xml/message-set.ts";
-import { parseDocument } from "./xml/parse.ts";
+import type { ParsedAnswer } from "./xml/answer.ts";
 import type { XmlElement } from "./xml/tree.ts";
 
 /**
@@ -43,10 +42,10 @@ export const HEALTH_CHECK_OPERATION = "ledger.healthCheck";
 export const HEALTH_CHECK_MESSAGES = `<CompanyQueryRq requestID="health-check"></CompanyQueryRq>`;
 
 export interface DecodeInput {
-  responseXml: string;
+  /** The answer, parsed once by the engine (`readAnswer`): decoders read its tree, never its text. */
+  answer: ParsedAnswer;
   /** The service's public base URL (error objects' `docsUrl`, for batch members' errors). */
   publicUrl: string;
-  summary: ResponseSummary;
   request: RequestRow;
   /** Present only for operations that declare `usesConnection`. */
   connection: ConnectionRow | null;
@@ -87,7 +86,7 @@ function fail(error: unknown): Decoded {
   throw error;
 }
 
-/** Parses the answer and hands its first response message to `read`. */
+/** Hands the answer's first response message (from the tree parsed once) to `read`. */
 function withFirstResponse(
   input: DecodeInput,
   read: (
@@ -95,9 +94,9 @@ function withFirstResponse(
     root: XmlElement,
   ) => { result: unknown; warnings: RequestWarning[] },
 ): Decoded {
-  const document = parseDocument(input.responseXml);
-  const message = document ? firstResponse(document.root) : null;
-  if (!document || !message) {
+  const root = input.answer.root;
+  const message = firstResponse(root);
+  if (!message) {
     return {
       ok: false,
       error: new ServiceError("LEDGER_RESPONSE_UNREADABLE", {
@@ -106,7 +105,7 @@ function withFirstResponse(
     };
   }
   try {
-    const { result, warnings } = read(message, document.root);
+    const { result, warnings } = read(message, root);
     return { ok: true, result, warnings };
   } catch (error) {
     return fail(error);
@@ -198,7 +197,7 @@ function resourceOperation(resource: ResourceDefinition, action: ResourceActionN
 const passthrough: OperationHandler = {
   operationId: PASSTHROUGH_OPERATION,
   // The caller handles the application's statuses itself: a readable answer is a success.
-  decode: ({ responseXml }) => ({ ok: true, result: { xml: responseXml }, warnings: [] }),
+  decode: ({ answer }) => ({ ok: true, result: { xml: answer.xml }, warnings: [] }),
 };
 
 const healthCheck: OperationHandler = {

@@ -25,6 +25,7 @@ import type { CallOptions } from "./call-options.ts";
 import { newRequestRow } from "./new-request.ts";
 import { newId } from "../platform/ids.ts";
 import { CallerWatch } from "./request-watch.ts";
+import { storedMessageSet, type RequestDocument } from "../ledger/xml/message-set.ts";
 import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
 import type { BatchPlan } from "../ledger/batch.ts";
 
@@ -40,8 +41,11 @@ export interface Submission {
   method: string;
   path: string;
   isWrite: boolean;
-  /** The request document (version PI is set at hand-over). */
-  requestXml: string;
+  /**
+   * The message set as data: rendered once for storage, and wrapped in the document (with the
+   * session's version and message set ID) only at hand-over.
+   */
+  document: RequestDocument;
   /** The body used for the idempotency fingerprint. */
   fingerprintBody: unknown;
   options: CallOptions;
@@ -93,10 +97,10 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   }
 }
 
-/** The records a write changes, so that the engine spaces writes to one record (spec). */
+/** The records a write changes (read from the message tree), so that the engine spaces writes to one record (spec). */
 function writeTargetsColumn(s: Submission): { write_targets?: string[] } {
   if (!s.isWrite) return {};
-  const targets = writeTargetsOf(s.requestXml);
+  const targets = writeTargetsOf(s.document.messages);
   return targets.length === 0 ? {} : { write_targets: targets };
 }
 
@@ -124,6 +128,7 @@ async function createOrAttach(
       })
     : null;
   const online = connection !== null && isReachable(deps, connection);
+  const stored = storedMessageSet(s.document);
   const status =
     s.options.async && connection !== null && !online && connection.status !== "pending_setup"
       ? "waiting_for_connection"
@@ -142,7 +147,8 @@ async function createOrAttach(
         mode: s.options.async ? "async" : "sync",
         status,
         is_write: s.isWrite,
-        request_xml: s.requestXml,
+        request_xml: stored.messagesXml,
+        request_on_error: stored.onError,
         queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
         idempotency_key_present: key !== null,
         previous_request_id: previousRequestId,

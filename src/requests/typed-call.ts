@@ -8,9 +8,9 @@ import { typedOperation, type TypedOperation } from "../ledger/operations.ts";
 import { idParam, parseQuery, type ParamValue } from "../ledger/typed/filters.ts";
 import { gateError, gateMessages } from "../ledger/connection-gate.ts";
 import type { Shape } from "../ledger/resources/shape.ts";
-import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
+import { messageSet } from "../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../ledger/xml/schema.ts";
-import { renderElementText, type XmlElement } from "../ledger/xml/tree.ts";
+import type { XmlElement } from "../ledger/xml/tree.ts";
 import { messageProblem } from "../ledger/xml/validate-tree.ts";
 import type { ConnectionRow } from "../store/connections.ts";
 import type { Tenant } from "../store/tenant.ts";
@@ -242,18 +242,6 @@ export function allOf(checks: ReadonlyArray<BeforeQueue | null>): BeforeQueue | 
   };
 }
 
-/** The request document of one or more messages (the version is set at hand-over). */
-export function requestDocumentOf(
-  messages: readonly XmlElement[],
-  onError: "stopOnError" | "continueOnError" = "stopOnError",
-): string {
-  return buildRequestDocument(
-    { messages: messages.map(renderElementText).join(""), onError },
-    HIGHEST_XML_VERSION,
-    null,
-  );
-}
-
 /** The route of a call as the Request records it (the record's ID in place of `:id`). */
 function pathOf(operation: TypedOperation, input: CallInput): string {
   return operation.http.path.replace(":id", encodeURIComponent(input.id ?? ""));
@@ -304,7 +292,7 @@ export async function prepareTypedCall(
     method: operation.http.method,
     path: prepared.path,
     isWrite: operation.access === "write",
-    requestXml: requestDocumentOf([planned.message]),
+    document: messageSet([planned.message]),
     fingerprintBody: prepared.fingerprint,
     options: options.call,
     ...(options.background ? { background: true } : {}),

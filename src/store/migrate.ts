@@ -12,6 +12,7 @@ import * as m0012 from "./migrations/0012-record-write-spacing.ts";
 import * as m0013 from "./migrations/0013-connection-evidence-and-retention.ts";
 import * as m0014 from "./migrations/0014-batch-members.ts";
 import * as m0015 from "./migrations/0015-simulated-application-edition.ts";
+import * as m0016 from "./migrations/0016-request-messages.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "0013-connection-evidence-and-retention": m0013,
   "0014-batch-members": m0014,
   "0015-simulated-application-edition": m0015,
+  "0016-request-messages": m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

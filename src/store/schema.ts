@@ -99,7 +99,14 @@ export interface RequestsTable {
   status: string;
   outcome: string;
   is_write: boolean;
+  /**
+   * The request messages (children of `QBXMLMsgsRq`), rendered once at submission; the hand-over
+   * wraps them in the document. Rows from before migration 0014 hold the whole document instead
+   * (`request_on_error` null).
+   */
   request_xml: string | null;
+  /** The message set's `onError`; null for a row that holds a whole document (before 0014). */
+  request_on_error: string | null;
   message_set_id: string | null;
   ticket_hash: string | null;
   sent_at: NullableTimestamp;

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error.ts";
 import {
-  buildRequestDocument,
-  parsePassthroughXml,
-  HIGHEST_XML_VERSION,
   isWriteMessageSet,
+  messageSet,
+  parsePassthroughXml,
+  type RequestDocument,
 } from "../../ledger/xml/message-set.ts";
+import { parseDocument } from "../../ledger/xml/parse.ts";
 import {
   HEALTH_CHECK_MESSAGES,
   HEALTH_CHECK_OPERATION,
@@ -24,18 +25,18 @@ import {
   timeoutHeader,
 } from "../app-headers.ts";
 import { gateError, gateMessages } from "../../ledger/connection-gate.ts";
-import { parseDocument } from "../../ledger/xml/parse.ts";
-import type { XmlElement } from "../../ledger/xml/tree.ts";
 import { runApplicationOperation } from "../application.ts";
 import { defineRoute } from "../route.ts";
 import { parseWith } from "../validation.ts";
 
-/** The validated messages (serialised by `parsePassthroughXml`) as element trees, for the gate. */
-function requestElements(messages: string): readonly XmlElement[] {
-  const parsed = parseDocument(`<QBXMLMsgsRq>${messages}</QBXMLMsgsRq>`);
-  if (!parsed)
-    throw new ServiceError("INTERNAL_ERROR", { cause: new Error("validated messages did not parse") });
-  return parsed.root.children;
+let healthCheck: RequestDocument | null = null;
+
+/** The health check's message set, read once from its text. */
+function healthCheckDocument(): RequestDocument {
+  const message = parseDocument(HEALTH_CHECK_MESSAGES)?.root;
+  if (!message) throw new Error("the health check's message does not parse");
+  healthCheck ??= messageSet([message]);
+  return healthCheck;
 }
 
 const passthroughJsonBody = z.strictObject({ xml: z.string().min(1, { error: "`xml` must not be empty." }) });
@@ -105,8 +106,8 @@ export const ledgerSpecialRoutes = [
       const asXml = typeof request.body === "string";
       const xml = asXml ? (request.body as string) : parseWith(passthroughJsonBody, request.body ?? {}).xml;
       const param = asXml ? "body" : "xml";
-      const messageSet = parsePassthroughXml(xml, param);
-      const isWrite = isWriteMessageSet(messageSet.requestNames);
+      const passthrough = parsePassthroughXml(xml, param);
+      const isWrite = isWriteMessageSet(passthrough.requestNames);
       if (isWrite && principal.readOnly)
         throw new ServiceError("API_KEY_READ_ONLY", {
           message: "A read-only API key cannot send write messages.",
@@ -120,12 +121,12 @@ export const ledgerSpecialRoutes = [
           method: request.method,
           path: request.url.split("?")[0] ?? request.url,
           isWrite,
-          requestXml: buildRequestDocument(messageSet, HIGHEST_XML_VERSION, null),
+          document: { onError: passthrough.onError, messages: passthrough.messages },
           fingerprintBody: { xml },
           options,
           // The connection's version and edition gate the messages before anything is queued.
           beforeQueue: async (connection) => {
-            const refusal = gateMessages(requestElements(messageSet.messages), connection);
+            const refusal = gateMessages(passthrough.messages, connection);
             if (refusal) throw gateError(refusal, param);
           },
         },
@@ -178,11 +179,7 @@ export const ledgerSpecialRoutes = [
           method: "GET",
           path: "/v1/ledger-desktop/health-check",
           isWrite: false,
-          requestXml: buildRequestDocument(
-            { messages: HEALTH_CHECK_MESSAGES, onError: "stopOnError" },
-            HIGHEST_XML_VERSION,
-            null,
-          ),
+          document: healthCheckDocument(),
           fingerprintBody: null,
           options: parseCallOptions(request.headers, { timeoutSeconds: HEALTH_CHECK_TIMEOUT_SECONDS }),
         },
