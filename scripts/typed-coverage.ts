@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { BATCH_OPERATION } from "../src/ledger/batch.ts";
 import { operationTable, reportOperations, typedOperations } from "../src/ledger/operations.ts";
 import { allResources } from "../src/ledger/resources/definitions.ts";
 import { listFilters } from "../src/ledger/typed/filters.ts";
@@ -77,7 +78,20 @@ export function coverage(groups: readonly MarketGroup[]): CoverageRow[] {
       extra: [...resource.actions],
     });
   }
+  // Batch (spec "POST /v1/{ledger}/batch"): one operation over every typed one.
+  if (table.has(BATCH_OPERATION)) {
+    rows.push({ resource: "batch", market: [], implemented: [], missing: [], extra: ["batch"] });
+  }
   return rows;
+}
+
+/** How many operations each action has (every action of the action table, batch included). */
+export function actionCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const op of [...typedOperations(), ...reportOperations()])
+    counts.set(op.action, (counts.get(op.action) ?? 0) + 1);
+  if (operationTable().has(BATCH_OPERATION)) counts.set("batch", 1);
+  return counts;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
@@ -98,19 +112,22 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
       `${row.resource.padEnd(width)}  ${String(row.market.length).padStart(10)}  ${String(row.implemented.length).padStart(4)}  ${row.missing.join(",").padEnd(22) || "-".padEnd(22)}  ${row.extra.join(",")}`,
     );
   }
+  // Groups with their own action set declare their list's parameters themselves.
   const unexposed = allResources()
+    .filter((r) => !r.actionSet && r.actions.includes("list"))
     .map((r) => [r.entry.resource, listFilters(r).unexposed] as const)
     .filter(([, names]) => names.length > 0);
   console.log("");
   console.log(
-    `groups: ${groupsDone}/${marketRows.length} of the market's groups complete (+ ${rows.length - marketRows.length} groups our spec adds)`,
+    `groups: ${groupsDone}/${marketRows.length} of the market's groups complete (+ ${rows.filter((r) => r.market.length === 0 && r.resource !== "batch").length} groups our spec adds)`,
   );
   console.log(
-    `operations: ${opsDone}/${opsMarket} of the market's operations (+ ${extra} more our spec asks for: list-object delete, merge, custom fields, extra groups)`,
+    `operations: ${opsDone}/${opsMarket} of the market's operations (+ ${extra} more our spec asks for: list-object delete, merge, custom fields, canBuild, extra groups, batch)`,
   );
   console.log(
-    `operation table: ${operationTable().size} operations in all (typed, reports, passthrough, health check)`,
+    `operation table: ${operationTable().size} operations in all (typed, reports, batch, passthrough, health check)`,
   );
+  console.log(`actions: ${[...actionCounts()].map(([action, count]) => `${action} ${count}`).join(", ")}`);
   const refused = allResources().flatMap((r) => r.unsupported.map((a) => `${r.entry.resource}.${a}`));
   if (refused.length > 0) {
     console.log(
