@@ -53,12 +53,14 @@ import { leaf, node, type XmlElement } from "./xml/tree.ts";
 
 /**
  * The action table (issue 14; house style §2.1 "the catalogue is data"): for each action a typed
- * operation can take — list, retrieve, create, update, delete, void, merge, setCustomField and the
- * report queries — its HTTP shape, whether it reads or writes, its inputs (path, query and body, in
+ * operation can take — list, retrieve, create, update, delete, void, merge, setCustomField, canBuild
+ * and the report queries — its HTTP shape, whether it reads or writes, its inputs (path, query and body, in
  * the one validation vocabulary of field kinds), the request message it writes, how its answer is
  * decoded and its response schema. Routes (api/routes/ledger-resources.ts), the OpenAPI document,
  * the operation table the engine decodes answers with (operations.ts), the change feed and batch
- * all read this table; nothing else switches over actions.
+ * all read this table; nothing else switches over actions. A group whose messages follow none of
+ * the generic patterns (custom field definitions: no ListID, named by owner and name) has its own
+ * specs of the same actions here (`GROUP_ACTIONS`, chosen by `actionSpecOf`).
  *
  * Two actions need the store around their message, and say so as data for the core
  * (requests/typed-call.ts) to plan: a list that pages starts or continues an application cursor
