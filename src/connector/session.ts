@@ -447,8 +447,7 @@ async function recoveryAnswered(
     const answer = readAnswer(response);
     for (const row of await pendingRecoveries(deps.db, session.connection_id)) {
       if (row.message_set_id !== session.recovery_message_set_id) continue;
-      if ((await resolveRecovery(deps, row, answer, session.ticket_hash)) === "unresolved")
-        unresolved = true;
+      if ((await resolveRecovery(deps, row, answer, session.ticket_hash)) === "unresolved") unresolved = true;
     }
   }
   const lastError = !unresolved

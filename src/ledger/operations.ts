@@ -3,6 +3,7 @@ import type { ConnectionRow } from "../store/connections.ts";
 import type { Db } from "../store/database.ts";
 import type { RequestRow } from "../store/requests.ts";
 import {
+  actionSpecOf,
   REPORT_ACTION,
   RESOURCE_ACTIONS,
   unsupportedError,
@@ -188,7 +189,7 @@ function bind<S>(
 }
 
 function resourceOperation(resource: ResourceDefinition, action: ResourceActionName): ResourceOperation {
-  return bind(`${resource.operationPrefix}.${action}`, RESOURCE_ACTIONS[action], resource, {
+  return bind(`${resource.operationPrefix}.${action}`, actionSpecOf(resource, action), resource, {
     resource,
     report: null,
   }) as ResourceOperation;
@@ -261,7 +262,7 @@ export function unsupportedOperations(): TypedOperation[] {
       .map((action) =>
         bind(
           `${resource.operationPrefix}.${action}`,
-          RESOURCE_ACTIONS[action],
+          actionSpecOf(resource, action),
           resource,
           { resource, report: null },
           unsupportedError(resource, action),

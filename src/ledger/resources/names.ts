@@ -124,6 +124,14 @@ export function defaultEnumValue(value: string): string {
 }
 
 const CONTACTS_RET = { AdditionalContactRef: "customContactFields", ContactsRet: "additionalContacts" };
+/** Custom field definitions (the market's names: `objectTypes`; ours for the rest). */
+const DEFINITION = {
+  AssignToObject: "objectTypes",
+  DataExtID: "definitionNumber",
+  DataExtListRequire: "isRequiredOnLists",
+  DataExtTxnRequire: "isRequiredOnTransactions",
+  DataExtFormatString: "formatString",
+};
 const CONTACTS_ADD = { AdditionalContactRef: "customContactFields", Contacts: "additionalContacts" };
 const CONTACTS_MOD = { AdditionalContactRef: "customContactFields", ContactsMod: "additionalContacts" };
 
@@ -165,6 +173,14 @@ const OVERRIDES: Partial<NameTable> = {
     ContactsRet: { Contact: "name" },
     Contacts: { Contact: "name" },
     ContactsMod: { Contact: "name" },
+    DataExtDefRet: DEFINITION,
+    DataExtDefAdd: DEFINITION,
+    DataExtDefMod: {
+      ...DEFINITION,
+      DataExtNewName: "newName",
+      AssignToObject: "addObjectTypes",
+      RemoveFromObject: "removeObjectTypes",
+    },
   },
   objectTypes: { AdditionalContactRef: "", ContactsRet: "ledger_contact" },
   enumValues: {

@@ -17,6 +17,7 @@ import { objectType } from "./objects.ts";
 import { queryRecords, type QueryContext } from "./query-ops.ts";
 import { reportAnswer } from "./reports.ts";
 import { STATUS_NO_MATCH, STATUS_OK, statusNotAvailable } from "./status.ts";
+import { assembliesCanBuild } from "./views.ts";
 import { addRecord, modRecord, type OpResult } from "./write-ops.ts";
 
 /** Everything a request handler may use. */
@@ -58,6 +59,7 @@ const SPECIAL: Readonly<Record<string, Handler>> = {
     ],
   }),
   PreferencesQueryRq: () => ({ status: STATUS_OK, body: [preferencesRet()] }),
+  ItemAssembliesCanBuildQueryRq: (rq, ctx) => assembliesCanBuild(rq, ctx.file),
 };
 
 function handlerOf(name: string): Handler {
