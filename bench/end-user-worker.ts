@@ -32,6 +32,12 @@ export type WorkerCommand =
   | { cmd: "start" }
   | { cmd: "handover"; warmUp: number; samples: number }
   | { cmd: "throughput"; total: number; concurrency: number }
+  /** Seeds invoices straight into the company file (typed bench; not measured). */
+  | { cmd: "seedInvoices"; customerId: string; itemId: string; count: number; batch: number }
+  /** One typed call as a developer's server makes it (JSON body, `Svc-End-User-Id`). */
+  | { cmd: "call"; method: "GET" | "POST" | "DELETE"; path: string; body?: unknown }
+  /** `total` typed calls one after another (sync create round trips). */
+  | { cmd: "repeat"; method: "GET" | "POST" | "DELETE"; path: string; body?: unknown; total: number }
   | { cmd: "stop" };
 
 export interface HandOverSample {
@@ -44,6 +50,10 @@ export type WorkerReply =
   | { cmd: "started" }
   | { cmd: "handover"; samples: HandOverSample[]; failures: number }
   | { cmd: "throughput"; perSecond: number; latencies: number[]; failures: number }
+  | { cmd: "seeded" }
+  /** `applicationMs`: the time the simulated application spent processing during the call. */
+  | { cmd: "call"; status: number; body: unknown; elapsedMs: number; applicationMs: number }
+  | { cmd: "repeat"; perSecond: number; failures: number; firstFailure: string | null }
   | { cmd: "stopped" };
 
 const now = (): number => performance.timeOrigin + performance.now();
@@ -53,6 +63,8 @@ const delay = (millis: number): Promise<void> => new Promise((resolve) => setTim
 class Probe {
   arrivals: number[] = [];
   sendStartedAt: number | null = null;
+  /** Time the application spent processing documents, in ms (read and reset by `call`). */
+  applicationMs = 0;
 
   /** Resolves once a `sendRequestXML` has been in flight for a few ms (the service holds it). */
   async untilHeld(timeoutMs = 5000): Promise<boolean> {
@@ -75,9 +87,14 @@ class Probe {
           country: session.country,
           xmlVersion: session.xmlVersion,
           hostCompanyPreferencesXml: () => session.hostCompanyPreferencesXml(),
-          processRequest: (requestXml: string): Promise<ProcessResult> => {
-            this.arrivals.push(now());
-            return session.processRequest(requestXml);
+          processRequest: async (requestXml: string): Promise<ProcessResult> => {
+            const arrival = now();
+            this.arrivals.push(arrival);
+            try {
+              return await session.processRequest(requestXml);
+            } finally {
+              this.applicationMs += now() - arrival;
+            }
           },
           end: () => session.end(),
         };
@@ -122,6 +139,84 @@ async function call(): Promise<boolean> {
   );
   const text = await response.text();
   return response.status === 200 && text.includes("CustomerQueryRs");
+}
+
+async function typedCall(
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<WorkerReply> {
+  probe.applicationMs = 0;
+  const start = now();
+  const response = await fetch(`${setup.serviceUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${setup.secretKey}`,
+      "svc-end-user-id": setup.endUserId,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const parsed: unknown = await response.json();
+  return {
+    cmd: "call",
+    status: response.status,
+    body: parsed,
+    elapsedMs: now() - start,
+    applicationMs: probe.applicationMs,
+  };
+}
+
+async function repeat(
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body: unknown,
+  total: number,
+): Promise<WorkerReply> {
+  let failures = 0;
+  let firstFailure: string | null = null;
+  const started = now();
+  for (let i = 0; i < total; i++) {
+    const reply = await typedCall(method, path, body);
+    if (reply.cmd === "call" && reply.status >= 300) {
+      failures += 1;
+      firstFailure ??= JSON.stringify(reply.body).slice(0, 300);
+    }
+  }
+  return { cmd: "repeat", perSecond: total / ((now() - started) / 1000), failures, firstFailure };
+}
+
+/** Seeds invoices straight into the simulated company file (not through the service). */
+async function seedInvoices(
+  customerId: string,
+  itemId: string,
+  count: number,
+  batch: number,
+): Promise<WorkerReply> {
+  const begun = await ledger.beginSession({
+    companyFilePath,
+    appName: "bench seed",
+    ownerId: "{00000000-0000-0000-0000-000000000000}",
+    fileId: "{00000000-0000-0000-0000-000000000001}",
+    stampFileId: false,
+  });
+  if (!begun.ok) throw new Error(begun.message);
+  for (let done = 0; done < count; done += batch) {
+    const adds = Array.from({ length: Math.min(batch, count - done) }, (_, i) => {
+      const lines = Array.from(
+        { length: 5 },
+        (_, l) =>
+          `<InvoiceLineAdd><ItemRef><ListID>${itemId}</ListID></ItemRef><Desc>Line ${l + 1}</Desc><Quantity>${l + 1}</Quantity><Rate>12.50</Rate></InvoiceLineAdd>`,
+      ).join("");
+      return `<InvoiceAddRq><InvoiceAdd><CustomerRef><ListID>${customerId}</ListID></CustomerRef><TxnDate>2026-11-02</TxnDate><RefNumber>B${done + i}</RefNumber>${lines}</InvoiceAdd></InvoiceAddRq>`;
+    });
+    const result = await begun.session.processRequest(
+      `<?xml version="1.0" encoding="utf-8"?>\n<?qbxml version="16.0"?>\n<QBXML><QBXMLMsgsRq onError="stopOnError">${adds.join("")}</QBXMLMsgsRq></QBXML>`,
+    );
+    if (!result.ok) throw new Error(`seeding failed: ${result.message}`);
+  }
+  begun.session.end();
+  return { cmd: "seeded" };
 }
 
 async function handOver(warmUp: number, samples: number): Promise<WorkerReply> {
@@ -171,6 +266,12 @@ parentPort?.on("message", (command: WorkerCommand) => {
         return handOver(command.warmUp, command.samples);
       case "throughput":
         return throughput(command.total, command.concurrency);
+      case "seedInvoices":
+        return seedInvoices(command.customerId, command.itemId, command.count, command.batch);
+      case "call":
+        return typedCall(command.method, command.path, command.body);
+      case "repeat":
+        return repeat(command.method, command.path, command.body, command.total);
       case "stop":
         await connector.stop();
         return { cmd: "stopped" };

@@ -38,12 +38,10 @@ import { pino } from "pino";
 import { systemClock } from "../src/platform/clock.ts";
 import { newId } from "../src/platform/ids.ts";
 import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../src/store/events.ts";
-import { findConnectionById } from "../src/store/connections.ts";
 import { openStore } from "../src/store/database.ts";
-import { loadSetup, qwcForSetup } from "../src/tenancy/auth-sessions.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
 import { LOAD_CONNECTIONS, LOAD_SECONDS, measureApiRate, type ApiRate } from "./api-rate.ts";
-import type { WorkerCommand, WorkerReply, WorkerSetup } from "./end-user-worker.ts";
+import { EndUserThread, setUpEndUser } from "./end-user-thread.ts";
 import { IDLE_STEPS, measureIdleSessions, type IdleResult } from "./idle-sessions.ts";
 import { freshStore } from "./service-process.ts";
 import {
@@ -124,36 +122,6 @@ function percentiles(values: readonly number[]): Percentiles {
 
 const ms = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : "n/a");
 const now = (): number => performance.timeOrigin + performance.now();
-
-/** The end user's side (connector, company file, callers) in a worker thread; see end-user-worker.ts. */
-class EndUserThread {
-  private readonly worker: Worker;
-  private pending: ((reply: WorkerReply) => void) | null = null;
-
-  constructor(setup: WorkerSetup) {
-    // A worker does not inherit tsx's loader: register it, then load the TypeScript entry.
-    const entry = new URL("./end-user-worker.ts", import.meta.url).href;
-    const bootstrap = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-    this.worker = new Worker(bootstrap, { eval: true, workerData: setup });
-    this.worker.on("message", (reply: WorkerReply) => this.pending?.(reply));
-    this.worker.on("error", (error) => {
-      console.error("bench worker failed:", error);
-      process.exit(1);
-    });
-  }
-
-  send<K extends WorkerReply["cmd"]>(command: WorkerCommand): Promise<Extract<WorkerReply, { cmd: K }>> {
-    return new Promise((resolve) => {
-      this.pending = (reply) => resolve(reply as Extract<WorkerReply, { cmd: K }>);
-      this.worker.postMessage(command);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.send<"stopped">({ cmd: "stop" });
-    await this.worker.terminate();
-  }
-}
 
 /** The webhook receiver in a worker thread; see webhook-receiver-worker.ts. */
 class ReceiverThread {
@@ -250,30 +218,6 @@ async function measureWebhooks(sys: System, endUser: EndUserThread): Promise<Web
   }
 }
 
-/** Same steps as `System.connectEndUser`: end user, auth session, `.qwc` + password from the setup. */
-async function setUpEndUser(sys: System): Promise<WorkerSetup> {
-  const companyName = "Bench Books";
-  const created = await sys.call("POST", "/v1/end-users", { body: { companyName, sourceId: "bench-1" } });
-  const endUser = (await created.json()) as { id: string };
-  const sessionResponse = await sys.call("POST", "/v1/auth-sessions", {
-    body: { publishableKey: sys.project.keys.publishableLive, endUserId: endUser.id },
-  });
-  const session = (await sessionResponse.json()) as { id: string; clientSecret: string };
-  const setup = await loadSetup(sys.deps, session.id, session.clientSecret);
-  if (setup.state !== "waiting") throw new Error(`setup state ${setup.state}`);
-  const connection = await findConnectionById(sys.deps.db, setup.connection.id);
-  if (!connection) throw new Error("no connection");
-  return {
-    serviceUrl: sys.url,
-    secretKey: sys.project.keys.secretLive,
-    endUserId: endUser.id,
-    qwc: qwcForSetup(sys.deps, connection, companyName),
-    password: setup.password,
-    companyName,
-    body: PASSTHROUGH_BODY,
-  };
-}
-
 /** Records when the service wakes a connection (right after committing a Request). */
 function recordWakes(sys: System): number[] {
   const wakes: number[] = [];
@@ -361,7 +305,7 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
   const wakes = recordWakes(sys);
   let endUser: EndUserThread | undefined;
   try {
-    const setup = await setUpEndUser(sys);
+    const setup = await setUpEndUser(sys, PASSTHROUGH_BODY);
     endUser = new EndUserThread(setup);
     await endUser.send<"started">({ cmd: "start" });
     await untilOnline(sys, setup.endUserId);
@@ -567,7 +511,7 @@ function footer(started: number, sections: ReadonlySet<string>, logLines: number
     `store: on disk as \`npm start\` runs it (PGlite in a fresh data directory, or a fresh PostgreSQL database); ` +
     `logging at info level to a file${logLines.length > 0 ? ` (P1–P3: ${logLines.join(" + ")} lines written)` : ""}, ` +
     `as production writes it; rate limit lifted; ` +
-    `typed figures run on an in-memory PGlite with silent logging.\n` +
+    `typed figures run on an in-memory PGlite (or a fresh PostgreSQL database) with silent logging, the end user and its caller on a worker thread.\n` +
     `hand-over = HTTP call start (or Request commit) → document at the application; for P1–P3 the service runs ` +
     `on the main thread, the callers and the simulated end user (connector + company file) on worker threads; ` +
     `for P4–P5 the service is src/main.ts in its own process (P4: ${IDLE_STEPS.join(" then ")} sessions, real NoOp pause 5 s, hold 20 s), ` +

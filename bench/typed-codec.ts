@@ -1,14 +1,15 @@
 /**
  * Typed operations' codec figures (issue 7 benchmarks): JSON → XML and XML → JSON for 1,000 invoices
- * with 5 lines each, through the same engines the routes use (input validation + writer; parser +
- * reader). Printed by `npm run bench`, never asserted.
+ * with 5 lines each, through the same engines the routes use (input validation + writer; the
+ * engine's one read of an answer, `readAnswer`, + the record reader). Printed by `npm run bench`,
+ * never asserted.
  */
 import { performance } from "node:perf_hooks";
 import { parseFields } from "../src/ledger/fields.ts";
 import { resourceByPath } from "../src/ledger/resources/definitions.ts";
-import { createMessage, decodeRecords, responseMessage } from "../src/ledger/typed/actions.ts";
+import { createMessage, decodeRecords, firstResponse } from "../src/ledger/typed/actions.ts";
 import { inputSchema } from "../src/ledger/typed/input.ts";
-import { parseDocument } from "../src/ledger/xml/parse.ts";
+import { readAnswer } from "../src/ledger/xml/answer.ts";
 import { renderElementText } from "../src/ledger/xml/tree.ts";
 
 const INVOICES = 1000;
@@ -60,10 +61,10 @@ export function measureCodec(): CodecFigures {
     for (const body of bodies) renderElementText(createMessage(invoices, parseFields(schema, body)));
     encode.push(performance.now() - started);
     started = performance.now();
-    const document = parseDocument(response);
-    const element = document?.root.children[0]?.children[0];
-    if (!element) throw new Error("unparsable benchmark document");
-    const page = decodeRecords(invoices, responseMessage(element));
+    const answer = readAnswer(response);
+    const message = answer ? firstResponse(answer.root) : null;
+    if (!message) throw new Error("unparsable benchmark document");
+    const page = decodeRecords(invoices, message);
     if (page.data.length !== INVOICES || page.warnings.length > 0) throw new Error("decode lost records");
     decode.push(performance.now() - started);
   }

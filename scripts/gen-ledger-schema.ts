@@ -392,6 +392,20 @@ function derive(declarations: Declarations): {
   return { derivation, requests, responses };
 }
 
+/**
+ * What the older schema (13.0) writes directly in each type's and group's model (`&Group` for
+ * groups), plus its request messages under `QBXMLMsgsRq`: `scripts/gen-ledger-availability.ts`
+ * reads it to tell elements 13.0 already had from those only the newer schema has. A key missing
+ * here is a type or group the older schema lacks as a whole.
+ */
+export function olderElementNames(dir: string): Map<string, ReadonlySet<string>> {
+  const { derivation, requests } = derive(readDeclarations(dir, OLDER, true));
+  const names = new Map<string, ReadonlySet<string>>([["QBXMLMsgsRq", new Set(requests)]]);
+  for (const [key, entry] of derivation.complex) names.set(key, namesInModel(entry.m));
+  for (const [key, model] of derivation.groups) names.set(`&${key}`, namesInModel(model));
+  return names;
+}
+
 /** Derives the table from the XSDs in `dir`. */
 export function deriveLedgerSchema(dir: string): LedgerSchemaTable {
   const { derivation, requests, responses } = derive(readDeclarations(dir, NEWER, true));

@@ -1,8 +1,18 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
+import { REPORT_KINDS, reportFilters } from "../src/ledger/reports.ts";
 import { CATALOGUE, type CatalogueEntry } from "../src/ledger/resources/catalogue.ts";
-import { defaultJsonName, defaultEnumValue, plural, type NameTable } from "../src/ledger/resources/names.ts";
+import { allResources } from "../src/ledger/resources/definitions.ts";
+import {
+  defaultJsonName,
+  defaultEnumValue,
+  EXPANSIONS,
+  plural,
+  wordsOf,
+  type NameTable,
+} from "../src/ledger/resources/names.ts";
+import { listFilters, type FilterParam } from "../src/ledger/typed/filters.ts";
 import { ledgerSchema } from "../src/ledger/xml/schema.ts";
 import { REFERENCE_ROOT } from "../src/testing/references.ts";
 import { slotsOf, type Slot } from "../src/ledger/xml/slots.ts";
@@ -16,8 +26,14 @@ import { slotsOf, type Slot } from "../src/ledger/xml/slots.ts";
  * from our mechanical naming rule (`src/ledger/resources/names.ts`) to
  * `src/ledger/resources/generated/names.json`. No description or other prose is copied.
  *
- * After import the committed table is the source of truth; `npm run import:names` re-runs it and a
- * test (`definitions.names.test.ts`) lists every remaining difference from the document.
+ * Enumeration values are matched the same way, wherever the market publishes an enumeration for
+ * the same element: request and response fields (by the alignment above) and query parameters of
+ * the same path and name (list filters, reports, deleted objects). See {@link matchEnumValues}.
+ *
+ * After import the committed table is the source of truth; `npm run import:names` re-runs it
+ * (deterministically: the same document gives the same file) and two tests list every remaining
+ * difference from the document: `names.market.test.ts` (field names) and
+ * `enums.market.test.ts` (enumeration values).
  */
 export const NAMES_PATH = resolve(import.meta.dirname, "..", "src/ledger/resources/generated/names.json");
 export const MARKET_DOCUMENT = process.env.LEDGER_MARKET_OPENAPI
@@ -98,6 +114,19 @@ class Market {
     const objectType = (this.deref(schema).properties as Json | undefined)?.objectType as Json | undefined;
     const value = objectType?.const;
     return typeof value === "string" ? value.replace(/^qbd_/, "ledger_") : null;
+  }
+
+  /** The enumeration of a query parameter of `GET path`, when it has one. */
+  queryEnum(path: string, name: string): string[] | null {
+    const operation = this.paths[path]?.get as Json | undefined;
+    for (const raw of (operation?.parameters ?? []) as Json[]) {
+      const parameter = this.deref(raw);
+      if (parameter.in !== "query" || parameter.name !== name) continue;
+      const schema = this.deref((parameter.schema ?? {}) as Json);
+      const values = schema.enum ?? this.deref((schema.items ?? {}) as Json).enum;
+      return Array.isArray(values) ? values.filter((v): v is string => typeof v === "string") : null;
+    }
+    return null;
   }
 
   body(path: string, method: "post"): Json | null {
@@ -194,11 +223,29 @@ function baseName(slot: Slot, prop: Prop, direction: "input" | "output"): string
   return prop.name.replace(/Id$/, "");
 }
 
+/** One place where the market publishes an enumeration of one of the application's elements. */
+interface EnumSite {
+  readonly element: string;
+  readonly xml: readonly string[];
+  readonly market: readonly string[];
+  readonly label: string;
+}
+
+/** What is left after aligning one type: matched by name elsewhere in a second pass. */
+interface Leftover {
+  readonly typeKey: string;
+  readonly label: string;
+  readonly direction: "input" | "output";
+  readonly slots: Slot[];
+  readonly props: Prop[];
+}
+
 /** Votes gathered over every aligned record type. */
 class Votes {
   readonly names = new Map<string, Map<string, Map<string, number>>>();
   readonly objectTypes = new Map<string, Map<string, number>>();
-  readonly enums = new Map<string, Map<string, string>>();
+  readonly enumSites: EnumSite[] = [];
+  readonly leftovers: Leftover[] = [];
   readonly unmatched = new Map<string, string[]>();
 
   name(typeKey: string, element: string, json: string): void {
@@ -234,28 +281,238 @@ function alignType(
   if (objectType) votes.objectType(typeKey, objectType);
   const pairs = align(slots, props, direction);
   const matched = new Set(pairs.map(([, p]) => p.name));
-  const missing = props.filter((p) => !matched.has(p.name)).map((p) => p.name);
-  if (missing.length > 0) votes.unmatched.set(label, missing);
-  for (const [slot, prop] of pairs) {
-    votes.name(typeKey, slot.name, baseName(slot, prop, direction));
-    if (slot.type.kind === "simple" && slot.type.entry.e && prop.enumValues) {
-      // Values are matched by their letters only (`AccountsPayable` = `accounts_payable`), and only
-      // where that match is unambiguous; others keep the snake_case rule.
-      const map = votes.enums.get(slot.name) ?? new Map<string, string>();
-      const normal = (v: string): string => v.replace(/_/g, "").toLowerCase();
-      const counts = new Map<string, number>();
-      for (const v of prop.enumValues) counts.set(normal(v), (counts.get(normal(v)) ?? 0) + 1);
-      for (const value of slot.type.entry.e) {
-        const json = prop.enumValues.find((v) => normal(v) === normal(value));
-        if (json !== undefined && counts.get(normal(value)) === 1 && json !== defaultEnumValue(value))
-          map.set(value, json);
+  const leftProps = props.filter((p) => !matched.has(p.name));
+  if (leftProps.length > 0) {
+    const used = new Set(pairs.map(([slot]) => slot));
+    votes.leftovers.push({
+      typeKey,
+      label,
+      direction,
+      slots: slots.filter((slot) => !used.has(slot)),
+      props: leftProps,
+    });
+  }
+  for (const [slot, prop] of pairs) pairVotes(market, votes, typeKey, slot, prop, direction, label, seen);
+}
+
+function pairVotes(
+  market: Market,
+  votes: Votes,
+  typeKey: string,
+  slot: Slot,
+  prop: Prop,
+  direction: "input" | "output",
+  label: string,
+  seen: Set<string>,
+): void {
+  votes.name(typeKey, slot.name, baseName(slot, prop, direction));
+  if (slot.type.kind === "simple" && slot.type.entry.e && prop.enumValues) {
+    votes.enumSites.push({
+      element: slot.name,
+      xml: slot.type.entry.e,
+      market: prop.enumValues,
+      label: `${label}.${prop.name}`,
+    });
+  }
+  if (slot.type.kind === "complex" && prop.object && !isRefSlot(slot)) {
+    alignType(market, votes, slot.typeKey, prop.object, direction, `${label}.${prop.name}`, seen);
+  }
+}
+
+/**
+ * Second pass over what the in-order alignment left (the market moved a few properties to the end
+ * of a type): a property pairs with a left-over element when the alignment of another type gave
+ * that element exactly this name, and no other left-over element of the type has it.
+ */
+function alignLeftovers(market: Market, votes: Votes, seen: Set<string>): void {
+  const namesOf = (element: string): Set<string> => {
+    const out = new Set<string>();
+    for (const perType of votes.names.values())
+      for (const json of perType.get(element)?.keys() ?? []) out.add(json);
+    return out;
+  };
+  // Pairing a nested type aligns it, which may leave more over: the list grows while it is read.
+  for (let index = 0; index < votes.leftovers.length; index++) {
+    const leftover = votes.leftovers[index] as Leftover;
+    const missing: string[] = [];
+    const free = new Set(leftover.slots);
+    for (const prop of leftover.props) {
+      const candidates = [...free].filter(
+        (slot) =>
+          score(slot, prop, leftover.direction) !== null &&
+          namesOf(slot.name).has(baseName(slot, prop, leftover.direction)),
+      );
+      const [only] = candidates;
+      if (candidates.length !== 1 || !only) {
+        missing.push(prop.name);
+        continue;
       }
-      if (map.size > 0) votes.enums.set(slot.name, map);
+      free.delete(only);
+      pairVotes(market, votes, leftover.typeKey, only, prop, leftover.direction, leftover.label, seen);
     }
-    if (slot.type.kind === "complex" && prop.object && !isRefSlot(slot)) {
-      alignType(market, votes, slot.typeKey, prop.object, direction, `${label}.${prop.name}`, seen);
+    if (missing.length > 0) votes.unmatched.set(leftover.label, missing);
+  }
+}
+
+/** Every enumeration leaf at or below a query element (a filter aggregate holds its enumeration). */
+function enumLeaves(slot: Slot, depth = 0): Slot[] {
+  if (slot.type.kind === "simple") return slot.type.entry.e?.length ? [slot] : [];
+  if (depth > 2) return [];
+  return slotsOf(ledgerSchema(), slot.typeKey).flatMap((inner) => enumLeaves(inner, depth + 1));
+}
+
+/** The query parameters' enumerations: our parameter of the same path and name, and its element. */
+function querySites(market: Market, votes: Votes, base: string): void {
+  const visit = (path: string, params: readonly FilterParam[]): void => {
+    for (const param of params) {
+      const values =
+        param.kind.kind === "enum" ? (param.kind.jsonSchema().enum as string[] | undefined) : undefined;
+      if (!values) continue;
+      const theirs = market.queryEnum(`${base}${path}`, param.name);
+      if (!theirs) continue;
+      const leaves = enumLeaves(param.slot).filter(
+        (leaf) => leaf.type.kind === "simple" && leaf.type.entry.e?.length === values.length,
+      );
+      const [leaf] = leaves;
+      if (leaves.length !== 1 || !leaf || leaf.type.kind !== "simple") continue;
+      votes.enumSites.push({
+        element: leaf.name,
+        xml: leaf.type.entry.e ?? [],
+        market: theirs,
+        label: `GET ${path} ?${param.name}`,
+      });
+    }
+  };
+  for (const resource of allResources()) {
+    if (resource.entry.origin !== "market" || !resource.actions.includes("list")) continue;
+    visit(resource.entry.path, listFilters(resource).params);
+  }
+  for (const kind of REPORT_KINDS) visit(`reports/${kind.path}`, reportFilters(kind).params);
+}
+
+/** Letters and digits only, lower case: `AccountsPayable` and `accounts_payable` are the same. */
+const letters = (value: string): string => value.replace(/[^A-Za-z0-9]/g, "").toLowerCase();
+
+/** An XML value with the abbreviations the naming rule spells out spelled out (`TxnID` → transactionid). */
+const spelledOut = (value: string): string =>
+  wordsOf(value)
+    .map((word) => EXPANSIONS[word.toLowerCase()] ?? word.toLowerCase())
+    .join("");
+
+/** Whether every letter of `short` appears in `long` in order, the first letters equal. */
+function abbreviates(short: string, long: string): boolean {
+  if (short.length < 3 || short[0] !== long[0]) return false;
+  let at = 0;
+  for (const char of long) if (char === short[at]) at++;
+  return at === short.length;
+}
+
+/**
+ * The market's spelling of each XML value of one enumeration, where one can be told (rule 5 of
+ * `names.ts` otherwise). In rounds, each only among the values still unmatched:
+ * 1. the same letters (`AccountsPayable` = `accounts_payable`);
+ * 2. the same letters once the naming rule's abbreviations are spelled out (`CustomerMsg` =
+ *    `customer_message`, `TxnType` = `transaction_type`, `SalesRep` = `sales_representative`);
+ * 3. one is an abbreviation of the other, letter by letter from the same first letter (`ShipDate` →
+ *    `shipping_date`, `OpenPOs` → `open_purchase_orders`, `PrevYearComp` →
+ *    `previous_year_comparison`, `PendingOnly` → `pending`): pairs where each is the other's only
+ *    candidate, repeated; when none is left, pairs where each is the other's strictly closest
+ *    candidate (the shorter spelling covers most of the longer one), and again.
+ * A value with two equally close candidates stays unmatched. Values the market spells with other
+ * words (`Yes` → `veteran`) are never guessed: they are reviewed choices in `names.ts`.
+ */
+export function matchEnumValues(xml: readonly string[], market: readonly string[]): Map<string, string> {
+  const result = new Map<string, string>();
+  const freeXml = new Set(xml);
+  const freeMarket = new Set(market);
+  const uniquePairs = (same: (x: string, m: string) => boolean): boolean => {
+    const xs = [...freeXml];
+    const ms = [...freeMarket];
+    let progress = false;
+    for (const x of xs) {
+      const candidates = ms.filter((m) => freeMarket.has(m) && same(x, m));
+      const [only] = candidates;
+      if (candidates.length !== 1 || only === undefined) continue;
+      if (xs.filter((other) => freeXml.has(other) && same(other, only)).length !== 1) continue;
+      result.set(x, only);
+      freeXml.delete(x);
+      freeMarket.delete(only);
+      progress = true;
+    }
+    return progress;
+  };
+  uniquePairs((x, m) => letters(x) === letters(m));
+  uniquePairs((x, m) => spelledOut(x) === letters(m));
+  // The closeness of an abbreviation (shorter over longer letter count), 0 when there is none.
+  const closeness = (x: string, m: string): number => {
+    let best = 0;
+    for (const form of [letters(x), spelledOut(x)]) {
+      const [short, long] = form.length <= letters(m).length ? [form, letters(m)] : [letters(m), form];
+      if (abbreviates(short, long)) best = Math.max(best, short.length / long.length);
+    }
+    return best;
+  };
+  for (;;) {
+    while (uniquePairs((x, m) => closeness(x, m) > 0));
+    // Stuck (`OpenPOs` abbreviates both `open_purchase_orders` and `open_purchase_orders_by_job`):
+    // pair the values that are each other's strictly closest candidate, then go on.
+    const best = (scores: number[]): number => {
+      const top = Math.max(0, ...scores);
+      return scores.filter((score) => score === top).length === 1 ? top : -1;
+    };
+    let progress = false;
+    for (const x of [...freeXml]) {
+      const ms = [...freeMarket];
+      const scores = ms.map((m) => closeness(x, m));
+      const top = best(scores);
+      const m = ms[scores.indexOf(top)];
+      if (top <= 0 || m === undefined) continue;
+      if (best([...freeXml].map((other) => closeness(other, m))) !== top) continue;
+      result.set(x, m);
+      freeXml.delete(x);
+      freeMarket.delete(m);
+      progress = true;
+    }
+    if (!progress) break;
+  }
+  return result;
+}
+
+/**
+ * The enumeration table: per element, each value's spelling chosen by the most sites (an element's
+ * sites may disagree; the losers are printed and the enumeration test lists them). Only spellings
+ * that differ from rule 5 are kept.
+ */
+function enumTable(sites: readonly EnumSite[]): {
+  table: Record<string, Record<string, string>>;
+  conflicts: string[];
+} {
+  const votes = new Map<string, Map<string, Map<string, string[]>>>();
+  for (const site of sites) {
+    const perElement = votes.get(site.element) ?? new Map<string, Map<string, string[]>>();
+    votes.set(site.element, perElement);
+    for (const [value, json] of matchEnumValues(site.xml, site.market)) {
+      const perValue = perElement.get(value) ?? new Map<string, string[]>();
+      perElement.set(value, perValue);
+      perValue.set(json, [...(perValue.get(json) ?? []), site.label]);
     }
   }
+  const table: Record<string, Record<string, string>> = {};
+  const conflicts: string[] = [];
+  for (const [element, perElement] of [...votes].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const map: Record<string, string> = {};
+    for (const [value, spellings] of [...perElement].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const counts = new Map([...spellings].map(([json, labels]) => [json, labels.length]));
+      const json = topWinner(counts);
+      if (spellings.size > 1) {
+        const others = [...spellings].filter(([j]) => j !== json).map(([j, l]) => `${j} (${l.join(", ")})`);
+        conflicts.push(`${element}.${value}: ${json} over ${others.join("; ")}`);
+      }
+      if (json !== defaultEnumValue(value)) map[value] = json;
+    }
+    if (Object.keys(map).length > 0) table[element] = map;
+  }
+  return { table, conflicts };
 }
 
 function topWinner(counts: Map<string, number>): string {
@@ -263,7 +520,9 @@ function topWinner(counts: Map<string, number>): string {
 }
 
 /** Builds the name table from the market document. */
-export function importNames(document: Json): NameTable & { unmatched: Record<string, string[]> } {
+export function importNames(
+  document: Json,
+): NameTable & { unmatched: Record<string, string[]>; conflicts: string[] } {
   const market = new Market(document);
   const votes = new Votes();
   const seen = new Set<string>();
@@ -281,6 +540,8 @@ export function importNames(document: Json): NameTable & { unmatched: Record<str
     if (update && ledgerSchema().isComplex(`${entry.object}Mod`))
       alignType(market, votes, `${entry.object}Mod`, update, "input", `${entry.path}.update`, seen);
   }
+  alignLeftovers(market, votes, seen);
+  querySites(market, votes, base);
 
   // Per type, the name most alignments chose; then the most common name of each element becomes
   // global and only the exceptions stay per type.
@@ -324,11 +585,11 @@ export function importNames(document: Json): NameTable & { unmatched: Record<str
   for (const [typeKey, counts] of [...votes.objectTypes].sort(([a], [b]) => (a < b ? -1 : 1))) {
     table.objectTypes[typeKey] = topWinner(counts);
   }
-  for (const [element, map] of [...votes.enums].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    table.enumValues[element] = Object.fromEntries(map);
-  }
+  const enums = enumTable(votes.enumSites);
+  table.enumValues = enums.table;
   return {
     ...table,
+    conflicts: enums.conflicts,
     unmatched: Object.fromEntries([...votes.unmatched].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
 }
@@ -338,10 +599,12 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     console.error(`${MARKET_DOCUMENT} not found; set LEDGER_MARKET_OPENAPI.`);
     process.exit(1);
   }
-  const { unmatched, ...table } = importNames(readMarketDocument());
+  const { unmatched, conflicts, ...table } = importNames(readMarketDocument());
   mkdirSync(dirname(NAMES_PATH), { recursive: true });
-  writeFileSync(NAMES_PATH, `${JSON.stringify(table, null, 1)}\n`);
+  writeFileSync(NAMES_PATH, `${JSON.stringify(table, null, 2)}\n`);
   console.log(`wrote ${NAMES_PATH}`);
   console.log(`properties of the market's document left unmatched (${Object.keys(unmatched).length} types):`);
   for (const [label, names] of Object.entries(unmatched)) console.log(`  ${label}: ${names.join(", ")}`);
+  console.log(`enumeration values the market spells differently at different places (${conflicts.length}):`);
+  for (const conflict of conflicts) console.log(`  ${conflict}`);
 }

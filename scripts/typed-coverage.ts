@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { BATCH_OPERATION } from "../src/ledger/batch.ts";
 import { operationTable, reportOperations, typedOperations } from "../src/ledger/operations.ts";
 import { allResources } from "../src/ledger/resources/definitions.ts";
 import { listFilters } from "../src/ledger/typed/filters.ts";
@@ -76,6 +77,10 @@ export function coverage(groups: readonly MarketGroup[]): CoverageRow[] {
       extra: [...resource.actions],
     });
   }
+  // Batch (spec "POST /v1/{ledger}/batch"): one operation over every typed one.
+  if (table.has(BATCH_OPERATION)) {
+    rows.push({ resource: "batch", market: [], implemented: [], missing: [], extra: ["batch"] });
+  }
   return rows;
 }
 
@@ -98,7 +103,8 @@ export function coverageSummary(rows: readonly CoverageRow[]): CoverageSummary {
   return {
     marketGroups: marketRows.length,
     groupsComplete: marketRows.filter((r) => r.missing.length === 0).length,
-    specGroups: rows.length - marketRows.length,
+    // Batch is an operation of the whole API, not a group.
+    specGroups: rows.filter((r) => r.market.length === 0 && r.resource !== "batch").length,
     marketOperations: marketRows.reduce((n, r) => n + r.market.length, 0),
     operationsImplemented: marketRows.reduce((n, r) => n + r.implemented.length, 0),
     specOperations: rows.reduce((n, r) => n + r.extra.length, 0),
@@ -119,6 +125,15 @@ export function catalogueCoverage(path = CATALOGUE): CoverageRow[] {
   return coverage(marketGroups(readFileSync(path, "utf8")));
 }
 
+/** How many operations each action has (every action of the action table, batch included). */
+export function actionCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const op of [...typedOperations(), ...reportOperations()])
+    counts.set(op.action, (counts.get(op.action) ?? 0) + 1);
+  if (operationTable().has(BATCH_OPERATION)) counts.set("batch", 1);
+  return counts;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   if (!existsSync(CATALOGUE)) {
     console.error(`${CATALOGUE} not found; set LEDGER_CATALOGUE.`);
@@ -133,7 +148,9 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
       `${row.resource.padEnd(width)}  ${String(row.market.length).padStart(10)}  ${String(row.implemented.length).padStart(4)}  ${row.missing.join(",").padEnd(22) || "-".padEnd(22)}  ${row.extra.join(",")}`,
     );
   }
+  // Groups with their own action set declare their list's parameters themselves.
   const unexposed = allResources()
+    .filter((r) => !r.actionSet && r.actions.includes("list"))
     .map((r) => [r.entry.resource, listFilters(r).unexposed] as const)
     .filter(([, names]) => names.length > 0);
   console.log("");
@@ -141,11 +158,12 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     `groups: ${summary.groupsComplete}/${summary.marketGroups} of the market's groups complete (+ ${summary.specGroups} groups our spec adds)`,
   );
   console.log(
-    `operations: ${summary.operationsImplemented}/${summary.marketOperations} of the market's operations (+ ${summary.specOperations} more our spec asks for: list-object delete, merge, custom fields, extra groups)`,
+    `operations: ${summary.operationsImplemented}/${summary.marketOperations} of the market's operations (+ ${summary.specOperations} more our spec asks for: list-object delete, merge, custom fields, canBuild, extra groups, batch)`,
   );
   console.log(
-    `operation table: ${operationTable().size} operations in all (typed, reports, passthrough, health check)`,
+    `operation table: ${operationTable().size} operations in all (typed, reports, batch, passthrough, health check)`,
   );
+  console.log(`actions: ${[...actionCounts()].map(([action, count]) => `${action} ${count}`).join(", ")}`);
   const refused = allResources().flatMap((r) => r.unsupported.map((a) => `${r.entry.resource}.${a}`));
   if (refused.length > 0) {
     console.log(

@@ -19,15 +19,16 @@ const USAGE = `Usage:
   ledger-bridge keys create --project PROJECT_ID [--kind secret|publishable] [--mode live|test] [--read-only]
   ledger-bridge keys list --project PROJECT_ID
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
-  ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID
+  ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--xml-version 13.0|14.0|15.0|16.0] [--country US|CA|UK]
 
 Runs inside the service when one runs on this DATA_DIR (or DATABASE_URL); otherwise opens the store.
-Billing (decision 0015): a project's live application Requests are counted per calendar month (UTC),
+Billing (decision 0018): a project's live application Requests are counted per calendar month (UTC),
 a batch as its members; past 'set-quota' a live call is refused with 402 BILLING_REQUIRED, after
 'set-billing --payment failed' with 402 PAYMENT_FAILED; a disabled project's keys get 403
 PERMISSION_DENIED on every call.
 'end-users simulate' attaches a simulated Web Connector and company file (needs a running service
-with SIMULATOR=on). Environment: DATA_DIR, DATABASE_URL, as for the service.`;
+with SIMULATOR=on); its application speaks 16.0 as a US edition unless told otherwise (kept with the
+company file). Environment: DATA_DIR, DATABASE_URL, as for the service.`;
 
 class UsageError extends Error {}
 
@@ -40,6 +41,8 @@ const options = {
   "read-only": { type: "boolean", default: false },
   key: { type: "string" },
   "end-user": { type: "string" },
+  "xml-version": { type: "string" },
+  country: { type: "string" },
   "monthly-requests": { type: "string" },
   payment: { type: "string" },
   reason: { type: "string" },
@@ -133,7 +136,12 @@ function command(
     case "end-users simulate": {
       const projectId = required(values, "project");
       const endUserId = required(values, "end-user");
-      return async (ops) => (print(await ops.simulateEndUser({ projectId, endUserId })), 0);
+      const application = {
+        ...(values["xml-version"] === undefined ? {} : { xmlVersion: values["xml-version"] }),
+        ...(values.country === undefined ? {} : { country: values.country }),
+      };
+      const input = { projectId, endUserId, ...(Object.keys(application).length > 0 ? { application } : {}) };
+      return async (ops) => (print(await ops.simulateEndUser(input)), 0);
     }
     default:
       return null;

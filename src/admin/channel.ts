@@ -37,6 +37,11 @@ const keyBody = z.strictObject({
   readOnly: z.boolean(),
 });
 
+const simulateBody = z.strictObject({
+  xmlVersion: z.string().min(1).max(10).optional(),
+  country: z.string().min(1).max(10).optional(),
+});
+
 /** Builds the channel's HTTP handlers (without listening). */
 export function buildAdminChannel(deps: Deps): FastifyInstance {
   const app = Fastify({ logger: false });
@@ -95,8 +100,14 @@ export function buildAdminChannel(deps: Deps): FastifyInstance {
   );
   app.post<{ Params: Params }>(
     "/projects/:projectId/end-users/:endUserId/simulated-connector",
-    async (request) =>
-      ops.simulateEndUser({ projectId: request.params.projectId, endUserId: request.params.endUserId }),
+    async (request) => {
+      const application = simulateBody.parse(request.body ?? {});
+      return ops.simulateEndUser({
+        projectId: request.params.projectId,
+        endUserId: request.params.endUserId,
+        ...(Object.keys(application).length > 0 ? { application } : {}),
+      });
+    },
   );
   return app;
 }

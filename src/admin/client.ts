@@ -77,8 +77,12 @@ export function remoteAdmin(socketPath: string): AdminOperations {
     revokeKey: async (projectId, keyId) =>
       (await send<{ revoked: boolean }>("POST", `/projects/${p(projectId)}/keys/${p(keyId)}/revoke`, {}))
         .revoked,
-    simulateEndUser: ({ projectId, endUserId }) =>
-      send("POST", `/projects/${p(projectId)}/end-users/${p(endUserId)}/simulated-connector`, {}),
+    simulateEndUser: ({ projectId, endUserId, application }) =>
+      send(
+        "POST",
+        `/projects/${p(projectId)}/end-users/${p(endUserId)}/simulated-connector`,
+        application ?? {},
+      ),
     setQuota: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/quota`, rest),
     setPayment: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/payment`, rest),
     setDisabled: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/disabled`, rest),

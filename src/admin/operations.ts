@@ -6,6 +6,7 @@ import { createApiKey, createProject, revokeKey, type KeyKind, type KeyMode } fr
 import {
   prepareSimulatedConnection,
   type AttachedSimulatedConnector,
+  type SimulatedApplicationChoice,
 } from "../tenancy/simulated-connections.ts";
 
 /**
@@ -18,7 +19,7 @@ export interface ProjectSummary {
   name: string;
   organization: string;
   createdAt: string;
-  /** Live application Requests per calendar month (UTC); null: no quota (decision 0015). */
+  /** Live application Requests per calendar month (UTC); null: no quota (decision 0018). */
   monthlyRequestQuota: number | null;
   /** Live application operations are refused with PAYMENT_FAILED since then. */
   paymentFailedAt: string | null;
@@ -66,8 +67,15 @@ export interface AdminOperations {
   listKeys(projectId: string): Promise<KeySummary[]>;
   /** False when there is no such active key. */
   revokeKey(projectId: string, keyId: string): Promise<boolean>;
-  /** Attaches a simulated connector and company file to an end user (service in simulator mode only). */
-  simulateEndUser(input: { projectId: string; endUserId: string }): Promise<AttachedSimulatedConnector>;
+  /**
+   * Attaches a simulated connector and company file to an end user (service in simulator mode only),
+   * optionally with the simulated application's message version and regional edition.
+   */
+  simulateEndUser(input: {
+    projectId: string;
+    endUserId: string;
+    application?: SimulatedApplicationChoice;
+  }): Promise<AttachedSimulatedConnector>;
   /** Sets (or, with null, removes) the project's monthly quota of live application Requests. */
   setQuota(input: { projectId: string; monthlyRequests: number | null }): Promise<ProjectSummary>;
   /** Marks the project's payment failed, or settled again. */

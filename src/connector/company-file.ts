@@ -18,6 +18,8 @@ import { negotiateVersion, readCompanyFacts } from "./hcp.ts";
 export interface CompanyFileReport {
   hcp: string;
   companyFileName: string;
+  /** `qbXMLCountry` (`US`, `CA`, `UK`…): the application's regional edition. */
+  country: string;
   major: string;
   minor: string;
 }
@@ -26,9 +28,11 @@ export interface CompanyFileReport {
  * First send of a session: check the company file is the one this connection adopted (via the
  * FileID stamp), choose the message version, and keep the path the connector reports, so that the
  * next `authenticate` names the file where it is now (a verified file that moved is followed, PG
- * p.52). Returns the text for `getLastError` when the session must not go on, else null.
+ * p.52). The connection keeps the negotiated version and the company file's edition
+ * (`qbXMLCountry`, else the host's `Country`): calls are gated by both (decision 0016). Returns the
+ * text for `getLastError` when the session must not go on, else null.
  *
- * Two refusals, told apart by the file's FileID marker (decision 0015):
+ * Two refusals, told apart by the file's FileID marker (decision 0018):
  * - LEDGER_COMPANY_FILE_MISMATCH: the marker is the adopted identity of ANOTHER connection of the
  *   same project and mode — the end user opened another end user's company file (one computer
  *   serving several companies). Refused even on a first session: adopting it would send this end
@@ -48,7 +52,7 @@ export async function acceptCompanyFile(
   const named = facts?.companyName ? ` (${facts.companyName})` : "";
   const own = identity !== null && identity === connection.file_identity;
   // The file carries the marker of another connection of this project and mode: it is another end
-  // user's company file, never adopted or used by this one (decision 0015).
+  // user's company file, never adopted or used by this one (decision 0018).
   const owner =
     own || identity === null ? null : await findOtherConnectionWithFile(deps.db, connection, identity);
   if (owner) {
@@ -79,7 +83,7 @@ export async function acceptCompanyFile(
     company_file_path: report.companyFileName || connection.company_file_path,
     company_name: facts?.companyName ?? connection.company_name,
     product: facts?.product ?? connection.product,
-    country: facts?.country ?? connection.country,
+    country: editionOf(report.country) ?? editionOf(facts?.country) ?? connection.country,
     xml_version: version,
     updated_at: now,
   });
@@ -93,6 +97,12 @@ export async function acceptCompanyFile(
     company_file_path: report.companyFileName || null,
   });
   return null;
+}
+
+/** A reported edition, upper-cased (`us` → `US`); null when none was reported. */
+function editionOf(country: string | null | undefined): string | null {
+  const trimmed = country?.trim().toUpperCase() ?? "";
+  return /^[A-Z]{2,3}$/.test(trimmed) ? trimmed : null;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { XMLParser } from "fast-xml-parser";
+import { parseDocument } from "../ledger/xml/parse.ts";
+import { child, childrenNamed, childText } from "../ledger/xml/tree.ts";
 
 /**
  * Reads the Host/Company/Preferences answer the connector sends on the first `sendRequestXML` of a
@@ -13,45 +14,36 @@ export interface CompanyFacts {
   fileId: string | null;
 }
 
-const parser = new XMLParser({
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreAttributes: true,
-  htmlEntities: true,
-  isArray: (name) => name === "SupportedQBXMLVersion" || name === "DataExtRet",
-});
-
-function text(value: unknown): string | null {
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+function text(value: string | undefined): string | null {
+  return value !== undefined && value.trim() !== "" ? value.trim() : null;
 }
 
 export function readCompanyFacts(hcp: string, ownerId: string): CompanyFacts | null {
   if (!hcp.includes("<")) return null;
-  let doc: Record<string, unknown>;
-  try {
-    doc = parser.parse(hcp) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  const msgs = ((doc.QBXML as Record<string, unknown> | undefined)?.QBXMLMsgsRs ?? {}) as Record<
-    string,
-    Record<string, unknown>
-  >;
-  const host = (msgs.HostQueryRs?.HostRet ?? {}) as Record<string, unknown>;
-  const company = (msgs.CompanyQueryRs?.CompanyRet ?? {}) as Record<string, unknown>;
-  const dataExts = (company.DataExtRet ?? []) as Record<string, unknown>[];
-  const stamp = dataExts.find(
-    (d) =>
-      text(d.DataExtName) === "FileID" && (text(d.OwnerID) ?? "").toUpperCase() === ownerId.toUpperCase(),
-  );
+  const root = parseDocument(hcp)?.root;
+  if (!root) return null;
+  const msgs = root.name === "QBXML" ? child(root, "QBXMLMsgsRs") : undefined;
+  const host = msgs && child(msgs, "HostQueryRs");
+  const hostRet = host && child(host, "HostRet");
+  const companyRs = msgs && child(msgs, "CompanyQueryRs");
+  const company = companyRs && child(companyRs, "CompanyRet");
+  const stamp = company
+    ? childrenNamed(company, "DataExtRet").find(
+        (d) =>
+          text(childText(d, "DataExtName")) === "FileID" &&
+          (text(childText(d, "OwnerID")) ?? "").toUpperCase() === ownerId.toUpperCase(),
+      )
+    : undefined;
   return {
-    product: text(host.ProductName),
-    country: text(host.Country),
-    supportedVersions: ((host.SupportedQBXMLVersion ?? []) as unknown[])
-      .map(text)
-      .filter((v): v is string => v !== null),
-    companyName: text(company.CompanyName),
-    fileId: stamp ? text(stamp.DataExtValue) : null,
+    product: hostRet ? text(childText(hostRet, "ProductName")) : null,
+    country: hostRet ? text(childText(hostRet, "Country")) : null,
+    supportedVersions: hostRet
+      ? childrenNamed(hostRet, "SupportedQBXMLVersion")
+          .map((v) => text(v.text))
+          .filter((v): v is string => v !== null)
+      : [],
+    companyName: company ? text(childText(company, "CompanyName")) : null,
+    fileId: stamp ? text(childText(stamp, "DataExtValue")) : null,
   };
 }
 

@@ -20,7 +20,14 @@ test("held calls add no listener to the shared shutdown signal and all return at
   for (let i = 0; i < 5; i++) {
     const eu = await sys.connectEndUser({ companyName: `Held Co ${i}` });
     const ticket = await SoapByHand.for(sys, eu).ticket();
-    const input = { ticket, hcp: "", companyFileName: eu.companyFilePath, major: "16", minor: "0" };
+    const input = {
+      ticket,
+      hcp: "",
+      companyFileName: eu.companyFilePath,
+      country: "US",
+      major: "16",
+      minor: "0",
+    };
     held.push(sendRequestXML(ctx, input, new AbortController().signal));
   }
   // Each held call sleeps on the service clock until its idle window ends.

@@ -1,5 +1,6 @@
 import type { Deps } from "../deps.ts";
 import type { ServiceError } from "../errors/service-error.ts";
+import { readAnswer } from "../ledger/xml/answer.ts";
 import { closingQueryDocument, recoveryQueryDocument } from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { systemClock } from "../platform/clock.ts";
@@ -274,6 +275,8 @@ export interface SendRequestInput {
   ticket: string;
   hcp: string;
   companyFileName: string;
+  /** `qbXMLCountry`: the regional edition of the application (`US`, `CA`, `UK`). */
+  country: string;
   major: string;
   minor: string;
 }
@@ -440,10 +443,11 @@ async function recoveryAnswered(
   const now = new Date(deps.clock.now());
   let unresolved = failed;
   if (!failed) {
+    // Read once, whatever number of writes the message set ID resolves.
+    const answer = readAnswer(response);
     for (const row of await pendingRecoveries(deps.db, session.connection_id)) {
       if (row.message_set_id !== session.recovery_message_set_id) continue;
-      if ((await resolveRecovery(deps, row, response, session.ticket_hash)) === "unresolved")
-        unresolved = true;
+      if ((await resolveRecovery(deps, row, answer, session.ticket_hash)) === "unresolved") unresolved = true;
     }
   }
   const lastError = !unresolved

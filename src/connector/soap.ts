@@ -155,7 +155,7 @@ function operationOf(body: string): { method: SoapMethod; parameters: Map<string
   }
   if (!isSoapMethod(operation.name)) throw new SoapParseError(`Unknown method ${operation.name}.`);
   const parameters = new Map<string, string>();
-  for (const child of childElements(operation.node, operation.scope)) {
+  for (const child of childElements(operation)) {
     if (child.namespace !== CONNECTOR_NAMESPACE) {
       throw new SoapParseError(
         `The parameter <${child.name}> of ${operation.name} must be in the namespace ${CONNECTOR_NAMESPACE} (found ${child.namespace ?? "no namespace"}).`,
@@ -275,7 +275,7 @@ export function soapFault(message: string, faultCode: string = "soap:Client"): s
 
 /** The children of an element by local name (the client side reads answers leniently). */
 function childNamed(element: SoapElement, name: string): SoapElement | undefined {
-  return childElements(element.node, element.scope).find((child) => child.name === name);
+  return childElements(element).find((child) => child.name === name);
 }
 
 /** Parses the service's answer to `method` (client side). Throws {@link SoapFaultError} on a Fault. */
@@ -298,7 +298,7 @@ export function parseSoapResponse(method: SoapMethod, body: string): SoapResult 
   if (method === "authenticate") {
     if (!result) return [];
     // `<string xsi:nil="true" />` reads as "".
-    return childElements(result.node, result.scope)
+    return childElements(result)
       .filter((item) => item.name === "string")
       .map((item) => textContent(item));
   }

@@ -9,6 +9,8 @@ export interface DetailsMap {
     suggestion: string | null;
   };
   LEDGER_FIELD_UNSUPPORTED_BY_VERSION: { minimumXmlVersion: string; xmlVersion: string };
+  /** The company file's edition (`qbXMLCountry`), decision 0016. */
+  LEDGER_REGION_UNSUPPORTED: { country: string };
   LEDGER_OPERATION_UNSUPPORTED: { alternatives: string[] };
   CURSOR_EXPIRED: {
     reason: "idle_timeout" | "session_ended" | "ledger_restarted" | "evicted";

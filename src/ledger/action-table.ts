@@ -2,15 +2,25 @@ import { z } from "zod";
 import { ServiceError } from "../errors/service-error.ts";
 import { CURSOR_PAGE_SIZE_MAX, pageRequestId } from "./cursors.ts";
 import type { FinishContext } from "./operations.ts";
-import { SERVICE_OWNER_ID } from "./owner-id.ts";
-import { decodeReport, reportFilters, reportMessage, type ReportKind } from "./reports.ts";
+import { ownerIdKind } from "./owner-id.ts";
+import {
+  decodeReport,
+  reportFilters,
+  reportMessage,
+  reportRecordSchema,
+  type ReportKind,
+} from "./reports.ts";
 import type { ResourceDefinition } from "./resources/definitions.ts";
 import { exampleBody } from "./resources/examples.ts";
 import { outputSchemaRef, type JsonSchema } from "./resources/json-schema.ts";
 import type { Shape } from "./resources/shape.ts";
 import {
+  CAN_BUILD_OBJECT_TYPE,
+  canBuildMessage,
+  canBuildShape,
   createMessage,
   customFieldMessage,
+  decodeCanBuild,
   decodeCustomField,
   decodeDelete,
   decodeMerge,
@@ -19,6 +29,8 @@ import {
   deleteMessage,
   lineFamilies,
   mergeMessage,
+  PUBLIC_OWNER_ID,
+  publicOwnerElements,
   retrieveMessage,
   updateMessage,
   voidMessage,
@@ -28,6 +40,7 @@ import {
   type ResponseMessage,
 } from "./typed/actions.ts";
 import {
+  dateParam,
   enumParam,
   integerParam,
   listFilters,
@@ -38,19 +51,21 @@ import {
 } from "./typed/filters.ts";
 import { inputSchema } from "./typed/input.ts";
 import { inSchemaOrder } from "./typed/list-query.ts";
-import { finishListPage, decodeListPage } from "./typed/lists.ts";
-import { newerFieldPath } from "./typed/versions.ts";
+import * as definitions from "./typed/custom-field-definitions.ts";
+import { finishListPage, decodeListPage, type ListPage } from "./typed/lists.ts";
 import type { RequestRow } from "../store/requests.ts";
 import { leaf, node, type XmlElement } from "./xml/tree.ts";
 
 /**
  * The action table (issue 14; house style §2.1 "the catalogue is data"): for each action a typed
- * operation can take — list, retrieve, create, update, delete, void, merge, setCustomField and the
- * report queries — its HTTP shape, whether it reads or writes, its inputs (path, query and body, in
+ * operation can take — list, retrieve, create, update, delete, void, merge, setCustomField, canBuild
+ * and the report queries — its HTTP shape, whether it reads or writes, its inputs (path, query and body, in
  * the one validation vocabulary of field kinds), the request message it writes, how its answer is
  * decoded and its response schema. Routes (api/routes/ledger-resources.ts), the OpenAPI document,
  * the operation table the engine decodes answers with (operations.ts), the change feed and batch
- * all read this table; nothing else switches over actions.
+ * all read this table; nothing else switches over actions. A group whose messages follow none of
+ * the generic patterns (custom field definitions: no ListID, named by owner and name) has its own
+ * specs of the same actions here (`GROUP_ACTIONS`, chosen by `actionSpecOf`).
  *
  * Two actions need the store around their message, and say so as data for the core
  * (requests/typed-call.ts) to plan: a list that pages starts or continues an application cursor
@@ -59,7 +74,16 @@ import { leaf, node, type XmlElement } from "./xml/tree.ts";
  */
 
 export type ActionName =
-  "list" | "retrieve" | "create" | "update" | "delete" | "void" | "merge" | "setCustomField" | "report";
+  | "list"
+  | "retrieve"
+  | "create"
+  | "update"
+  | "delete"
+  | "void"
+  | "merge"
+  | "setCustomField"
+  | "canBuild"
+  | "report";
 
 /** A request body rule: none (GET), empty (`{}` or no body at all), or a JSON object schema. */
 export type BodyRule =
@@ -135,8 +159,11 @@ export interface ActionSpec<S> {
   message(subject: S, input: CallInput, context: MessageContext): XmlElement;
   /** The identity of the call for an Idempotency-Key fingerprint (the body and the path's ID). */
   fingerprint(input: CallInput): unknown;
-  /** A field of the body that needs a newer message version than some connections speak. */
-  newerField?(subject: S, input: CallInput): string | null;
+  /**
+   * The input shape of the body's record (create/update): the connection gate names the body's
+   * field when an element is newer than the connection's version or lacking in its edition.
+   */
+  bodyShape?(subject: S): Shape | null;
   /** Reads the answer's response message. */
   decode(subject: S, message: ResponseMessage, request: RequestRow): Decoded;
   /** Books what the answer changes outside the Request (list pages: the cursor), on completion. */
@@ -192,6 +219,23 @@ function summarySchema(resource: ResourceDefinition, extra: JsonSchema): JsonSch
   };
 }
 
+/** Spec: list envelope `{objectType:'list', url, data[], nextCursor, hasMore, remainingCount, cursorExpiresAt}`. */
+function listEnvelope(items: JsonSchema): JsonSchema {
+  return {
+    type: "object",
+    properties: {
+      objectType: { type: "string", const: "list" },
+      url: { type: "string" },
+      data: { type: "array", items },
+      nextCursor: { type: ["string", "null"] },
+      hasMore: { type: "boolean" },
+      remainingCount: { type: ["integer", "null"] },
+      cursorExpiresAt: { type: ["string", "null"], format: "date-time" },
+    },
+    required: LIST_ENVELOPE_REQUIRED,
+  };
+}
+
 const LIST_ENVELOPE_REQUIRED = [
   "objectType",
   "url",
@@ -216,6 +260,14 @@ const cursorParam: QueryParam = {
   kind: textParam(200),
   array: false,
   description: "The `nextCursor` of the latest page.",
+};
+
+const confirmParam: QueryParam = {
+  name: "confirm",
+  kind: enumParam(["true"]),
+  array: false,
+  required: true,
+  description: "Must be `true`: deleting is permanent.",
 };
 
 /** Whether the filters given name records one by one (ids, names…): one complete answer, no cursor. */
@@ -252,6 +304,7 @@ const list: ActionSpec<ResourceDefinition> = {
     if (max !== null && resource.queryElements.has("MaxReturned") && !namesRecords(filters)) {
       children.push(leaf("MaxReturned", String(max)));
     }
+    children.push(...publicOwnerElements(requestName, children));
     const attributes: Array<readonly [string, string]> =
       page.kind === "start"
         ? [
@@ -270,19 +323,7 @@ const list: ActionSpec<ResourceDefinition> = {
   fingerprint: () => null,
   decode: (resource, message) => decodeListPage(resource, message),
   finish: (resource, context, request, result) => finishListPage(resource, context, request, result),
-  response: (resource, components) => ({
-    type: "object",
-    properties: {
-      objectType: { type: "string", const: "list" },
-      url: { type: "string" },
-      data: { type: "array", items: recordSchema(resource, components) },
-      nextCursor: { type: ["string", "null"] },
-      hasMore: { type: "boolean" },
-      remainingCount: { type: ["integer", "null"] },
-      cursorExpiresAt: { type: ["string", "null"], format: "date-time" },
-    },
-    required: LIST_ENVELOPE_REQUIRED,
-  }),
+  response: (resource, components) => listEnvelope(recordSchema(resource, components)),
 };
 
 const retrieve: ActionSpec<ResourceDefinition> = {
@@ -319,7 +360,7 @@ const create: ActionSpec<ResourceDefinition> = {
   }),
   message: (resource, input) => createMessage(resource, input.body),
   fingerprint: (input) => input.body,
-  newerField: (resource, input) => newerFieldPath(shapeOrFail(resource.create, "create"), input.body),
+  bodyShape: (resource) => resource.create,
   decode: (resource, message) => decodeRecord(resource, message, false),
   response: recordSchema,
 };
@@ -367,7 +408,7 @@ const update: ActionSpec<ResourceDefinition> = {
   },
   message: (resource, input, context) => updateMessage(resource, idOf(input), input.body, context.kept),
   fingerprint: withBody,
-  newerField: (resource, input) => newerFieldPath(shapeOrFail(resource.update, "update"), input.body),
+  bodyShape: (resource) => resource.update,
   decode: (resource, message) => decodeRecord(resource, message, true),
   response: recordSchema,
 };
@@ -380,15 +421,7 @@ const del: ActionSpec<ResourceDefinition> = {
   summary: (resource) => `Delete a ${label(resource)} (permanent; needs confirm=true)`,
   inputs: () => ({
     path: ID_PATH,
-    query: [
-      {
-        name: "confirm",
-        kind: enumParam(["true"]),
-        array: false,
-        required: true,
-        description: "Must be `true`: deleting is permanent.",
-      },
-    ],
+    query: [confirmParam],
     body: EMPTY,
   }),
   message: (resource, input) => deleteMessage(resource, idOf(input)),
@@ -464,13 +497,7 @@ const merge: ActionSpec<ResourceDefinition> = {
 const customFieldBody = z
   .strictObject({
     operation: z.enum(["add", "update", "delete"]),
-    ownerId: z
-      .string()
-      .max(38)
-      .refine((value) => value.toUpperCase() !== SERVICE_OWNER_ID, {
-        error: "This owner is reserved by the service.",
-      })
-      .default("0"),
+    ownerId: ownerIdKind.schema.default(PUBLIC_OWNER_ID),
     name: z.string().min(1).max(31),
     value: z.string().max(4095).optional(),
   })
@@ -499,12 +526,7 @@ const setCustomField: ActionSpec<ResourceDefinition> = {
   message: (resource, input) =>
     customFieldMessage(resource, idOf(input), input.body as unknown as CustomFieldBody),
   fingerprint: withBody,
-  decode: (_resource, message) =>
-    decodeCustomField(message, {
-      operation: message.element.name === "DataExtDelRs" ? "delete" : "update",
-      ownerId: "0",
-      name: "",
-    }),
+  decode: (_resource, message) => decodeCustomField(message),
   response: () => ({
     type: "object",
     properties: {
@@ -515,6 +537,34 @@ const setCustomField: ActionSpec<ResourceDefinition> = {
       value: { type: ["string", "null"] },
     },
   }),
+};
+
+const canBuild: ActionSpec<ResourceDefinition> = {
+  name: "canBuild",
+  access: "read",
+  http: { method: "GET", status: 200 },
+  path: (resource) => `${base(resource)}/:id/can-build`,
+  summary: (resource) => `How many of an ${label(resource)} the components on hand allow building`,
+  inputs: () => ({
+    path: ID_PATH,
+    // The application's query requires the date (as bills to pay require their vendor).
+    query: [
+      {
+        name: "transactionDate",
+        kind: dateParam,
+        array: false,
+        required: true,
+        description: "The date to count the components on hand at.",
+      },
+    ],
+    body: NONE,
+  }),
+  message: (resource, input) =>
+    canBuildMessage(resource, idOf(input), dateParam.toXml(input.query.get("transactionDate"))),
+  fingerprint: () => null,
+  decode: (resource, message) => decodeCanBuild(resource, message),
+  response: (resource, components) =>
+    outputSchemaRef(canBuildShape(resource), components, CAN_BUILD_OBJECT_TYPE),
 };
 
 const report: ActionSpec<ReportKind> = {
@@ -530,10 +580,128 @@ const report: ActionSpec<ReportKind> = {
   message: (kind, input) => reportMessage(kind, input.query),
   fingerprint: () => null,
   decode: (kind, message) => decodeReport(kind, message),
-  response: () => ({
-    type: "object",
-    properties: { objectType: { type: "string", const: "ledger_report" } },
+  response: (_kind, components) => {
+    components.ledger_report ??= reportRecordSchema();
+    return { $ref: "#/components/schemas/ledger_report" };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// custom field definitions: a group whose messages follow no generic pattern (catalogue `actionSet`)
+
+const definitionList: ActionSpec<ResourceDefinition> = {
+  name: "list",
+  access: "read",
+  http: { method: "GET", status: 200 },
+  path: base,
+  summary: () => "List custom field definitions",
+  inputs: () => ({
+    path: NO_PATH,
+    query: [
+      {
+        name: "ownerIds",
+        kind: definitions.ownerKind,
+        array: true,
+        description:
+          "Owners whose definitions to list: `0` (public fields, the default) or applications' GUIDs.",
+      },
+    ],
+    body: NONE,
   }),
+  paging: () => "single",
+  message: (_resource, input) => definitions.listMessage((input.query.get("ownerIds") as string[]) ?? []),
+  fingerprint: () => null,
+  decode: (_resource, message) => {
+    const { data, warnings } = definitions.decodeDefinitions(message);
+    const page: ListPage = {
+      data,
+      iteratorId: null,
+      remaining: null,
+      requestId: null,
+      iteratorLost: false,
+    };
+    return { result: page, warnings };
+  },
+  finish: (resource, context, request, result) => finishListPage(resource, context, request, result),
+  response: (_resource, components) => listEnvelope(definitions.definitionSchema(components)),
+};
+
+const definitionCreate: ActionSpec<ResourceDefinition> = {
+  name: "create",
+  access: "write",
+  http: { method: "POST", status: 201 },
+  path: base,
+  summary: () => "Create a custom field definition",
+  inputs: () => ({
+    path: NO_PATH,
+    query: [],
+    body: jsonBody(definitions.createBody, () => definitions.CREATE_EXAMPLE),
+  }),
+  message: (_resource, input) => definitions.createMessage(input.body),
+  fingerprint: (input) => input.body,
+  decode: (_resource, message) => definitions.decodeDefinition(message),
+  response: (_resource, components) => definitions.definitionSchema(components),
+};
+
+const definitionUpdate: ActionSpec<ResourceDefinition> = {
+  name: "update",
+  access: "write",
+  http: { method: "POST", status: 200 },
+  path: (resource) => `${base(resource)}/:id`,
+  summary: () => "Update a custom field definition (the path names its current name)",
+  inputs: () => ({
+    path: ID_PATH,
+    query: [],
+    body: jsonBody(definitions.updateBody, () => definitions.UPDATE_EXAMPLE),
+  }),
+  message: (_resource, input) => definitions.updateMessage(idOf(input), input.body),
+  fingerprint: withBody,
+  decode: (_resource, message) => definitions.decodeDefinition(message),
+  response: (_resource, components) => definitions.definitionSchema(components),
+};
+
+const definitionDelete: ActionSpec<ResourceDefinition> = {
+  name: "delete",
+  access: "write",
+  http: { method: "DELETE", status: 200 },
+  path: (resource) => `${base(resource)}/:id`,
+  summary: () => "Delete a custom field definition (permanent; needs confirm=true)",
+  inputs: () => ({
+    path: ID_PATH,
+    query: [
+      confirmParam,
+      {
+        name: "ownerId",
+        kind: definitions.ownerKind,
+        array: false,
+        description: "The definition's owner: `0` (a public field, the default) or an application's GUID.",
+      },
+    ],
+    body: EMPTY,
+  }),
+  message: (_resource, input) =>
+    definitions.deleteMessage(String(input.query.get("ownerId") ?? PUBLIC_OWNER_ID), idOf(input)),
+  fingerprint: (input) => ({ id: input.id, ownerId: input.query.get("ownerId") ?? PUBLIC_OWNER_ID }),
+  decode: (_resource, message) => definitions.decodeDeleted(message),
+  response: () => definitions.deletedSchema(),
+};
+
+/**
+ * Action sets of groups whose messages follow no generic pattern, by the catalogue's `actionSet`:
+ * each replaces the generic action of the same name for that group.
+ */
+const GROUP_ACTIONS: Readonly<
+  Record<
+    NonNullable<ResourceDefinition["actionSet"]>,
+    Partial<Record<ResourceActionName, ActionSpec<ResourceDefinition>>>
+  >
+> = {
+  customFieldDefinitions: {
+    list: definitionList,
+    create: definitionCreate,
+    update: definitionUpdate,
+    delete: definitionDelete,
+  },
 };
 
 /** The actions of typed resources, by name (data: read by routes, OpenAPI, the core and batch). */
@@ -546,9 +714,20 @@ export const RESOURCE_ACTIONS = {
   void: voidAction,
   merge,
   setCustomField,
+  canBuild,
 } as const satisfies Record<string, ActionSpec<ResourceDefinition>>;
 
 export type ResourceActionName = keyof typeof RESOURCE_ACTIONS;
+
+/** The action `action` of `resource`: its group's own, or the generic one. */
+export function actionSpecOf(
+  resource: ResourceDefinition,
+  action: ResourceActionName,
+): ActionSpec<ResourceDefinition> {
+  return (
+    (resource.actionSet ? GROUP_ACTIONS[resource.actionSet][action] : undefined) ?? RESOURCE_ACTIONS[action]
+  );
+}
 
 /** The report action (one operation per report kind). */
 export const REPORT_ACTION: ActionSpec<ReportKind> = report;

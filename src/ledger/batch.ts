@@ -11,7 +11,6 @@ import {
 } from "./operations.ts";
 import type { JsonSchema } from "./resources/json-schema.ts";
 import { responseMessage, type RequestWarning } from "./typed/actions.ts";
-import { parseDocument } from "./xml/parse.ts";
 
 /**
  * Batch (spec "POST /v1/{ledger}/batch", decision 0014): up to 25 typed operations run in order as
@@ -94,8 +93,7 @@ interface MemberRead {
  * is read by its own operation exactly as a single call's would be.
  */
 function readMembers(input: DecodeInput, plan: BatchPlan): MemberRead[] {
-  const root = parseDocument(input.responseXml)?.root;
-  const messages = root?.children.find((c) => c.name === "QBXMLMsgsRs")?.children ?? [];
+  const messages = input.answer.root.children.find((c) => c.name === "QBXMLMsgsRs")?.children ?? [];
   return plan.members.map((member, index) => {
     const operation = operationOf(member.operationId);
     const element = messages[index];
@@ -167,12 +165,6 @@ export const batchHandler: OperationHandler = {
       return {
         ok: false,
         error: new ServiceError("INTERNAL_ERROR", { message: "A batch without members." }),
-      };
-    }
-    if (!parseDocument(input.responseXml)) {
-      return {
-        ok: false,
-        error: new ServiceError("LEDGER_RESPONSE_UNREADABLE", { message: "The answer holds no response." }),
       };
     }
     const decoded: DecodedBatch = { plan, reads: readMembers(input, plan) };

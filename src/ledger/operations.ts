@@ -3,6 +3,7 @@ import type { ConnectionRow } from "../store/connections.ts";
 import type { Db } from "../store/database.ts";
 import type { RequestRow } from "../store/requests.ts";
 import {
+  actionSpecOf,
   REPORT_ACTION,
   RESOURCE_ACTIONS,
   unsupportedError,
@@ -17,6 +18,7 @@ import {
 import { REPORT_KINDS, type ReportKind } from "./reports.ts";
 import { allResources, type ResourceDefinition } from "./resources/definitions.ts";
 import type { JsonSchema } from "./resources/json-schema.ts";
+import type { Shape } from "./resources/shape.ts";
 import {
   firstResponse,
   statusError,
@@ -25,8 +27,7 @@ import {
   type ResponseMessage,
 } from "./typed/actions.ts";
 import { batchHandler } from "./batch.ts";
-import type { ResponseSummary } from "./xml/message-set.ts";
-import { parseDocument } from "./xml/parse.ts";
+import type { ParsedAnswer } from "./xml/answer.ts";
 import type { XmlElement } from "./xml/tree.ts";
 
 /**
@@ -42,10 +43,10 @@ export const HEALTH_CHECK_OPERATION = "ledger.healthCheck";
 export const HEALTH_CHECK_MESSAGES = `<CompanyQueryRq requestID="health-check"></CompanyQueryRq>`;
 
 export interface DecodeInput {
-  responseXml: string;
+  /** The answer, parsed once by the engine (`readAnswer`): decoders read its tree, never its text. */
+  answer: ParsedAnswer;
   /** The service's public base URL (error objects' `docsUrl`, for batch members' errors). */
   publicUrl: string;
-  summary: ResponseSummary;
   request: RequestRow;
   /** Present only for operations that declare `usesConnection`. */
   connection: ConnectionRow | null;
@@ -86,7 +87,7 @@ function fail(error: unknown): Decoded {
   throw error;
 }
 
-/** Parses the answer and hands its first response message to `read`. */
+/** Hands the answer's first response message (from the tree parsed once) to `read`. */
 function withFirstResponse(
   input: DecodeInput,
   read: (
@@ -94,9 +95,9 @@ function withFirstResponse(
     root: XmlElement,
   ) => { result: unknown; warnings: RequestWarning[] },
 ): Decoded {
-  const document = parseDocument(input.responseXml);
-  const message = document ? firstResponse(document.root) : null;
-  if (!document || !message) {
+  const root = input.answer.root;
+  const message = firstResponse(root);
+  if (!message) {
     return {
       ok: false,
       error: new ServiceError("LEDGER_RESPONSE_UNREADABLE", {
@@ -105,7 +106,7 @@ function withFirstResponse(
     };
   }
   try {
-    const { result, warnings } = read(message, document.root);
+    const { result, warnings } = read(message, root);
     return { ok: true, result, warnings };
   } catch (error) {
     return fail(error);
@@ -137,7 +138,8 @@ export interface TypedOperation extends OperationHandler {
   readFirst(input: CallInput): ReadFirst | null;
   message(input: CallInput, context: MessageContext): XmlElement;
   fingerprint(input: CallInput): unknown;
-  newerField(input: CallInput): string | null;
+  /** The body's record shape (create/update), for the connection gate's field names. */
+  bodyShape(): Shape | null;
   response(components: Record<string, JsonSchema>): JsonSchema;
   /** Reads this operation's response message (batch members' responses are read one by one). */
   decodeMessage(
@@ -173,7 +175,7 @@ function bind<S>(
     readFirst: (input) => spec.readFirst?.(subject, input) ?? null,
     message: (input, context) => spec.message(subject, input, context),
     fingerprint: (input) => spec.fingerprint(input),
-    newerField: (input) => spec.newerField?.(subject, input) ?? null,
+    bodyShape: () => spec.bodyShape?.(subject) ?? null,
     response: (components) => spec.response(subject, components),
     decodeMessage: (message, request) => spec.decode(subject, message, request),
     decode: (input) => withFirstResponse(input, (message) => spec.decode(subject, message, input.request)),
@@ -187,7 +189,7 @@ function bind<S>(
 }
 
 function resourceOperation(resource: ResourceDefinition, action: ResourceActionName): ResourceOperation {
-  return bind(`${resource.operationPrefix}.${action}`, RESOURCE_ACTIONS[action], resource, {
+  return bind(`${resource.operationPrefix}.${action}`, actionSpecOf(resource, action), resource, {
     resource,
     report: null,
   }) as ResourceOperation;
@@ -196,7 +198,7 @@ function resourceOperation(resource: ResourceDefinition, action: ResourceActionN
 const passthrough: OperationHandler = {
   operationId: PASSTHROUGH_OPERATION,
   // The caller handles the application's statuses itself: a readable answer is a success.
-  decode: ({ responseXml }) => ({ ok: true, result: { xml: responseXml }, warnings: [] }),
+  decode: ({ answer }) => ({ ok: true, result: { xml: answer.xml }, warnings: [] }),
 };
 
 const healthCheck: OperationHandler = {
@@ -260,7 +262,7 @@ export function unsupportedOperations(): TypedOperation[] {
       .map((action) =>
         bind(
           `${resource.operationPrefix}.${action}`,
-          RESOURCE_ACTIONS[action],
+          actionSpecOf(resource, action),
           resource,
           { resource, report: null },
           unsupportedError(resource, action),

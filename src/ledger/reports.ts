@@ -286,7 +286,7 @@ export function decodeReport(
       reportType,
       title: childText(ret, "ReportTitle"),
       subtitle: childText(ret, "ReportSubtitle"),
-      basis: basis === null ? null : basis.toLowerCase(),
+      basis: basis === null ? null : jsonEnumValue(nameTable(), "ReportBasis", basis),
       rowCount: int(childText(ret, "NumRows") ?? undefined),
       columnCount: int(childText(ret, "NumColumns") ?? undefined),
       columnTitleRowCount: int(childText(ret, "NumColTitleRows") ?? undefined),
@@ -295,4 +295,75 @@ export function decodeReport(
     },
     warnings: statusWarnings(message),
   };
+}
+
+/**
+ * The report record's JSON Schema for the OpenAPI document (spec: "Report", "Report column",
+ * "Report row"): every field present, open enumerations listed as values (every report kind's
+ * `reportType`, since the record is one schema for all ten routes).
+ */
+export function reportRecordSchema(): Record<string, unknown> {
+  const values = (element: string): string[] => {
+    const key = ledgerSchema().table.elements[element];
+    const xml = (key ? ledgerSchema().table.simple[key]?.e : undefined) ?? [];
+    return xml.map((v) => jsonEnumValue(nameTable(), element, v));
+  };
+  const open = (list: readonly string[]): Record<string, unknown> => ({
+    type: ["string", "null"],
+    description: `Open enumeration: ${list.join(", ")}`,
+  });
+  const nullable = (type: string): Record<string, unknown> => ({ type: [type, "null"] });
+  const object = (properties: Record<string, unknown>): Record<string, unknown> => ({
+    type: "object",
+    properties,
+    required: Object.keys(properties),
+  });
+  const reportTypes = REPORT_KINDS.flatMap((kind) =>
+    // The schema lists an empty job report type; no report is named so.
+    values(kind.request.replace(/QueryRq$/, "Type")).filter((v) => v !== ""),
+  );
+  return object({
+    objectType: { type: "string", const: "ledger_report" },
+    category: open(REPORT_KINDS.map((kind) => kind.category)),
+    reportType: open(reportTypes),
+    title: nullable("string"),
+    subtitle: nullable("string"),
+    basis: open(values("ReportBasis")),
+    rowCount: nullable("integer"),
+    columnCount: nullable("integer"),
+    columnTitleRowCount: nullable("integer"),
+    columns: {
+      type: "array",
+      items: object({
+        columnId: nullable("integer"),
+        columnType: open(values("ColType")),
+        dataType: nullable("string"),
+        titles: {
+          type: "array",
+          items: object({ rowNumber: nullable("integer"), value: nullable("string") }),
+        },
+      }),
+    },
+    rows: {
+      type: "array",
+      items: object({
+        kind: { type: "string", description: `Open enumeration: ${Object.values(ROW_KINDS).join(", ")}` },
+        rowNumber: nullable("integer"),
+        text: nullable("string"),
+        rowDescriptor: {
+          type: ["object", "null"],
+          properties: { type: nullable("string"), value: nullable("string") },
+          required: ["type", "value"],
+        },
+        cells: {
+          type: "array",
+          items: object({
+            columnId: nullable("integer"),
+            value: nullable("string"),
+            dataType: nullable("string"),
+          }),
+        },
+      }),
+    },
+  });
 }

@@ -5,14 +5,9 @@ import { ServiceError } from "../errors/service-error.ts";
 import { BATCH_MEMBERS_MAX, BATCH_OPERATION, type BatchOnError, type BatchPlan } from "../ledger/batch.ts";
 import { LEDGER_BASE } from "../ledger/action-table.ts";
 import { typedOperation } from "../ledger/operations.ts";
+import { messageSet } from "../ledger/xml/message-set.ts";
 import type { Submission } from "./submit.ts";
-import {
-  allOf,
-  prepareTypedCall,
-  requestDocumentOf,
-  type PreparedMessage,
-  type TypedCallOptions,
-} from "./typed-call.ts";
+import { allOf, prepareTypedCall, type PreparedMessage, type TypedCallOptions } from "./typed-call.ts";
 
 /**
  * A batch (spec "POST /v1/{ledger}/batch", decision 0014) is a loop over the typed-call core: every
@@ -108,7 +103,7 @@ function batchSubmission(
     method: "POST",
     path: BATCH_PATH,
     isWrite: members.some((m) => m.operation.access === "write"),
-    requestXml: requestDocumentOf(
+    document: messageSet(
       members.map((m) => m.message),
       onError,
     ),

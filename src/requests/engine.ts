@@ -1,7 +1,8 @@
 import type { Deps } from "../deps.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
-import { summarizeResponse, withXmlVersion } from "../ledger/xml/message-set.ts";
+import { readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
+import { handOverDocument, storedFromDocument, type StoredMessageSet } from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { newId } from "../platform/ids.ts";
 import { randomGuid } from "../platform/random.ts";
@@ -209,14 +210,26 @@ export async function nextWork(
   if (!claimed) return null;
   deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - claimed.created_at.getTime()) / 1000);
   deps.logger.debug({ requestId: claimed.id, connectionId }, "request handed to the connector");
-  const document = withXmlVersion(claimed.request_xml ?? "", xmlVersion);
-  const xml = claimed.message_set_id
-    ? document.replace(
-        /<QBXMLMsgsRq\b([^>]*)>/,
-        `<QBXMLMsgsRq$1 newMessageSetID="${claimed.message_set_id}">`,
-      )
-    : document;
-  return { kind: "request", row: claimed, xml };
+  return { kind: "request", row: claimed, xml: handOverXml(claimed, xmlVersion) };
+}
+
+/**
+ * The document handed to the connector, built once from the stored messages with the session's
+ * version and the claim's message set ID (writes). A Request stored before the upgrade that kept
+ * messages apart (`request_on_error` null) holds the whole document: its messages and `onError`
+ * are read back first (a text that is no message set is handed over as it is, as before).
+ */
+function handOverXml(
+  claimed: Pick<RequestRow, "request_xml" | "request_on_error" | "message_set_id">,
+  xmlVersion: string,
+): string {
+  const text = claimed.request_xml ?? "";
+  const onError = claimed.request_on_error;
+  const stored: StoredMessageSet | null =
+    onError === "stopOnError" || onError === "continueOnError"
+      ? { onError, messagesXml: text }
+      : storedFromDocument(text);
+  return stored ? handOverDocument(stored, xmlVersion, claimed.message_set_id) : text;
 }
 
 /** Queued requests whose queue TTL passed are ended (REQUEST_EXPIRED); they are never sent. */
@@ -298,9 +311,10 @@ export async function completeFromAnswer(
       { session },
     );
   }
-  const summary = summarizeResponse(answer.responseXml);
+  // The answer is parsed here, once: the summary and the decoder read the same tree.
+  const parsed = readAnswer(answer.responseXml);
   const handler = operationHandler(row.operation_id);
-  if (!summary || !handler) {
+  if (!parsed || !handler) {
     const error = new ServiceError("LEDGER_RESPONSE_UNREADABLE", {
       outcome: row.is_write ? "unknown" : "not_applicable",
     });
@@ -317,12 +331,11 @@ export async function completeFromAnswer(
       { session },
     );
   }
-  const first = summary.statuses[0];
+  const first = parsed.summary.statuses[0];
   const ledger = { status_code: first?.statusCode ?? null, status_severity: first?.statusSeverity ?? null };
   const read = handler.decode({
-    responseXml: answer.responseXml,
+    answer: parsed,
     publicUrl: deps.config.publicUrl,
-    summary,
     request: row,
     connection: await connectionFor(deps, handler, row),
     nowMs: now,
@@ -366,7 +379,7 @@ export async function completeFromAnswer(
 }
 
 /**
- * LEDGER_RESPONSE_TOO_LARGE (decision 0015): a read whose answer is larger than
+ * LEDGER_RESPONSE_TOO_LARGE (decision 0018): a read whose answer is larger than
  * `LEDGER_RESPONSE_LIMIT_BYTES` is not decoded or stored; the caller narrows the filters or lowers
  * `limit`. A document holding a write is always read whole: its outcome must be known.
  */
@@ -444,17 +457,18 @@ export async function interruptSent(deps: Deps, row: RequestRow, why: string): P
  * Resolves an `outcome_unknown` write from the recovery query's answer: a stored result completes
  * it (`recovered: true`); no stored state (status 600) means it was not applied. Any other answer
  * (unreadable, empty, a set with no stored responses) proves nothing: the write stays
- * `outcome_unknown` for the next recovery query, and `unresolved` is returned.
+ * `outcome_unknown` for the next recovery query, and `unresolved` is returned. The answer is parsed
+ * once by the caller ({@link readAnswer}; null when unreadable) for every write it resolves.
  */
 export async function resolveRecovery(
   deps: Deps,
   row: RequestRow,
-  responseXml: string,
+  answer: ParsedAnswer | null,
   ticketHash: string,
 ): Promise<RequestRow | null | "unresolved"> {
-  const summary = summarizeResponse(responseXml);
   const now = deps.clock.now();
-  if (summary === null) return "unresolved";
+  if (answer === null) return "unresolved";
+  const summary = answer.summary;
   const nothingStored = summary.messageSetStatusCode === 600;
   if (!nothingStored && summary.statuses.length === 0) return "unresolved";
   if (!nothingStored) {
@@ -468,9 +482,8 @@ export async function resolveRecovery(
           handler,
           sent,
           handler.decode({
-            responseXml,
+            answer,
             publicUrl: deps.config.publicUrl,
-            summary,
             request: sent,
             connection: await connectionFor(deps, handler, row),
             nowMs: now,

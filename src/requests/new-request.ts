@@ -22,6 +22,8 @@ export type NewRequestFields = Pick<
   | "background"
 > & {
   status: "queued" | "waiting_for_connection";
+  /** The message set's `onError` (`request_xml` holds its messages). */
+  request_on_error?: "stopOnError" | "continueOnError";
   /** The records a write changes, when it changes existing ones. */
   write_targets?: string[];
   /** A batch's members (ledger/batch.ts). */

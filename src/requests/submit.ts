@@ -25,6 +25,7 @@ import type { CallOptions } from "./call-options.ts";
 import { newRequestRow } from "./new-request.ts";
 import { newId } from "../platform/ids.ts";
 import { CallerWatch } from "./request-watch.ts";
+import { storedMessageSet, type RequestDocument } from "../ledger/xml/message-set.ts";
 import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
 import type { BatchPlan } from "../ledger/batch.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
@@ -41,15 +42,18 @@ import { chargeOrRefuse, paymentRefusal, standingOf } from "../tenancy/billing.t
 export interface Submission {
   /**
    * Whose request it is (the caller's key; the change feed: its subscription's project and mode),
-   * with the project's standing when the key lookup read it (billing, decision 0015).
+   * with the project's standing when the key lookup read it (billing, decision 0018).
    */
   principal: Tenant & { standing?: ProjectStanding | undefined };
   operationId: string;
   method: string;
   path: string;
   isWrite: boolean;
-  /** The request document (version PI is set at hand-over). */
-  requestXml: string;
+  /**
+   * The message set as data: rendered once for storage, and wrapped in the document (with the
+   * session's version and message set ID) only at hand-over.
+   */
+  document: RequestDocument;
   /** The body used for the idempotency fingerprint. */
   fingerprintBody: unknown;
   options: CallOptions;
@@ -66,7 +70,7 @@ export interface Submission {
   /** A batch's members, kept on the Request to read its answer member by member. */
   batch?: BatchPlan;
   /**
-   * What billing counts this Request as (decision 0015): a batch counts its members, a passthrough
+   * What billing counts this Request as (decision 0018): a batch counts its members, a passthrough
    * document its request messages; 1 otherwise.
    */
   units?: number;
@@ -91,7 +95,7 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   const { connection } = target;
 
   if (s.beforeQueue) await s.beforeQueue(connection);
-  // Billing counts and refuses the developers' calls, never the service's own (decision 0015).
+  // Billing counts and refuses the developers' calls, never the service's own (decision 0018).
   const standing = s.background ? null : await standingOf(deps, s.principal);
   const refusal =
     admissionError(deps, s, connection, target.waiting >= capacity, target.unansweredSince) ??
@@ -118,7 +122,7 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
 }
 
 /**
- * The store stopped answering while a sync caller waited for its Request (decision 0015). The
+ * The store stopped answering while a sync caller waited for its Request (decision 0018). The
  * Request exists and could not be canceled, so it may still run: the caller is told to poll it,
  * never to resend (a 503 "retry" here could apply a write twice).
  */
@@ -131,7 +135,7 @@ function storeLostDuringWait(row: RequestRow, cause: unknown): ServiceError {
   });
 }
 
-/** What billing counts a Submission as (decision 0015). */
+/** What billing counts a Submission as (decision 0018). */
 export function billingUnits(s: Pick<Submission, "batch" | "units">): number {
   return s.batch?.members.length ?? s.units ?? 1;
 }
@@ -142,10 +146,10 @@ export function billingUnits(s: Pick<Submission, "batch" | "units">): number {
  */
 type ChargeStep = (db: Transaction<DatabaseSchema>) => Promise<ServiceError | null>;
 
-/** The records a write changes, so that the engine spaces writes to one record (spec). */
+/** The records a write changes (read from the message tree), so that the engine spaces writes to one record (spec). */
 function writeTargetsColumn(s: Submission): { write_targets?: string[] } {
   if (!s.isWrite) return {};
-  const targets = writeTargetsOf(s.requestXml);
+  const targets = writeTargetsOf(s.document.messages);
   return targets.length === 0 ? {} : { write_targets: targets };
 }
 
@@ -176,6 +180,7 @@ async function createOrAttach(
       })
     : null;
   const online = connection !== null && isReachable(deps, connection);
+  const stored = storedMessageSet(s.document);
   const status =
     s.options.async && connection !== null && !online && connection.status !== "pending_setup"
       ? "waiting_for_connection"
@@ -198,7 +203,8 @@ async function createOrAttach(
         mode: s.options.async ? "async" : "sync",
         status,
         is_write: s.isWrite,
-        request_xml: s.requestXml,
+        request_xml: stored.messagesXml,
+        request_on_error: stored.onError,
         queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
         idempotency_key_present: key !== null,
         previous_request_id: previousRequestId,
@@ -357,7 +363,7 @@ function admissionError(
 
 /**
  * 503 LEDGER_NOT_RESPONDING when the application has owed an answer for longer than
- * `LEDGER_NOT_RESPONDING_MS` (decision 0015): the connector reached it (a session is open), but a
+ * `LEDGER_NOT_RESPONDING_MS` (decision 0018): the connector reached it (a session is open), but a
  * request handed over is not answered, or the company file report never came. A sync call would
  * only wait behind it; an async call is queued and runs once the application answers again.
  */

@@ -6,9 +6,11 @@ import type { CallInput, MessageContext, PageRequest } from "../ledger/action-ta
 import { CURSOR_PAGE_SIZE_MAX, newCursorId, resumeCursor, startCursor } from "../ledger/cursors.ts";
 import { typedOperation, type TypedOperation } from "../ledger/operations.ts";
 import { idParam, parseQuery, type ParamValue } from "../ledger/typed/filters.ts";
-import { buildRequestDocument, HIGHEST_XML_VERSION } from "../ledger/xml/message-set.ts";
+import { gateError, gateMessages } from "../ledger/connection-gate.ts";
+import type { Shape } from "../ledger/resources/shape.ts";
+import { messageSet } from "../ledger/xml/message-set.ts";
 import { ledgerSchema } from "../ledger/xml/schema.ts";
-import { renderElementText, type XmlElement } from "../ledger/xml/tree.ts";
+import type { XmlElement } from "../ledger/xml/tree.ts";
 import { messageProblem } from "../ledger/xml/validate-tree.ts";
 import type { ConnectionRow } from "../store/connections.ts";
 import type { Tenant } from "../store/tenant.ts";
@@ -211,17 +213,21 @@ function checkMessage(message: XmlElement): void {
   }
 }
 
-function versionCheck(path: string | null): ((connection: ConnectionRow | null) => Promise<void>) | null {
-  if (!path) return null;
+/**
+ * The connection gate (decision 0016): the message may use no element newer than the connection's
+ * negotiated version, nor one its company file's edition lacks; checked before queueing, when the
+ * connection is known. A batch member's refusal names the member's field.
+ */
+function connectionGate(
+  message: XmlElement,
+  shape: Shape | null,
+  prefix: string,
+): (connection: ConnectionRow | null) => Promise<void> {
   return async (connection) => {
-    const version = connection?.xml_version;
-    if (version && Number.parseFloat(version) < Number.parseFloat(HIGHEST_XML_VERSION)) {
-      throw new ServiceError("LEDGER_FIELD_UNSUPPORTED_BY_VERSION", {
-        param: path,
-        details: { minimumXmlVersion: HIGHEST_XML_VERSION, xmlVersion: version },
-        message: `\`${path}\` needs message version ${HIGHEST_XML_VERSION}; this company file's application speaks ${version}.`,
-      });
-    }
+    const refusal = gateMessages([message], connection, shape ?? undefined);
+    if (!refusal) return;
+    if (prefix === "") throw gateError(refusal);
+    throw gateError(refusal, refusal.isField ? paramOf(prefix, "body", refusal.path) : prefix);
   };
 }
 
@@ -234,18 +240,6 @@ export function allOf(checks: ReadonlyArray<BeforeQueue | null>): BeforeQueue | 
   return async (connection) => {
     for (const check of present) await check(connection);
   };
-}
-
-/** The request document of one or more messages (the version is set at hand-over). */
-export function requestDocumentOf(
-  messages: readonly XmlElement[],
-  onError: "stopOnError" | "continueOnError" = "stopOnError",
-): string {
-  return buildRequestDocument(
-    { messages: messages.map(renderElementText).join(""), onError },
-    HIGHEST_XML_VERSION,
-    null,
-  );
 }
 
 /** The route of a call as the Request records it (the record's ID in place of `:id`). */
@@ -280,7 +274,10 @@ export async function prepareTypedCall(
   const planned = await plan(deps, operation, input, options, mode);
   if ("result" in planned) return { kind: "answer", result: planned.result, status };
   checkMessage(planned.message);
-  const beforeQueue = allOf([versionCheck(operation.newerField(input)), planned.beforeQueue]);
+  const beforeQueue = allOf([
+    connectionGate(planned.message, operation.bodyShape(), options.paramPrefix ?? ""),
+    planned.beforeQueue,
+  ]);
   const prepared: PreparedMessage = {
     operation,
     message: planned.message,
@@ -295,7 +292,7 @@ export async function prepareTypedCall(
     method: operation.http.method,
     path: prepared.path,
     isWrite: operation.access === "write",
-    requestXml: requestDocumentOf([planned.message]),
+    document: messageSet([planned.message]),
     fingerprintBody: prepared.fingerprint,
     options: options.call,
     ...(options.background ? { background: true } : {}),

@@ -1,7 +1,14 @@
 import type { Deps } from "../deps.ts";
 import { systemClock } from "../platform/clock.ts";
 import { connectionChannel } from "../requests/engine.ts";
-import { SimulatedLedgerApplication } from "../simulator/ledger/application.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import {
+  SIMULATED_COUNTRIES,
+  SIMULATED_XML_VERSIONS,
+  SimulatedLedgerApplication,
+  type SimulatedCountry,
+  type SimulatedXmlVersion,
+} from "../simulator/ledger/application.ts";
 import { PersistedApplication, type CompanyFileSnapshot } from "../simulator/ledger/index.ts";
 import { SimulatedWebConnector, type ConnectorEvent } from "../simulator/web-connector.ts";
 import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
@@ -18,6 +25,7 @@ import {
   issueConnectorPassword,
   type AttachSimulatedConnector,
   type AttachedSimulatedConnector,
+  type SimulatedApplicationChoice,
   type SimulatedConnectors,
 } from "../tenancy/simulated-connections.ts";
 
@@ -73,7 +81,7 @@ export class SimulationHost implements SimulatedConnectors {
       if (!connection) continue;
       try {
         const password = await issueConnectorPassword(this.deps, connection.id);
-        await this.start(connection, password, row.companyName, row.snapshot);
+        await this.start(connection, password, row.companyName, row.snapshot, editionOf(row.application));
         started += 1;
       } catch (error) {
         this.deps.logger.error(
@@ -88,6 +96,11 @@ export class SimulationHost implements SimulatedConnectors {
   async attach(input: AttachSimulatedConnector): Promise<AttachedSimulatedConnector> {
     const { connection } = input;
     const existing = await findSimulatedCompanyFile(this.deps.db, connection.id);
+    // What the caller asks for, else what the file's application was, else the default.
+    const application = editionOf({
+      xmlVersion: input.application?.xmlVersion ?? existing?.application?.xmlVersion,
+      country: input.application?.country ?? existing?.application?.country,
+    });
     const snapshot = existing?.snapshot ?? newCompanyFile(input.companyName);
     const row = await attachSimulatedCompanyFile(
       this.deps.db,
@@ -96,12 +109,25 @@ export class SimulationHost implements SimulatedConnectors {
         projectId: connection.project_id,
         companyName: existing?.companyName ?? input.companyName,
         snapshot,
+        application,
       },
       new Date(this.deps.clock.now()),
     );
-    const companyFilePath = await this.start(connection, input.password, row.companyName, snapshot);
+    const companyFilePath = await this.start(
+      connection,
+      input.password,
+      row.companyName,
+      snapshot,
+      application,
+    );
     const online = await this.waitUntilOnline(connection.id);
-    return { connectionId: connection.id, companyFilePath, reused: existing !== null, online };
+    return {
+      connectionId: connection.id,
+      companyFilePath,
+      reused: existing !== null,
+      online,
+      application,
+    };
   }
 
   /**
@@ -129,9 +155,10 @@ export class SimulationHost implements SimulatedConnectors {
     password: string,
     companyName: string,
     snapshot: unknown,
+    edition: SimulatedEdition,
   ): Promise<string> {
     await this.stopOne(connection.id);
-    const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+    const ledger = new SimulatedLedgerApplication(edition);
     const file = ledger.restoreCompanyFile(snapshot);
     const application = new PersistedApplication(ledger, {
       save: (next) => this.save(connection.id, next),
@@ -229,6 +256,36 @@ export class SimulationHost implements SimulatedConnectors {
     const waiting = await waitingRequests(this.deps.db, connectionId, ["queued", "waiting_for_connection"]);
     return waiting.length > 0;
   }
+}
+
+/** The message version and regional edition of a simulated application. */
+interface SimulatedEdition {
+  xmlVersion: SimulatedXmlVersion;
+  country: SimulatedCountry;
+}
+
+/**
+ * The simulated application an end user runs: the given (or kept) message version and edition, by
+ * default 16.0 and US. A value the simulator cannot play is refused, naming the accepted ones.
+ */
+export function editionOf(given: SimulatedApplicationChoice | null): SimulatedEdition {
+  const xmlVersion = given?.xmlVersion ?? "16.0";
+  const country = given?.country?.toUpperCase() ?? "US";
+  const version = SIMULATED_XML_VERSIONS.find((v) => v === xmlVersion);
+  if (!version) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: "xmlVersion",
+      message: `The simulated application speaks ${SIMULATED_XML_VERSIONS.join(", ")}.`,
+    });
+  }
+  const edition = SIMULATED_COUNTRIES.find((c) => c === country);
+  if (!edition) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: "country",
+      message: `The simulated application's editions are ${SIMULATED_COUNTRIES.join(", ")}.`,
+    });
+  }
+  return { xmlVersion: version, country: edition };
 }
 
 /** A new company file with the sample data, as a snapshot. */

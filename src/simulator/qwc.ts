@@ -3,7 +3,8 @@
  * (guide ledger-protocol.md §1.5, PG pp.33–39, Table 4-1). The simulated connector is configured
  * only from this document plus the password the user types, exactly like the real one.
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { XmlReadError, readXml } from "../ledger/xml/parse.ts";
+import type { XmlElement } from "../ledger/xml/tree.ts";
 
 /** Default update interval from the `<Scheduler>` aggregate. */
 export interface QwcSchedule {
@@ -54,49 +55,17 @@ export class QwcParseError extends Error {
   override name = "QwcParseError";
 }
 
-// Order must be kept because the first of RunEveryNMinutes/RunEveryNSeconds wins.
-const parser = new XMLParser({
-  preserveOrder: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreAttributes: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  removeNSPrefix: true,
-  htmlEntities: true,
-});
-
-type OrderedNode = Record<string, unknown>;
-
-function isNode(value: unknown): value is OrderedNode {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** An element's name without its namespace prefix. */
+function localName(element: XmlElement): string {
+  return element.name.slice(element.name.indexOf(":") + 1);
 }
 
-/** Children of an ordered node as `[tag, content]` pairs, skipping text. */
-function children(content: unknown): [string, unknown[]][] {
-  if (!Array.isArray(content)) return [];
-  const result: [string, unknown[]][] = [];
-  for (const child of content) {
-    if (!isNode(child)) continue;
-    for (const [tag, value] of Object.entries(child)) {
-      if (tag === "#text" || tag === ":@") continue;
-      result.push([tag, Array.isArray(value) ? value : []]);
-    }
-  }
-  return result;
-}
-
-function textOf(content: unknown[]): string {
-  return content
-    .map((child) => (isNode(child) && typeof child["#text"] === "string" ? child["#text"] : ""))
-    .join("")
-    .trim();
-}
-
-function parseSchedule(content: unknown[]): QwcSchedule | undefined {
-  for (const [tag, value] of children(content)) {
+function parseSchedule(scheduler: XmlElement): QwcSchedule | undefined {
+  // Order matters: the first of RunEveryNMinutes/RunEveryNSeconds wins.
+  for (const element of scheduler.children) {
+    const tag = localName(element);
     if (tag !== "RunEveryNMinutes" && tag !== "RunEveryNSeconds") continue;
-    const text = textOf(value);
+    const text = element.text;
     if (!/^\d+$/.test(text) || Number(text) <= 0) {
       throw new QwcParseError(`<${tag}> must be a positive whole number, got "${text}"`);
     }
@@ -123,16 +92,20 @@ const REQUIRED = [
 /** Parses a `.qwc` document. Tag order does not matter except inside `<Scheduler>`. */
 export function parseQwc(text: string): QwcDocument {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  const validation = XMLValidator.validate(source);
-  if (validation !== true) throw new QwcParseError(`not well-formed XML: ${validation.err.msg}`);
-  const roots = children(parser.parse(source));
-  const root = roots.find(([tag]) => tag === "QBWCXML");
-  if (root === undefined) throw new QwcParseError("the root element must be <QBWCXML>");
+  let root: XmlElement;
+  try {
+    root = readXml(source, { keepMixedText: true }).root;
+  } catch (error) {
+    if (error instanceof XmlReadError) throw new QwcParseError(`not well-formed XML: ${error.message}`);
+    throw error;
+  }
+  if (localName(root) !== "QBWCXML") throw new QwcParseError("the root element must be <QBWCXML>");
   const fields = new Map<string, string>();
   let scheduler: QwcSchedule | undefined;
-  for (const [tag, value] of children(root[1])) {
-    if (tag === "Scheduler") scheduler ??= parseSchedule(value);
-    else if (!fields.has(tag)) fields.set(tag, textOf(value));
+  for (const element of root.children) {
+    const tag = localName(element);
+    if (tag === "Scheduler") scheduler ??= parseSchedule(element);
+    else if (!fields.has(tag)) fields.set(tag, element.text);
   }
   const missing = REQUIRED.filter((tag) => !fields.has(tag));
   if (missing.length > 0) throw new QwcParseError(`missing required tag(s): ${missing.join(", ")}`);

@@ -11,7 +11,9 @@ import * as m0011 from "./migrations/0011-change-feed.ts";
 import * as m0012 from "./migrations/0012-record-write-spacing.ts";
 import * as m0013 from "./migrations/0013-connection-evidence-and-retention.ts";
 import * as m0014 from "./migrations/0014-batch-members.ts";
-import * as m0015 from "./migrations/0015-project-standing-and-usage.ts";
+import * as m0015 from "./migrations/0015-simulated-application-edition.ts";
+import * as m0016 from "./migrations/0016-request-messages.ts";
+import * as m0017 from "./migrations/0017-project-standing-and-usage.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -27,7 +29,9 @@ const migrations: Record<string, Migration> = {
   "0012-record-write-spacing": m0012,
   "0013-connection-evidence-and-retention": m0013,
   "0014-batch-members": m0014,
-  "0015-project-standing-and-usage": m0015,
+  "0015-simulated-application-edition": m0015,
+  "0016-request-messages": m0016,
+  "0017-project-standing-and-usage": m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -19,9 +19,12 @@ export type NewRequestRow = Omit<
   | "diagnosis"
   | "write_targets"
   | "batch"
+  | "request_on_error"
 > & {
   /** A batch's members (ledger/batch.ts). */
   batch?: unknown;
+  /** The message set's `onError` (the messages are in `request_xml`). */
+  request_on_error?: "stopOnError" | "continueOnError" | null;
   /** The existing records a write changes (spaced a second apart by the claim). */
   write_targets?: string[];
   /** A request the service makes for itself; developers' requests go first. */
@@ -275,7 +278,10 @@ export interface ClaimInput {
 }
 
 export interface ClaimResult {
-  claimed: Pick<RequestRow, "id" | "is_write" | "created_at" | "request_xml" | "message_set_id"> | null;
+  claimed: Pick<
+    RequestRow,
+    "id" | "is_write" | "created_at" | "request_xml" | "request_on_error" | "message_set_id"
+  > | null;
   /** A write whose outcome is unknown: its recovery query goes first, and nothing is claimed. */
   recoveryMessageSetId: string | null;
   /** Unsent requests of the connection whose queue TTL has passed (to be ended). */
@@ -306,6 +312,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     is_write: boolean | null;
     created_at: Date | null;
     request_xml: string | null;
+    request_on_error: string | null;
     message_set_id: string | null;
     recovery_id: string | null;
     lost_id: string | null;
@@ -351,7 +358,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         timeline = r.timeline || jsonb_set(${json([c.entry])}::jsonb, '{0,elapsedMs}',
           to_jsonb(greatest(0, floor(extract(epoch from (${c.now}::timestamptz - r.created_at)) * 1000)::bigint)))
       from next where r.id = next.id
-      returning r.id, r.is_write, r.created_at, r.request_xml, r.message_set_id
+      returning r.id, r.is_write, r.created_at, r.request_xml, r.request_on_error, r.message_set_id
     ), touch_session as (
       update connector_sessions set last_work_at = ${c.now}
       where ticket_hash = ${c.ticketHash} and exists (select 1 from claimed)
@@ -379,6 +386,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
           is_write: row.is_write,
           created_at: row.created_at,
           request_xml: row.request_xml,
+          request_on_error: row.request_on_error,
           message_set_id: row.message_set_id,
         }
       : null;

@@ -13,7 +13,7 @@ export interface ProjectsTable {
   name: string;
   organization: string;
   created_at: Timestamp;
-  /** Application Requests per calendar month (UTC) of the live mode; null: no quota (decision 0015). */
+  /** Application Requests per calendar month (UTC) of the live mode; null: no quota (decision 0018). */
   monthly_request_quota: ColumnType<
     string | null,
     string | number | null | undefined,
@@ -26,7 +26,7 @@ export interface ProjectsTable {
   disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-/** Application Requests admitted per project, mode and calendar month (decision 0015). */
+/** Application Requests admitted per project, mode and calendar month (decision 0018). */
 export interface ProjectUsageTable {
   project_id: string;
   is_test: boolean;
@@ -120,7 +120,14 @@ export interface RequestsTable {
   status: string;
   outcome: string;
   is_write: boolean;
+  /**
+   * The request messages (children of `QBXMLMsgsRq`), rendered once at submission; the hand-over
+   * wraps them in the document. Rows from before migration 0014 hold the whole document instead
+   * (`request_on_error` null).
+   */
   request_xml: string | null;
+  /** The message set's `onError`; null for a row that holds a whole document (before 0014). */
+  request_on_error: string | null;
   message_set_id: string | null;
   ticket_hash: string | null;
   sent_at: NullableTimestamp;
@@ -245,6 +252,12 @@ export interface SimulatedCompanyFilesTable {
   company_name: string;
   snapshot: Json<unknown>;
   attached: boolean;
+  /** The simulated application's `{xmlVersion, country}` (migration 0014); null: the default. */
+  application: ColumnType<
+    { xmlVersion: string; country: string } | null,
+    string | null | undefined,
+    string | null
+  >;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

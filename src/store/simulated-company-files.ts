@@ -11,14 +11,29 @@ export interface SimulatedCompanyFileRow {
   companyName: string;
   snapshot: unknown;
   attached: boolean;
+  /**
+   * The simulated application that holds the file (migration 0014): its message version and
+   * regional edition; null for the default.
+   */
+  application: SimulatedApplicationEdition | null;
 }
 
-/** Inserts the file of a newly attached connection, or marks an existing one attached again (its data kept). */
+/** The message version and regional edition of a simulated application (decision 0016). */
+export interface SimulatedApplicationEdition {
+  xmlVersion: string;
+  country: string;
+}
+
+/**
+ * Inserts the file of a newly attached connection, or marks an existing one attached again (its data
+ * kept; its application changed only when one is given).
+ */
 export async function attachSimulatedCompanyFile(
   db: Db,
   row: Omit<SimulatedCompanyFileRow, "attached">,
   now: Date,
 ): Promise<SimulatedCompanyFileRow> {
+  const application = row.application === null ? null : json(row.application);
   const saved = await db
     .insertInto("simulated_company_files")
     .values({
@@ -27,10 +42,19 @@ export async function attachSimulatedCompanyFile(
       company_name: row.companyName,
       snapshot: json(row.snapshot),
       attached: true,
+      application,
       created_at: now,
       updated_at: now,
     })
-    .onConflict((oc) => oc.column("connection_id").doUpdateSet({ attached: true, updated_at: now }))
+    .onConflict((oc) =>
+      oc
+        .column("connection_id")
+        .doUpdateSet(
+          application === null
+            ? { attached: true, updated_at: now }
+            : { attached: true, application, updated_at: now },
+        ),
+    )
     .returningAll()
     .executeTakeFirstOrThrow();
   return toRow(saved);
@@ -90,6 +114,7 @@ function toRow(r: {
   company_name: string;
   snapshot: unknown;
   attached: boolean;
+  application: SimulatedApplicationEdition | null;
 }): SimulatedCompanyFileRow {
   return {
     connectionId: r.connection_id,
@@ -97,5 +122,6 @@ function toRow(r: {
     companyName: r.company_name,
     snapshot: r.snapshot,
     attached: r.attached,
+    application: r.application,
   };
 }

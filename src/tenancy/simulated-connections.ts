@@ -25,11 +25,22 @@ export interface SimulatedConnectors {
   attach(input: AttachSimulatedConnector): Promise<AttachedSimulatedConnector>;
 }
 
+/** The message version and regional edition asked of a simulated application (checked by its host). */
+export interface SimulatedApplicationChoice {
+  xmlVersion?: string | undefined;
+  country?: string | undefined;
+}
+
 export interface AttachSimulatedConnector {
   connection: ConnectionRow;
   password: string;
   /** Company name for a new company file (the end user's company name). */
   companyName: string;
+  /**
+   * The simulated application's message version and regional edition (`13.0`…`16.0`; `US`, `CA`,
+   * `UK`); the default is 16.0, US. Kept with the company file, and changed only when given.
+   */
+  application?: SimulatedApplicationChoice;
 }
 
 export interface AttachedSimulatedConnector {
@@ -39,6 +50,8 @@ export interface AttachedSimulatedConnector {
   reused: boolean;
   /** Whether the first check-in made the connection online (waited for, within a bound). */
   online: boolean;
+  /** The simulated application's message version and regional edition. */
+  application: { xmlVersion: string; country: string };
 }
 
 /** Gives a connection a new connector password; older setup links stop working (their password is gone). */
@@ -59,7 +72,11 @@ export async function issueConnectorPassword(deps: Deps, connectionId: string): 
  */
 export async function prepareSimulatedConnection(
   deps: Deps,
-  input: { projectId: string; endUserId: string },
+  input: {
+    projectId: string;
+    endUserId: string;
+    application?: SimulatedApplicationChoice;
+  },
 ): Promise<AttachSimulatedConnector> {
   const project = await findProject(deps.db, input.projectId);
   // The operator works across modes: the end user's own mode decides its connection's.
@@ -85,5 +102,10 @@ export async function prepareSimulatedConnection(
   const ensured = await ensureConnection(deps, principal, endUser.id, test, password, now);
   await supersedePendingSessions(deps.db, ensured.id, "");
   const connection = (await findConnectionById(deps.db, ensured.id)) ?? ensured;
-  return { connection, password, companyName: endUser.companyName };
+  return {
+    connection,
+    password,
+    companyName: endUser.companyName,
+    ...(input.application ? { application: input.application } : {}),
+  };
 }

@@ -14,7 +14,11 @@ import { startSweeper } from "../requests/sweeper.ts";
 import { SimulationHost } from "../simulation/host.ts";
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../webhooks/dispatcher.ts";
 import { startChangeFeed, type ChangeFeedPoller } from "../change-feed/poller.ts";
-import { SimulatedLedgerApplication } from "../simulator/ledger/index.ts";
+import {
+  SimulatedLedgerApplication,
+  type SimulatedCountry,
+  type SimulatedXmlVersion,
+} from "../simulator/ledger/index.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 import { loadSetup, qwcForSetup } from "../tenancy/auth-sessions.ts";
@@ -69,9 +73,20 @@ export interface System {
   changeFeed: ChangeFeedPoller | null;
   close(): Promise<void>;
   /** Creates an end user and connects a simulated Web Connector to it through an auth session. */
-  connectEndUser(options?: { test?: boolean; companyName?: string }): Promise<ConnectedEndUser>;
+  connectEndUser(options?: ConnectOptions): Promise<ConnectedEndUser>;
   /** `fetch` against the service with a key. */
   call(method: string, path: string, options?: CallInit): Promise<Response>;
+}
+
+export interface ConnectOptions {
+  test?: boolean;
+  companyName?: string;
+  /**
+   * The end user's own simulated application (another machine): the message version it speaks and
+   * its regional edition. Without it, the end user's company file lives in the system's shared
+   * `ledger` (16.0, US).
+   */
+  application?: { xmlVersion?: SimulatedXmlVersion; country?: SimulatedCountry };
 }
 
 export interface CallInit {
@@ -87,6 +102,8 @@ export interface ConnectedEndUser {
   key: string;
   connectionId: string;
   connector: SimulatedWebConnector;
+  /** The application behind the connector: the system's shared one, or the end user's own. */
+  ledger: SimulatedLedgerApplication;
   companyFilePath: string;
   /** What the end user was given: the `.qwc` file and the password. */
   connectorQwc: string;
@@ -165,9 +182,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
   };
 
   let fileCount = 0;
-  const connectEndUser = async (
-    o: { test?: boolean; companyName?: string } = {},
-  ): Promise<ConnectedEndUser> => {
+  const connectEndUser = async (o: ConnectOptions = {}): Promise<ConnectedEndUser> => {
     const key = o.test ? project.keys.secretTest : project.keys.secretLive;
     fileCount++;
     const created = await call("POST", "/v1/end-users", {
@@ -188,16 +203,19 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     const connection = await findConnectionById(deps.db, setup.connection.id);
     if (!connection) throw new Error("no connection");
     const companyFilePath = `C:\\Company Files\\${o.companyName ?? `Company ${fileCount}`}.qbw`;
-    ledger.createCompanyFile(companyFilePath, {
+    const application = o.application
+      ? new SimulatedLedgerApplication({ xmlVersion: "16.0", ...o.application })
+      : ledger;
+    application.createCompanyFile(companyFilePath, {
       companyName: o.companyName ?? `Company ${fileCount}`,
       seed: "sample",
     });
-    ledger.openCompanyFile(companyFilePath);
+    application.openCompanyFile(companyFilePath);
     const connectorQwc = qwcForSetup(deps, connection, o.companyName ?? "Company");
     const connector = new SimulatedWebConnector({
       qwc: connectorQwc,
       password: setup.password,
-      application: ledger,
+      application,
       noOpPauseMs: options.noOpPauseMs ?? 20,
     });
     connectors.push(connector);
@@ -206,6 +224,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
       key,
       connectionId: connection.id,
       connector,
+      ledger: application,
       companyFilePath,
       connectorQwc,
       password: setup.password,

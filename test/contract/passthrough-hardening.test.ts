@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { handOverDocument } from "../../src/ledger/xml/message-set.ts";
 import { findRequestById } from "../../src/store/requests.ts";
 import { buildTestApp, type TestApp } from "../../src/testing/harness.ts";
 import { Client, INVALID, assertError, expectStatus, type EndUser } from "./helpers.ts";
@@ -158,8 +159,11 @@ describe("Passthrough: the message sent on is rebuilt from the parsed message", 
     const res = await client.request("POST", path(), { body: { xml } });
     const stored = await findRequestById(h.deps.db, String(res.headers["svc-request-id"]));
     assert.ok(stored?.request_xml, `${res.statusCode} ${res.body}`);
+    // The Request keeps the messages and `onError`; the service's envelope is built at hand-over.
+    assert.equal(stored.request_xml, "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>");
+    assert.equal(stored.request_on_error, "continueOnError");
     assert.match(
-      stored.request_xml,
+      handOverDocument({ onError: "continueOnError", messagesXml: stored.request_xml }, "13.0", null),
       /<QBXMLMsgsRq onError="continueOnError">\n<CustomerQueryRq><MaxReturned>1<\/MaxReturned><\/CustomerQueryRq>\n<\/QBXMLMsgsRq>/,
     );
     expectStatus(await client.request("GET", `/v1/requests/${stored.id}`), 200);

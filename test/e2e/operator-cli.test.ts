@@ -95,13 +95,35 @@ test("projects and keys created, listed and revoked while the service runs; a si
     "Attached From The CLI",
   );
 
+  // The simulated application can be an older version and another regional edition (decision 0016).
+  const abroad = await call(ws, liveKey, "POST", "/v1/end-users", {
+    body: JSON.stringify({ companyName: "Attached Abroad", sourceId: "cli-2" }),
+  });
+  const abroadId = ((await abroad.json()) as { id: string }).id;
+  const refusedChoice = await runCli(ws, [
+    ...["end-users", "simulate", "--project", projectId, "--end-user", abroadId],
+    ...["--xml-version", "12.0"],
+  ]);
+  assert.notEqual(refusedChoice.code, 0);
+  assert.match(refusedChoice.stderr, /13\.0, 14\.0, 15\.0, 16\.0/);
+  const older = await cliJson<{ online: boolean; application: unknown }>(ws, [
+    ...["end-users", "simulate", "--project", projectId, "--end-user", abroadId],
+    ...["--xml-version", "13.0", "--country", "uk"],
+  ]);
+  assert.equal(older.value.online, true);
+  assert.deepEqual(older.value.application, { xmlVersion: "13.0", country: "UK" });
+  const seen = await call(ws, liveKey, "GET", `/v1/end-users/${abroadId}`);
+  const file = ((await seen.json()) as { integrationConnections: { companyFile: unknown }[] })
+    .integrationConnections[0]?.companyFile as { xmlVersion: string; country: string };
+  assert.deepEqual([file.xmlVersion, file.country], ["13.0", "UK"]);
+
   await billingFromTheCli(ws, projectId, liveKey, endUserId);
   await secondServiceOnTheSameDataDir(ws, service.child.pid ?? 0);
   assert.equal(await service.stop(), 0);
 });
 
 /**
- * Billing and standing set with the CLI hold in the running service at once (decision 0015): a
+ * Billing and standing set with the CLI hold in the running service at once (decision 0018): a
  * quota counted in application Requests, shown by `projects usage`; a failed payment; a disabled
  * project.
  */

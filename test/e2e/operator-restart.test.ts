@@ -34,6 +34,15 @@ test("a restart keeps keys and simulated company files, and the first call does 
   const projects = await cliJson<{ id: string }[]>(ws, ["projects", "list"]);
   assert.equal(projects.value.length, 1);
   const projectId = projects.value[0]?.id ?? "";
+  // The demo end user's simulated application becomes a Canadian 14.0 one (its file is kept).
+  const reattached = await cliJson<{ reused: boolean; application: unknown }>(ws, [
+    ...["end-users", "simulate", "--project", projectId, "--end-user", endUserId],
+    ...["--xml-version", "14.0", "--country", "CA"],
+  ]);
+  assert.deepEqual(
+    [reattached.value.reused, reattached.value.application],
+    [true, { xmlVersion: "14.0", country: "CA" }],
+  );
   assert.equal(await service.stop(), 0);
 
   // No service: the command opens the store itself; attaching a simulated connector needs a service.
@@ -87,5 +96,11 @@ test("a restart keeps keys and simulated company files, and the first call does 
   const found = await call(ws, key, "POST", passthrough, { body: FIND, contentType: "application/xml" });
   assert.equal(found.status, 200, await found.clone().text());
   assert.match(await found.text(), /<Name>Written Before Restart<\/Name>/, "the write survived the restart");
+  // The restarted application is the Canadian 14.0 one: its check-in reported both again.
+  assert.deepEqual(((await first.json()) as { ledger: Record<string, unknown> }).ledger.xmlVersion, "14.0");
+  const seen = await call(ws, key, "GET", `/v1/end-users/${endUserId}`);
+  const file = ((await seen.json()) as { integrationConnections: { companyFile: { country: string } }[] })
+    .integrationConnections[0]?.companyFile;
+  assert.equal(file?.country, "CA");
   assert.equal(await restarted.stop(), 0);
 });

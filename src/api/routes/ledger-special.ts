@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error.ts";
 import {
-  buildRequestDocument,
-  parsePassthroughXml,
-  HIGHEST_XML_VERSION,
   isWriteMessageSet,
+  messageSet,
+  parsePassthroughXml,
+  type RequestDocument,
 } from "../../ledger/xml/message-set.ts";
+import { parseDocument } from "../../ledger/xml/parse.ts";
 import {
   HEALTH_CHECK_MESSAGES,
   HEALTH_CHECK_OPERATION,
@@ -23,9 +24,20 @@ import {
   QUEUE_TTL_HEADER,
   timeoutHeader,
 } from "../app-headers.ts";
+import { gateError, gateMessages } from "../../ledger/connection-gate.ts";
 import { runApplicationOperation } from "../application.ts";
 import { defineRoute } from "../route.ts";
 import { parseWith } from "../validation.ts";
+
+let healthCheck: RequestDocument | null = null;
+
+/** The health check's message set, read once from its text. */
+function healthCheckDocument(): RequestDocument {
+  const message = parseDocument(HEALTH_CHECK_MESSAGES)?.root;
+  if (!message) throw new Error("the health check's message does not parse");
+  healthCheck ??= messageSet([message]);
+  return healthCheck;
+}
 
 const passthroughJsonBody = z.strictObject({ xml: z.string().min(1, { error: "`xml` must not be empty." }) });
 
@@ -93,8 +105,9 @@ export const ledgerSpecialRoutes = [
       );
       const asXml = typeof request.body === "string";
       const xml = asXml ? (request.body as string) : parseWith(passthroughJsonBody, request.body ?? {}).xml;
-      const messageSet = parsePassthroughXml(xml, asXml ? "body" : "xml");
-      const isWrite = isWriteMessageSet(messageSet.requestNames);
+      const param = asXml ? "body" : "xml";
+      const passthrough = parsePassthroughXml(xml, param);
+      const isWrite = isWriteMessageSet(passthrough.requestNames);
       if (isWrite && principal.readOnly)
         throw new ServiceError("API_KEY_READ_ONLY", {
           message: "A read-only API key cannot send write messages.",
@@ -108,11 +121,16 @@ export const ledgerSpecialRoutes = [
           method: request.method,
           path: request.url.split("?")[0] ?? request.url,
           isWrite,
-          requestXml: buildRequestDocument(messageSet, HIGHEST_XML_VERSION, null),
+          document: { onError: passthrough.onError, messages: passthrough.messages },
           fingerprintBody: { xml },
           options,
-          // Billing counts the document like its messages sent singly (decision 0015).
-          units: messageSet.requestNames.length,
+          // Billing counts the document like its messages sent singly (decision 0018).
+          units: passthrough.requestNames.length,
+          // The connection's version and edition gate the messages before anything is queued.
+          beforeQueue: async (connection) => {
+            const refusal = gateMessages(passthrough.messages, connection);
+            if (refusal) throw gateError(refusal, param);
+          },
         },
         (result) => {
           const responseXml = (result as { xml: string }).xml;
@@ -143,6 +161,15 @@ export const ledgerSpecialRoutes = [
     response: {
       status: 200,
       description: "`{status, durationMs, ledger: {product, xmlVersion, companyName}}`",
+      schema: z.object({
+        status: z.literal("ok"),
+        durationMs: z.number().int(),
+        ledger: z.object({
+          product: z.string().nullable(),
+          xmlVersion: z.string().nullable(),
+          companyName: z.string().nullable(),
+        }),
+      }),
     },
     handler: async ({ deps, principal, request, reply }) =>
       runApplicationOperation(
@@ -154,11 +181,7 @@ export const ledgerSpecialRoutes = [
           method: "GET",
           path: "/v1/ledger-desktop/health-check",
           isWrite: false,
-          requestXml: buildRequestDocument(
-            { messages: HEALTH_CHECK_MESSAGES, onError: "stopOnError" },
-            HIGHEST_XML_VERSION,
-            null,
-          ),
+          document: healthCheckDocument(),
           fingerprintBody: null,
           options: parseCallOptions(request.headers, { timeoutSeconds: HEALTH_CHECK_TIMEOUT_SECONDS }),
         },

@@ -6,9 +6,12 @@
  * application's schema table by `definitions.ts`; this file only says what exists.
  */
 
-/** What a typed endpoint can do (spec: batch, "Actions are list, retrieve, create, update, …"). */
+/**
+ * What a typed endpoint can do (spec: batch, "Actions are list, retrieve, create, update, delete,
+ * void, merge, setCustomField. Some resources add `canBuild` (inventory assembly items)").
+ */
 export type ResourceAction =
-  "list" | "retrieve" | "create" | "update" | "delete" | "void" | "merge" | "setCustomField";
+  "list" | "retrieve" | "create" | "update" | "delete" | "void" | "merge" | "setCustomField" | "canBuild";
 
 /** How the application lists a group: with its own iterators (cursor) or all at once (complete). */
 export type ListKind = "cursor" | "complete";
@@ -32,6 +35,11 @@ export interface CatalogueEntry {
   readonly origin: "market" | "spec";
   /** A singleton read without an id (company, preferences). */
   readonly singleton?: boolean;
+  /**
+   * The group's messages follow none of the generic patterns (its records have no ListID or TxnID):
+   * its actions are this named set of the action table (`GROUP_ACTIONS`), exactly as declared.
+   */
+  readonly actionSet?: "customFieldDefinitions";
 }
 
 const ALL_TXN: readonly ResourceAction[] = ["list", "retrieve", "create", "update", "delete", "void"];
@@ -128,7 +136,10 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     "void",
   ]),
   txn("bills", "bills", "Bill"),
-  queryOnly("billsToPay", "bills-to-pay", "transaction", "BillToPayQueryRq", "BillToPayRet"),
+  // The path's last word is not the object (market: `bill_to_pay`, `payment_to_deposit`).
+  queryOnly("billsToPay", "bills-to-pay", "transaction", "BillToPayQueryRq", "BillToPayRet", {
+    objectType: "ledger_bill_to_pay",
+  }),
   txn("buildAssemblies", "build-assemblies", "BuildAssembly", [
     "list",
     "retrieve",
@@ -191,6 +202,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     "transaction",
     "ReceivePaymentToDepositQueryRq",
     "ReceivePaymentToDepositRet",
+    { objectType: "ledger_payment_to_deposit" },
   ),
   list("payrollWageItems", "payroll-wage-items", "PayrollItemWage", CR, "cursor"),
   queryOnly("preferences", "preferences", "list", "PreferencesQueryRq", "PreferencesRet", {
@@ -244,6 +256,18 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   // Groups our spec names beyond the market's list (spec: batch operation index).
   list("billingRates", "billing-rates", "BillingRate", CR, "complete", "spec"),
   list("customerMessages", "customer-messages", "CustomerMsg", CR, "complete", "spec"),
+  // Custom field definitions: the application's data extension definitions, named by owner and name.
+  {
+    ...list(
+      "customFieldDefinitions",
+      "custom-field-definitions",
+      "DataExtDef",
+      ["list", "create", "update", "delete"],
+      "complete",
+      "spec",
+    ),
+    actionSet: "customFieldDefinitions",
+  },
   queryOnly("entities", "entities", "list", "EntityQueryRq", "EntityRet", {
     actions: ["list", "retrieve"],
     listKind: "cursor",

@@ -37,7 +37,14 @@ export interface ResourceDefinition {
   readonly mergeType: string | null;
   /** `ListDataExtType`/`TxnDataExtType` value, when custom fields can be set. */
   readonly dataExtType: string | null;
+  /**
+   * The query that says how many of the object its components allow building (`canBuild`): a
+   * `…CanBuildQueryRq` of the schema whose first element references the object.
+   */
+  readonly canBuild: { readonly request: string; readonly ret: string } | null;
   readonly actions: readonly ResourceAction[];
+  /** The group's own action set of the action table, when its messages follow no generic pattern. */
+  readonly actionSet: CatalogueEntry["actionSet"] | null;
   /**
    * Actions the market offers for this group that the application's schema has no request for
    * (sales-tax payment checks cannot be voided): their routes answer LEDGER_OPERATION_UNSUPPORTED.
@@ -56,6 +63,18 @@ function recordElements(queryResponse: string): string[] {
   return slotsOf(schema, queryResponse)
     .map((slot) => slot.name)
     .filter((name) => name.endsWith("Ret"));
+}
+
+/** The `…CanBuildQueryRq` whose first element references `object` (`ItemInventoryAssemblyRef`). */
+function canBuildQuery(object: string): { request: string; ret: string } | null {
+  const schema = ledgerSchema();
+  for (const request of schema.requests) {
+    if (!request.endsWith("CanBuildQueryRq")) continue;
+    if (slotsOf(schema, request)[0]?.name !== `${object}Ref`) continue;
+    const ret = recordElements(request.replace(/Rq$/, "Rs"))[0];
+    if (ret) return { request, ret };
+  }
+  return null;
 }
 
 /** Items answer to the `Item` custom-field owner type; everything else to its own object name. */
@@ -84,7 +103,8 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
   }
   const mainName = records.has(ret) ? ret : ([...records.keys()][0] ?? ret);
   const has = (name: string): boolean => schema.isComplex(name);
-  const isQueryOnly = entry.query !== undefined;
+  // A group with its own action set offers exactly what it declares, through its own messages.
+  const isQueryOnly = entry.query !== undefined || entry.actionSet !== undefined;
   const delType =
     !isQueryOnly &&
     enumValues(entry.kind === "transaction" ? "enum.TxnDelType" : "enum.ListDelType").includes(entry.object)
@@ -102,14 +122,42 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
     )
       ? owner
       : null;
+  const canBuild = isQueryOnly ? null : canBuildQuery(entry.object);
   const canCreate = entry.actions.includes("create") && has(`${entry.object}Add`);
   const canUpdate = entry.actions.includes("update") && has(`${entry.object}Mod`);
   // Our spec adds list-object delete (with `confirm=true`), merge and setCustomField where the
   // application has the request family for the object.
   const actions = new Set<ResourceAction>(entry.actions);
+  if (entry.actionSet) {
+    return {
+      entry,
+      operationPrefix: `ledger.${entry.resource}`,
+      idElement: "ListID",
+      queryRequest,
+      pages: false,
+      queryElements: new Set(slotsOf(schema, queryRequest).map((s) => s.name)),
+      records,
+      ret: mainName,
+      get output() {
+        return shapeOf(mainName, "output");
+      },
+      // Its bodies are its own (typed/custom-field-definitions.ts), not the generic Add/Mod shapes.
+      create: null,
+      update: null,
+      delType: null,
+      voidType: null,
+      mergeType: null,
+      dataExtType: null,
+      canBuild: null,
+      actions: ORDER.filter((action) => actions.has(action)),
+      actionSet: entry.actionSet,
+      unsupported: [],
+    };
+  }
   if (delType) actions.add("delete");
   if (mergeType) actions.add("merge");
   if (dataExtType) actions.add("setCustomField");
+  if (canBuild) actions.add("canBuild");
   if (!canCreate) actions.delete("create");
   if (!canUpdate) actions.delete("update");
   if (!voidType) actions.delete("void");
@@ -141,7 +189,9 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
     voidType,
     mergeType,
     dataExtType,
+    canBuild,
     actions: ORDER.filter((action) => actions.has(action)),
+    actionSet: null,
     unsupported: entry.actions.filter((action) => !actions.has(action)),
   };
 }
@@ -155,6 +205,7 @@ const ORDER: readonly ResourceAction[] = [
   "void",
   "merge",
   "setCustomField",
+  "canBuild",
 ];
 
 let registry: readonly ResourceDefinition[] | null = null;

@@ -17,7 +17,11 @@ import type { Slot } from "../xml/slots.ts";
  *    generated table (`generated/names.json`, from `scripts/import-market-names.ts`) holds those names
  *    globally per element, with per-type exceptions, plus the object types of nested records and the
  *    enumeration values that differ from rule 5. `OVERRIDES` below holds our own reviewed choices.
- * 5. Enumeration values are snake_case words (`AccountsPayable` → `accounts_payable`).
+ * 5. Enumeration values are snake_case words (`AccountsPayable` → `accounts_payable`), except where
+ *    the market publishes the same element's enumeration: then its spelling (`CustomerMsg` →
+ *    `customer_message`), from the generated table or `OVERRIDES`. Enumeration values are named
+ *    per element, so the same XML value may be spelled differently in two elements, as the market
+ *    does (`ShipMethod` is `ship_method` among deleted list types, `shipping_method` in reports).
  */
 
 export interface NameTable {
@@ -43,7 +47,8 @@ const FIXED: Readonly<Record<string, string>> = {
   DataExtRet: "customFields",
 };
 
-const EXPANSIONS: Readonly<Record<string, string>> = {
+/** Abbreviations rule 2 spells out (also used to match the market's enumeration values). */
+export const EXPANSIONS: Readonly<Record<string, string>> = {
   txn: "transaction",
   addr: "address",
   msg: "message",
@@ -119,14 +124,28 @@ export function defaultEnumValue(value: string): string {
 }
 
 const CONTACTS_RET = { AdditionalContactRef: "customContactFields", ContactsRet: "additionalContacts" };
+/** Custom field definitions (the market's names: `objectTypes`; ours for the rest). */
+const DEFINITION = {
+  AssignToObject: "objectTypes",
+  DataExtID: "definitionNumber",
+  DataExtListRequire: "isRequiredOnLists",
+  DataExtTxnRequire: "isRequiredOnTransactions",
+  DataExtFormatString: "formatString",
+};
 const CONTACTS_ADD = { AdditionalContactRef: "customContactFields", Contacts: "additionalContacts" };
 const CONTACTS_MOD = { AdditionalContactRef: "customContactFields", ContactsMod: "additionalContacts" };
+
+const YES_NO = (yes: string, no: string): Record<string, string> => ({ Yes: yes, No: no });
 
 /**
  * Our own reviewed name choices, applied over the generated table (rule 4): where the importer's
  * alignment chose wrongly (customers' and vendors' contacts, where the market's order differs from
- * the schema's), and values the market spells in words where the schema uses type codes (spec:
- * custom field `type`, linked transaction `linkType`). An empty object type means "none".
+ * the schema's), names the importer cannot find (an element the market moved and publishes nowhere
+ * else), the spec's own names for groups the market lacks (leads), and enumeration values the
+ * market spells with other words than the application, which no letter-by-letter match can find
+ * (spec: custom field `type`, linked transaction `linkType`; the market's employee and report
+ * values). Each value below is the same value of the same element in the market's document
+ * (decision 0015). An empty object type means "none".
  */
 const OVERRIDES: Partial<NameTable> = {
   global: {
@@ -136,6 +155,8 @@ const OVERRIDES: Partial<NameTable> = {
     LastCheckNumber: "lastCheckNumber",
     CompanyEmailForCustomer: "companyEmailForCustomer",
     CompanyWebSite: "website",
+    // The market moved it to the end of `salesAndPurchaseDetails` and has it nowhere else.
+    ApplyExpenseAccountRefToExistingTxns: "updateExistingTransactionsExpenseAccount",
   },
   byType: {
     CustomerRet: CONTACTS_RET,
@@ -144,26 +165,51 @@ const OVERRIDES: Partial<NameTable> = {
     VendorAdd: CONTACTS_ADD,
     CustomerMod: CONTACTS_MOD,
     VendorMod: CONTACTS_MOD,
+    // Spec "Lead": `contacts[]`.
+    LeadRet: { LeadContactsRet: "contacts" },
+    LeadAdd: { LeadContacts: "contacts" },
+    LeadMod: { LeadContactsMod: "contacts" },
     AdditionalContactRef: { ContactName: "name", ContactValue: "value" },
     ContactsRet: { Contact: "name" },
-    // A payment to deposit is a transaction or one of its lines: both IDs are kept.
-    ReceivePaymentToDepositRet: { TxnID: "transactionId", TxnLineID: "transactionLineId" },
     Contacts: { Contact: "name" },
     ContactsMod: { Contact: "name" },
+    DataExtDefRet: DEFINITION,
+    DataExtDefAdd: DEFINITION,
+    DataExtDefMod: {
+      ...DEFINITION,
+      DataExtNewName: "newName",
+      AssignToObject: "addObjectTypes",
+      RemoveFromObject: "removeObjectTypes",
+    },
   },
   objectTypes: { AdditionalContactRef: "", ContactsRet: "ledger_contact" },
   enumValues: {
-    DataExtType: {
-      AMTTYPE: "amount_type",
-      DATETIMETYPE: "date_time_type",
-      INTTYPE: "integer_type",
-      PERCENTTYPE: "percent_type",
-      PRICETYPE: "price_type",
-      QUANTYPE: "quantity_type",
-      STR1024TYPE: "string_1024_type",
-      STR255TYPE: "string_255_type",
-    },
     LinkType: { AMTTYPE: "amount", QUANTYPE: "quantity" },
+    // Employees: the market names each yes/no answer by what it says.
+    Disabled: YES_NO("disabled", "non_disabled"),
+    KeyEmployee: YES_NO("key_employee", "non_key_employee"),
+    OnFile: YES_NO("on_file", "not_on_file"),
+    USCitizen: YES_NO("citizen", "non_citizen"),
+    USVeteran: YES_NO("veteran", "non_veteran"),
+    // Sick and vacation hours: when hours accrue.
+    AccrualPeriod: {
+      BeginningOfYear: "accrues_annually",
+      EveryHourOnPaycheck: "accrues_hourly",
+      EveryPaycheck: "accrues_per_paycheck",
+    },
+    // Transactions list: the summary is the transaction without its lines.
+    TransactionDetailLevelFilter: {
+      SummaryOnly: "transactions_without_lines",
+      AllExceptSummary: "transaction_lines_only",
+    },
+    // Report columns: the market's names of these columns follow its field names (`FOB` →
+    // `shipmentOrigin`, `TimeModified` → `updatedAt`).
+    IncludeColumn: {
+      FOB: "shipment_origin",
+      ItemDesc: "description",
+      ModifiedTime: "updated_at",
+      NameZip: "name_postal_code",
+    },
   },
 };
 

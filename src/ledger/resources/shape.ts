@@ -72,13 +72,21 @@ export function isReferenceType(schema: LedgerSchema, typeKey: string): boolean 
 const kinds = new Map<string, AnyFieldKind>();
 
 /**
+ * Amounts the spec gives as JSON numbers, with their places (spec: inventory adjustment
+ * `valueDifference (number, 2 places)`; the market has the same).
+ */
+const NUMBER_AMOUNTS: Readonly<Record<string, number>> = { ValueDifference: 2 };
+
+/**
  * The field kind of a leaf element. Kinds are immutable, so elements of one type share one kind
- * (enumerations per element name, since their JSON values may be named per element).
+ * (enumerations per element name, since their JSON values are named per element; so are the
+ * amounts given as numbers).
  */
 export function leafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFieldKind {
   if (slot.type.kind !== "simple") throw new Error(`${slot.name} is not a leaf`);
   const base = slot.type.entry.b;
-  const key = `${slot.typeKey}|${clearable ? 1 : 0}|${base === "enum" || base === "guid" || base === "uuid" ? slot.name : ""}`;
+  const named = base === "enum" || base === "guid" || base === "uuid" || slot.name in NUMBER_AMOUNTS;
+  const key = `${slot.typeKey}|${clearable ? 1 : 0}|${named ? slot.name : ""}`;
   let kind = kinds.get(key);
   if (!kind) {
     kind = makeLeafKind(slot, table, clearable);
@@ -91,6 +99,8 @@ function makeLeafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFiel
   if (slot.type.kind !== "simple") throw new Error(`${slot.name} is not a leaf`);
   const entry = slot.type.entry;
   const options = { clearable };
+  const numberPlaces = NUMBER_AMOUNTS[slot.name];
+  if (numberPlaces !== undefined) return quantity({ ...options, places: numberPlaces });
   switch (entry.b) {
     case "amt":
       return amount(options);
@@ -155,6 +165,9 @@ export function shapeOf(typeKey: string, direction: "input" | "output"): Shape {
   cache.set(key, shape);
   const isMod = direction === "input" && /Mod$/.test(typeKey);
   for (const slot of slotsOf(schema, typeKey)) {
+    // An element the schema allows zero times is no field (a value adjustment's `NewValue` and
+    // `ValueDifference`: the application refuses them, decision 0015).
+    if (slot.max === 0) continue;
     const array = slot.max > 1;
     if (slot.type.kind === "complex" && isReferenceType(schema, slot.typeKey)) {
       fields.push({

@@ -1,9 +1,12 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import type { ResourceDefinition } from "../resources/definitions.ts";
 import { jsonEnumValue, nameTable } from "../resources/names.ts";
-import type { Field, Shape } from "../resources/shape.ts";
+import { shapeOf, type Field, type Shape } from "../resources/shape.ts";
+import { ledgerSchema } from "../xml/schema.ts";
+import { excludes, slotsOf } from "../xml/slots.ts";
 import { errorCodeForStatus } from "../xml/status-codes.ts";
 import { attr, leaf, node, type XmlElement } from "../xml/tree.ts";
+import { inSchemaOrder } from "./list-query.ts";
 import { readRecord, type ReadWarning } from "./reader.ts";
 import { writeElements } from "./writer.ts";
 
@@ -84,9 +87,31 @@ function queryElementNames(resource: ResourceDefinition): ReadonlySet<string> {
   return resource.queryElements;
 }
 
+/** The owner of public custom fields (spec: "`ownerId` '0' means a public field"). */
+export const PUBLIC_OWNER_ID = "0";
+
+/**
+ * `<OwnerID>0</OwnerID>` where a query takes an owner and none of `children` excludes it: the
+ * application answers custom field values (`DataExtRet`, read as `customFields`) only for the owners a
+ * query names, so every query that can asks for the public fields.
+ */
+export function publicOwnerElements(requestName: string, children: readonly XmlElement[]): XmlElement[] {
+  const slots = slotsOf(ledgerSchema(), requestName);
+  const owner = slots.find((slot) => slot.name === "OwnerID");
+  if (!owner) return [];
+  const conflicts = children.some((child) => {
+    const slot = slots.find((s) => s.name === child.name);
+    return slot !== undefined && excludes(owner, slot);
+  });
+  return conflicts ? [] : [leaf("OwnerID", PUBLIC_OWNER_ID)];
+}
+
 export function retrieveMessage(resource: ResourceDefinition, id: string): XmlElement {
-  if (resource.entry.singleton) return rq(resource.queryRequest, []);
-  return rq(resource.queryRequest, [leaf(resource.idElement, id), ...includeFlags(resource, true)]);
+  const request = resource.queryRequest;
+  const children = resource.entry.singleton
+    ? []
+    : [leaf(resource.idElement, id), ...includeFlags(resource, true)];
+  return rq(request, inSchemaOrder(request, [...children, ...publicOwnerElements(request, children)]));
 }
 
 /** The line arrays of an update shape, grouped by schema family (arrays written as one run). */
@@ -182,6 +207,24 @@ export function customFieldMessage(
   if (body.operation === "delete") return rq("DataExtDelRq", [node("DataExtDel", [...head, ...owner])]);
   const name = body.operation === "add" ? "DataExtAdd" : "DataExtMod";
   return rq(`${name}Rq`, [node(name, [...head, ...owner, leaf("DataExtValue", body.value ?? "")])]);
+}
+
+/** The object type of a can-build answer (`GET …/inventory-assembly-items/{id}/can-build`). */
+export const CAN_BUILD_OBJECT_TYPE = "ledger_inventory_assembly_item_can_build";
+
+/** The output shape of a group's can-build answer (`ItemAssembliesCanBuildRet`). */
+export function canBuildShape(resource: ResourceDefinition): Shape {
+  if (!resource.canBuild) throw new Error(`${resource.entry.resource} has no canBuild`);
+  return shapeOf(resource.canBuild.ret, "output");
+}
+
+/** How many of the record its components on hand allow building on `date`. */
+export function canBuildMessage(resource: ResourceDefinition, id: string, date: string): XmlElement {
+  if (!resource.canBuild) throw new Error(`${resource.entry.resource} has no canBuild`);
+  return rq(resource.canBuild.request, [
+    node(`${resource.entry.object}Ref`, [leaf("ListID", id)]),
+    leaf("TxnDate", date),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -310,20 +353,39 @@ export function decodeMerge(resource: ResourceDefinition, message: ResponseMessa
   };
 }
 
-/** Spec "Custom field value": after a delete, `type` and `value` are null. */
-export function decodeCustomField(message: ResponseMessage, body: CustomFieldBody): Decoded {
+/**
+ * Spec "Custom field value": `{objectType, ownerId, name, type, value}`; after a delete `type` and
+ * `value` are null. The owner and name come from the application's answer (`DataExtRet` for an add or
+ * an update, `DataExtDelRet` for a delete), so they are the field's own, not the defaults of the body.
+ */
+export function decodeCustomField(message: ResponseMessage): Decoded {
   if (message.statusSeverity === "Error") throw statusError(message);
-  const ret = message.element.children.find((c) => c.name === "DataExtRet");
-  const deleted = body.operation === "delete";
-  const type = ret ? text(ret, "DataExtType") : null;
+  const deleted = message.element.name === "DataExtDelRs";
+  const ret = message.element.children.find((c) => c.name === (deleted ? "DataExtDelRet" : "DataExtRet"));
+  const type = ret && !deleted ? text(ret, "DataExtType") : null;
   return {
     result: {
       objectType: "ledger_custom_field_value",
-      ownerId: (ret ? text(ret, "OwnerID") : null) ?? body.ownerId,
-      name: (ret ? text(ret, "DataExtName") : null) ?? body.name,
-      type: deleted || type === null ? null : jsonEnumValue(nameTable(), "DataExtType", type),
-      value: deleted ? null : ((ret ? text(ret, "DataExtValue") : null) ?? body.value ?? null),
+      ownerId: ret ? text(ret, "OwnerID") : null,
+      name: ret ? text(ret, "DataExtName") : null,
+      type: type === null ? null : jsonEnumValue(nameTable(), "DataExtType", type),
+      value: ret && !deleted ? text(ret, "DataExtValue") : null,
     },
     warnings: statusWarnings(message),
   };
+}
+
+/** A can-build answer: `{objectType, inventoryAssemblyItem, transactionDate, quantityCanBuild}`. */
+export function decodeCanBuild(resource: ResourceDefinition, message: ResponseMessage): Decoded {
+  if (message.statusSeverity === "Error") throw statusError(message);
+  const ret = message.element.children.find((c) => c.name === resource.canBuild?.ret);
+  if (!ret) {
+    throw new ServiceError("LEDGER_OBJECT_NOT_FOUND", {
+      integrationCode: String(message.statusCode),
+      message: "No record with this ID exists in the company file.",
+    });
+  }
+  const warnings: ReadWarning[] = [];
+  const result = readRecord(canBuildShape(resource), ret, "", warnings, CAN_BUILD_OBJECT_TYPE);
+  return { result, warnings: [...statusWarnings(message), ...warnings] };
 }

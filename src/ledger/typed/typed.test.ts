@@ -10,7 +10,7 @@ import { createMessage, responseMessage, updateMessage } from "./actions.ts";
 import { listFilters, parseParam, type ParamValue } from "./filters.ts";
 import { inputSchema } from "./input.ts";
 import { readRecord, type ReadWarning } from "./reader.ts";
-import { newerFieldPath } from "./versions.ts";
+import { gateMessages } from "../connection-gate.ts";
 import { reportOperations, typedOperations } from "../operations.ts";
 
 function resource(path: string): ResourceDefinition {
@@ -110,7 +110,7 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
           {
             itemId: "1",
             adjustQuantity: { quantityDifference: 1 },
-            adjustValue: { quantityDifference: 1, newValue: "1.00" },
+            adjustValue: { quantityDifference: 1 },
           },
         ],
       },
@@ -178,18 +178,36 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
     assert.equal(messageProblem(ledgerSchema(), message), null);
   });
 
-  test("a field the older message version lacks is found by its JSON path", () => {
-    const bills = resource("bills").create;
-    assert.ok(bills);
-    assert.equal(newerFieldPath(bills, { vendorId: "1", classId: "2" }), "classId");
-    assert.equal(newerFieldPath(bills, { vendorId: "1", memo: "x" }), null);
+  test("an element the connection cannot take is named by the body's JSON path", () => {
+    const bills = resource("bills");
+    assert.ok(bills.create);
+    const on = (xmlVersion: string, country = "US") => ({ xml_version: xmlVersion, country });
+    const gate = (body: Record<string, unknown>, xmlVersion: string) =>
+      gateMessages([createMessage(bills, body)], on(xmlVersion), bills.create ?? undefined);
+    assert.deepEqual(gate({ vendorId: "1", classId: "2" }, "15.0"), {
+      code: "LEDGER_FIELD_UNSUPPORTED_BY_VERSION",
+      path: "classId",
+      isField: true,
+      elementPath: "BillAddRq/BillAdd/ClassRef",
+      minimumXmlVersion: "16.0",
+      xmlVersion: "15.0",
+    });
+    assert.equal(gate({ vendorId: "1", classId: "2" }, "16.0"), null);
+    assert.equal(gate({ vendorId: "1", memo: "x" }, "13.0"), null);
     assert.equal(
-      newerFieldPath(bills, {
-        vendorId: "1",
-        expenseLines: [{ accountId: "1" }, { accountId: "1", vendorId: "9" }],
-      }),
+      gate({ vendorId: "1", expenseLines: [{ accountId: "1" }, { accountId: "1", vendorId: "9" }] }, "13.0")
+        ?.path,
       "expenseLines[1].vendorId",
     );
+    const vendors = resource("vendors");
+    const uk = gateMessages(
+      [createMessage(vendors, { name: "Abroad Ltd", isEligibleFor1099: true })],
+      on("16.0", "UK"),
+      vendors.create ?? undefined,
+    );
+    assert.equal(uk?.code, "LEDGER_REGION_UNSUPPORTED");
+    assert.equal(uk?.path, "isEligibleFor1099");
+    assert.equal(uk?.elementPath, "VendorAddRq/VendorAdd/IsVendorEligibleFor1099");
   });
 });
 

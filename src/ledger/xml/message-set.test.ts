@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parsePassthroughXml } from "./message-set.ts";
+import { parsePassthroughXml, storedMessageSet } from "./message-set.ts";
 import { rejectsPassthrough } from "./passthrough-assertions.ts";
 
 describe("parsePassthroughXml", () => {
@@ -11,8 +11,8 @@ describe("parsePassthroughXml", () => {
     assert.deepEqual(parsed.requestNames, ["CustomerQueryRq", "CompanyQueryRq"]);
     assert.equal(parsed.onError, "stopOnError");
     assert.equal(
-      parsed.messages,
-      "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq><CompanyQueryRq/>",
+      storedMessageSet(parsed).messagesXml,
+      "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq><CompanyQueryRq></CompanyQueryRq>",
     );
   });
 
@@ -22,7 +22,10 @@ describe("parsePassthroughXml", () => {
     );
     assert.deepEqual(parsed.requestNames, ["CustomerAddRq"]);
     assert.equal(parsed.onError, "continueOnError");
-    assert.equal(parsed.messages, "<CustomerAddRq><CustomerAdd><Name>A</Name></CustomerAdd></CustomerAddRq>");
+    assert.equal(
+      storedMessageSet(parsed).messagesXml,
+      "<CustomerAddRq><CustomerAdd><Name>A</Name></CustomerAdd></CustomerAddRq>",
+    );
   });
 
   // The checks that run before the schema keep their messages.

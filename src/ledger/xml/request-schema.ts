@@ -2,6 +2,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { explainMismatch, matchContent, type Explanation } from "./content-model.ts";
 import { ledgerSchema, type CompiledType, type LedgerSchema } from "./schema.ts";
 import type { LedgerSchemaTable, SimpleTypeEntry } from "./schema-table.ts";
+import type { XmlElement } from "./tree.ts";
 
 /**
  * Schema validation of passthrough request messages (architecture §5: "schema-invalid XML → 400
@@ -13,9 +14,6 @@ import type { LedgerSchemaTable, SimpleTypeEntry } from "./schema-table.ts";
  * `scripts/gen-ledger-schema.ts`. The table is read on first use, and each type's model is compiled
  * the first time an element of that type is seen.
  */
-
-/** One node of fast-xml-parser's `preserveOrder` output (attributes under `:@`, prefixed with `@`). */
-export type OrderedNode = Record<string, unknown> & { ":@"?: Record<string, string> };
 
 type RequestSchema = LedgerSchema;
 
@@ -33,24 +31,19 @@ const invalid = (message: string): ServiceError =>
 /** Where an element sits, formatted only when a message needs it. */
 interface Location {
   parent: Location | null;
-  siblings: readonly OrderedNode[];
+  siblings: readonly XmlElement[];
   index: number;
-}
-
-function nameOf(node: OrderedNode): string {
-  for (const key in node) if (key !== ":@") return key;
-  return "";
 }
 
 /** `InvoiceAddRq/InvoiceAdd/InvoiceLineAdd[2]/Amount`: an index only where a name repeats. */
 function formatPath(location: Location): string {
   const parts: string[] = [];
   for (let at: Location | null = location; at; at = at.parent) {
-    const name = nameOf(at.siblings[at.index] ?? {});
+    const name = at.siblings[at.index]?.name ?? "";
     let position = 0;
     let count = 0;
     at.siblings.forEach((sibling, i) => {
-      if (nameOf(sibling) !== name) return;
+      if (sibling.name !== name) return;
       count++;
       if (i <= at.index) position = count;
     });
@@ -71,13 +64,12 @@ function listOf(names: readonly string[], limit: number, counted = true): string
  * Validates the request messages (the children of `QBXMLMsgsRq`) against the schema; the first
  * problem → PASSTHROUGH_INVALID_XML with `param: "body"` and a message naming its path.
  */
-export function validateRequestMessages(nodes: readonly OrderedNode[]): void {
+export function validateRequestMessages(messages: readonly XmlElement[]): void {
   const schema = requestSchema();
-  const messages = nodes.filter((node) => nameOf(node) !== "#text");
-  messages.forEach((node, index) => {
-    const name = nameOf(node);
+  messages.forEach((message, index) => {
+    const name = message.name;
     if (!schema.requests.has(name)) throw invalid(unknownRequest(schema, name));
-    validateElement(schema, node, schema.typeOf(name, null), { parent: null, siblings: messages, index });
+    validateElement(schema, message, schema.typeOf(name, null), { parent: null, siblings: messages, index });
   });
 }
 
@@ -88,53 +80,41 @@ function unknownRequest(schema: RequestSchema, name: string): string {
   return `${code(name)} is not a request message the application knows${hint}.`;
 }
 
-function validateElement(schema: RequestSchema, node: OrderedNode, type: CompiledType, at: Location): void {
-  const attributes = node[":@"];
-  if (attributes) checkAttributes(schema, attributes, type.attributes, at);
-  const children = (node[nameOf(node)] ?? []) as OrderedNode[];
+/**
+ * Checks one element of the reader's tree. The passthrough reads with `keepMixedText`, so an
+ * element's `text` holds any text found beside its children, reported here by path.
+ */
+function validateElement(schema: RequestSchema, element: XmlElement, type: CompiledType, at: Location): void {
+  if (element.attrs.length > 0) checkAttributes(schema, element.attrs, type.attributes, at);
+  const children = element.children;
   if (type.kind === "simple") {
-    let text = "";
-    for (const child of children) {
-      const childName = nameOf(child);
-      if (childName !== "#text") {
-        throw invalid(`${code(formatPath(at))} holds a value, not elements (found ${code(childName)}).`);
-      }
-      text += String(child["#text"]);
+    const [first] = children;
+    if (first !== undefined) {
+      throw invalid(`${code(formatPath(at))} holds a value, not elements (found ${code(first.name)}).`);
     }
-    const problem = valueProblem(type.entry, text);
+    const problem = valueProblem(type.entry, element.text);
     if (problem) throw invalid(`${code(formatPath(at))} ${problem}.`);
     return;
   }
-  const elements: OrderedNode[] = [];
-  const names: string[] = [];
-  for (const child of children) {
-    const childName = nameOf(child);
-    if (childName === "#text") {
-      if (String(child["#text"]).trim() !== "") {
-        throw invalid(`${code(formatPath(at))} holds elements, not text.`);
-      }
-      continue;
-    }
-    elements.push(child);
-    names.push(childName);
-  }
+  if (element.text !== "") throw invalid(`${code(formatPath(at))} holds elements, not text.`);
+  const names = children.map((c) => c.name);
   const matched = matchContent(type.model, names);
   if (!Array.isArray(matched)) {
-    throw invalid(describe(explainMismatch(type.model, names, matched), at, elements));
+    throw invalid(describe(explainMismatch(type.model, names, matched), at, children));
   }
-  for (let index = 0; index < elements.length; index++) {
+  for (let index = 0; index < children.length; index++) {
     const particle = matched[index];
-    const child = elements[index];
-    if (!particle || !child) continue;
+    const c = children[index];
+    if (!particle || !c) continue;
     const childType = schema.typeOf(particle.name, particle.typeKey);
-    validateElement(schema, child, childType, { parent: at, siblings: elements, index });
+    validateElement(schema, c, childType, { parent: at, siblings: children, index });
   }
 }
 
-function describe(explanation: Explanation, at: Location, elements: readonly OrderedNode[]): string {
+function describe(explanation: Explanation, at: Location, elements: readonly XmlElement[]): string {
   const here = formatPath(at);
   const child = (index: number): string => formatPath({ parent: at, siblings: elements, index });
-  const nameAt = (index: number): string => nameOf(elements[index] ?? {});
+  const nameAt = (index: number): string => elements[index]?.name ?? "";
   switch (explanation.kind) {
     case "unknown": {
       const hint = explanation.suggestion ? ` (did you mean ${code(explanation.suggestion)}?)` : "";
@@ -166,12 +146,11 @@ function describe(explanation: Explanation, at: Location, elements: readonly Ord
 
 function checkAttributes(
   schema: RequestSchema,
-  attributes: Record<string, string>,
+  attributes: ReadonlyArray<readonly [string, string]>,
   allowed: Record<string, string>,
   at: Location,
 ): void {
-  for (const [key, value] of Object.entries(attributes)) {
-    const name = key.startsWith("@") ? key.slice(1) : key;
+  for (const [name, value] of attributes) {
     const typeKey = allowed[name]?.replace(/^!/, "");
     if (typeKey === undefined) {
       const names = Object.keys(allowed);
@@ -183,7 +162,7 @@ function checkAttributes(
     if (problem) throw invalid(`The attribute ${code(`${formatPath(at)}@${name}`)} ${problem}.`);
   }
   for (const [name, typeKey] of Object.entries(allowed)) {
-    if (typeKey.startsWith("!") && attributes[`@${name}`] === undefined) {
+    if (typeKey.startsWith("!") && !attributes.some(([key]) => key === name)) {
       throw invalid(`${code(formatPath(at))} requires the attribute ${code(name)}.`);
     }
   }

@@ -4,7 +4,7 @@ import type { CompiledType, LedgerSchema } from "./schema.ts";
 /**
  * A complex type seen as a flat list of element "slots" in schema order, the view the typed engines
  * need: which elements a record has, in which order they must be written, how often each may occur,
- * which ones exclude each other, and which message-format version introduced each.
+ * which ones exclude each other, and the context that writes each (for its availability).
  */
 export interface Slot {
   /** The element name. */
@@ -28,8 +28,11 @@ export interface Slot {
   readonly family: number | null;
   /** Whether the repeated choice of `family` must occur at least once (`(LineA|LineB)+`). */
   readonly familyRequired: boolean;
-  /** Whether the slot needs the newer message-format version (the older schema lacks it). */
-  readonly newer: boolean;
+  /**
+   * The type key or `&group` whose model writes the element directly: the context in which the
+   * availability table (`availability.ts`) gives its first version and the editions lacking it.
+   */
+  readonly owner: string;
 }
 
 /** One alternative of a choice that occurs at most once; `required` when the choice must be made. */
@@ -69,7 +72,6 @@ export function slotsOf(schema: LedgerSchema, typeKey: string): readonly Slot[] 
       const max = context.max * particle.max;
       if (particle.kind === "element") {
         const key = schema.keyOf(particle.name, particle.typeKey);
-        const newer = schema.table.newerElements[context.owner]?.includes(particle.name) ?? false;
         slots.push({
           name: particle.name,
           typeKey: key,
@@ -79,7 +81,7 @@ export function slotsOf(schema: LedgerSchema, typeKey: string): readonly Slot[] 
           choices: context.choices,
           family: context.family,
           familyRequired: context.familyRequired,
-          newer,
+          owner: context.owner,
         });
         return;
       }

@@ -1,22 +1,19 @@
-import { parseDocument } from "./parse.ts";
 import type { XmlElement } from "./tree.ts";
 
 /** The elements that name an existing record: a list object's or a transaction's ID. */
 const RECORD_IDS: ReadonlySet<string> = new Set(["ListID", "TxnID"]);
 
 /**
- * The IDs of the existing records a request document writes to: the `ListID` / `TxnID` of each
+ * The IDs of the existing records request messages write to: the `ListID` / `TxnID` of each
  * Mod message's object (`<CustomerModRq><CustomerMod><ListID>`) and of each Del or Void message
  * (`<TxnDelRq><TxnID>`), in document order without repeats. References to other records
- * (`<CustomerRef><ListID>`) are not targets, nor are queries and creates. A document that does
- * not parse has none (the application refuses it before writing).
+ * (`<CustomerRef><ListID>`) are not targets, nor are queries and creates. Read from the message
+ * tree the caller built or the passthrough parsed: nothing is parsed again.
  *
  * The engine spaces consecutive writes to one record by more than a second, since the application
  * changes a record's revision number at most once a second (spec: common record fields).
  */
-export function writeTargetsOf(document: string): string[] {
-  const root = parseDocument(document)?.root;
-  const messages = root?.children.find((c) => c.name === "QBXMLMsgsRq")?.children ?? [];
+export function writeTargetsOf(messages: readonly XmlElement[]): string[] {
   const targets = new Set<string>();
   for (const message of messages) {
     if (!message.name.endsWith("Rq") || message.name.endsWith("QueryRq")) continue;

@@ -6,7 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { typedOperation } from "../../ledger/operations.ts";
 import { allResources, type ResourceDefinition } from "../../ledger/resources/definitions.ts";
+import { validateTypedInput, type TypedCallInput } from "../../requests/typed-call.ts";
 import { shapeOf, type Field, type Shape } from "../../ledger/resources/shape.ts";
 import { writeElements } from "../../ledger/typed/writer.ts";
 import {
@@ -161,6 +163,27 @@ class Factory {
   }
 }
 
+/** A group's own operations (custom field definitions): create, list, update, delete, all answered. */
+async function ownActions(session: ApplicationSession, resource: ResourceDefinition): Promise<void> {
+  const name = resource.entry.resource;
+  const run = async (action: string, input: TypedCallInput): Promise<XmlElement> => {
+    const operation = typedOperation(`${resource.operationPrefix}.${action}`);
+    assert.ok(operation, `${name}.${action}`);
+    const message = operation.message(validateTypedInput(operation, input), { page: null, kept: {} });
+    const rs = await exchange(session, message, `${name} ${action}`);
+    assert.equal(attr(rs, "statusCode"), "0", `${name} ${action}: ${status(rs)}`);
+    return rs;
+  };
+  for (const [action, input] of [
+    ["create", { body: { name: "Colour", objectTypes: ["customer", "invoice"] } }],
+    ["list", {}],
+    ["update", { pathParams: { id: "Colour" }, body: { name: "Hue", removeObjectTypes: ["invoice"] } }],
+    ["delete", { pathParams: { id: "Hue" }, query: { confirm: "true" } }],
+  ] as const) {
+    await run(action, input);
+  }
+}
+
 const ok = (rs: XmlElement): boolean => ["0", "1"].includes(attr(rs, "statusCode") ?? "");
 
 describe("every resource group against the response schema", () => {
@@ -176,6 +199,11 @@ describe("every resource group against the response schema", () => {
       if (resource.entry.singleton) {
         const one = await exchange(session, retrieveMessage(resource, ""), `${name} retrieve`);
         assert.equal(attr(one, "statusCode"), "0", status(one));
+      }
+      if (resource.actionSet) {
+        // A group with its own messages runs them through its own operations.
+        await ownActions(session, resource);
+        return;
       }
       const sampled = list.children.find((c) => resource.records.has(c.name));
       if (!resource.entry.singleton && resource.actions.includes("retrieve") && sampled !== undefined) {

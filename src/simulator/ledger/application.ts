@@ -37,13 +37,32 @@ export interface SimulatedLedgerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Iterator IDs (`{GUID}`). */
   newGuid?: () => string;
-  /** Highest message version: `13.0` (default) or `16.0`. */
-  xmlVersion?: "13.0" | "16.0";
-  /** Country edition, default `US`. */
-  country?: "US" | "CA" | "UK";
+  /** Highest message version the application speaks, `13.0` by default. */
+  xmlVersion?: SimulatedXmlVersion;
+  /**
+   * Regional edition, `US` by default (reported as `qbXMLCountry` and HostRet `Country`): requests
+   * using an element the edition lacks are refused like unknown elements.
+   */
+  country?: SimulatedCountry;
   /** HostRet ProductName. */
   productName?: string;
 }
+
+/** The message versions the simulated application can speak. */
+export const SIMULATED_XML_VERSIONS = ["13.0", "14.0", "15.0", "16.0"] as const;
+export type SimulatedXmlVersion = (typeof SIMULATED_XML_VERSIONS)[number];
+
+/** The regional editions the simulated application can be (the connector's `qbXMLCountry`). */
+export const SIMULATED_COUNTRIES = ["US", "CA", "UK"] as const;
+export type SimulatedCountry = (typeof SIMULATED_COUNTRIES)[number];
+
+/** The application's own major version per message version (2018 → 13.0 … 2023 → 16.0). */
+const PRODUCT_MAJOR_VERSION: Readonly<Record<SimulatedXmlVersion, number>> = {
+  "13.0": 28,
+  "14.0": 29,
+  "15.0": 31,
+  "16.0": 33,
+};
 
 /** An answer grown to at least `bytes` with whitespace inside its message set (the `large_answer` fault). */
 function padded(result: ProcessResult, bytes: number): ProcessResult {
@@ -76,10 +95,11 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     this.clock = options.clock ?? systemClock;
     this.sleep = options.sleep ?? ((ms) => systemClock.sleep(ms));
     this.newGuid = options.newGuid ?? randomGuid;
-    const [major, minor] = (options.xmlVersion ?? "13.0").split(".").map(Number);
+    const xmlVersion = options.xmlVersion ?? "13.0";
+    const [major, minor] = xmlVersion.split(".").map(Number);
     this.host = {
       productName: options.productName ?? "Ledger Desktop Simulator",
-      majorVersion: major === 16 ? 33 : 28,
+      majorVersion: PRODUCT_MAJOR_VERSION[xmlVersion],
       country: options.country ?? "US",
       xmlVersion: { major: major ?? 13, minor: minor ?? 0 },
     };

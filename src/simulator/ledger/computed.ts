@@ -16,6 +16,7 @@ import {
   money,
   openAmount,
   ownBalance,
+  quantityCanBuild,
   salesTax,
   salesTaxPercent,
   stockOf,
@@ -127,7 +128,10 @@ const TABLE: Readonly<Record<string, Compute>> = {
   AverageCost: stockField((s) => (s.onHand.eq(0) ? "0" : s.value.div(s.onHand).round(5).toString())),
   QuantityOnOrder: stockField((s) => s.onOrder.toString()),
   QuantityOnSalesOrder: stockField((s) => s.onSalesOrder.toString()),
-  QuantityCanBuild: () => "0",
+  QuantityCanBuild: ({ file, record }) => {
+    const assembly = file.recordById(refId(record.fields, "ItemInventoryAssemblyRef") ?? "");
+    return assembly === undefined ? "0" : quantityCanBuild(assembly, file).toString();
+  },
   LinkedTxn: linkedTxns,
 };
 

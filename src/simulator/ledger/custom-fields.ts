@@ -200,9 +200,14 @@ function targetOf(element: XmlElement, file: CompanyFile): Target | Status {
   };
 }
 
-/** `DataExtAddRq` / `DataExtModRq` / `DataExtDelRq`. */
+/**
+ * `DataExtAddRq` / `DataExtModRq` / `DataExtDelRq`. A Mod of a public field (owner `0`, a custom
+ * field the user sees) writes the value whether or not the record has one yet, as the application
+ * does for custom fields; a Mod of a private field needs an existing value (an Add gives the first).
+ */
 export function changeDataExt(kind: "add" | "mod" | "del", element: XmlElement, file: CompanyFile): OpResult {
   const owner = childText(element, "OwnerID") ?? "";
+  const writesAnyway = kind === "add" || (kind === "mod" && owner === "0");
   const name = childText(element, "DataExtName") ?? "";
   const value = childText(element, "DataExtValue") ?? "";
   const def = findDef(file, owner, name);
@@ -210,15 +215,18 @@ export function changeDataExt(kind: "add" | "mod" | "del", element: XmlElement, 
   const target = targetOf(element, file);
   if ("code" in target) return fail(target);
   const type = (def === undefined ? undefined : fieldText(def.fields, "DataExtType")) ?? "STR255TYPE";
+  // Values carry their definition's own spelling of the owner and name (names match case-insensitively).
+  const ownName = fieldText(def.fields, "DataExtName") ?? name;
+  const ownOwner = fieldText(def.fields, "OwnerID") ?? owner;
   const stored = node("DataExtRet", [
-    leaf("OwnerID", owner),
-    leaf("DataExtName", name),
+    leaf("OwnerID", ownOwner),
+    leaf("DataExtName", ownName),
     leaf("DataExtType", type),
     leaf("DataExtValue", value),
   ]);
   if (target.kind === "company") {
     const index = file.companyDataExts.findIndex((d) => same(d.ownerId, owner) && same(d.name, name));
-    if (index < 0 && kind !== "add") return fail(statusObjectNotFound(name));
+    if (index < 0 && !writesAnyway) return fail(statusObjectNotFound(name));
     if (index >= 0) file.companyDataExts.splice(index, 1);
     if (kind !== "del") file.companyDataExts.push({ ownerId: owner, name, value });
   } else {
@@ -226,7 +234,7 @@ export function changeDataExt(kind: "add" | "mod" | "del", element: XmlElement, 
       target.lineId === undefined ? target.record : target.record.lines.find((l) => l.id === target.lineId);
     if (holder === undefined) return fail(statusObjectNotFound(target.lineId ?? ""));
     const exists = holder.fields.length !== stripValues(holder.fields, owner, name).length;
-    if (!exists && kind !== "add") return fail(statusObjectNotFound(name));
+    if (!exists && !writesAnyway) return fail(statusObjectNotFound(name));
     holder.fields = [...stripValues(holder.fields, owner, name), ...(kind === "del" ? [] : [stored])];
     file.touch(target.record);
   }
@@ -236,8 +244,8 @@ export function changeDataExt(kind: "add" | "mod" | "del", element: XmlElement, 
       status: STATUS_OK,
       body: [
         node("DataExtDelRet", [
-          leaf("OwnerID", owner),
-          leaf("DataExtName", name),
+          leaf("OwnerID", ownOwner),
+          leaf("DataExtName", ownName),
           ...target.ref,
           leaf("TimeDeleted", when),
         ]),

@@ -308,6 +308,63 @@ describe("void, merge, delete, custom fields", () => {
     );
     assert.equal(child(without, "DataExtRet"), undefined);
   });
+
+  it("a Mod of a public field writes a first value; a private field's Mod needs one; Del answers owner and name", async () => {
+    const { session } = await setup();
+    const acme = await queryOne(
+      session,
+      `<CustomerQueryRq><FullName>Acme Corporation</FullName></CustomerQueryRq>`,
+    );
+    const ref = `<ListDataExtType>Customer</ListDataExtType><ListObjRef><ListID>${childText(acme, "ListID") ?? ""}</ListID></ListObjRef>`;
+    const owner = "{11111111-2222-3333-4444-555555555555}";
+    for (const id of ["0", owner]) {
+      await send(
+        session,
+        `<DataExtDefAddRq><DataExtDefAdd><OwnerID>${id}</OwnerID><DataExtName>Tier</DataExtName><DataExtType>STR255TYPE</DataExtType><AssignToObject>Customer</AssignToObject></DataExtDefAdd></DataExtDefAddRq>`,
+      );
+    }
+    const mod = (id: string, value: string): string =>
+      `<DataExtModRq><DataExtMod><OwnerID>${id}</OwnerID><DataExtName>Tier</DataExtName>${ref}<DataExtValue>${value}</DataExtValue></DataExtMod></DataExtModRq>`;
+    const publicMod = await send(session, mod("0", "Gold"));
+    assert.equal(statusOf(publicMod.rs[0]).code, "0", "a public field needs no value before a Mod");
+    assert.equal(childText(ret(publicMod), "DataExtValue"), "Gold");
+    assert.equal(statusOf((await send(session, mod(owner, "Secret"))).rs[0]).code, "3120");
+    const deleted = ret(
+      await send(
+        session,
+        `<DataExtDelRq><DataExtDel><OwnerID>0</OwnerID><DataExtName>tier</DataExtName>${ref}</DataExtDel></DataExtDelRq>`,
+      ),
+    );
+    assert.equal(deleted.name, "DataExtDelRet");
+    assert.deepEqual([childText(deleted, "OwnerID"), childText(deleted, "DataExtName")], ["0", "Tier"]);
+  });
+
+  it("line values show for the owners a query names only", async () => {
+    const { session } = await setup();
+    await send(
+      session,
+      `<DataExtDefAddRq><DataExtDefAdd><OwnerID>0</OwnerID><DataExtName>Batch</DataExtName><DataExtType>STR255TYPE</DataExtType><AssignToObject>Invoice</AssignToObject></DataExtDefAdd></DataExtDefAddRq>`,
+    );
+    const invoice = ret(
+      await send(
+        session,
+        `<InvoiceAddRq><InvoiceAdd><CustomerRef><FullName>Acme Corporation</FullName></CustomerRef><InvoiceLineAdd><ItemRef><FullName>Widget</FullName></ItemRef><Quantity>1</Quantity></InvoiceLineAdd></InvoiceAdd></InvoiceAddRq>`,
+      ),
+    );
+    const txnId = childText(invoice, "TxnID") ?? "";
+    const lineId = childText(child(invoice, "InvoiceLineRet") ?? invoice, "TxnLineID") ?? "";
+    const added = await send(
+      session,
+      `<DataExtAddRq><DataExtAdd><OwnerID>0</OwnerID><DataExtName>Batch</DataExtName><TxnDataExtType>Invoice</TxnDataExtType><TxnID>${txnId}</TxnID><TxnLineID>${lineId}</TxnLineID><DataExtValue>B-7</DataExtValue></DataExtAdd></DataExtAddRq>`,
+    );
+    assert.equal(statusOf(added.rs[0]).code, "0");
+    const query = (owner: string): string =>
+      `<InvoiceQueryRq><TxnID>${txnId}</TxnID><IncludeLineItems>true</IncludeLineItems>${owner}</InvoiceQueryRq>`;
+    const line = (invoiceRet: XmlElement): XmlElement => child(invoiceRet, "InvoiceLineRet") ?? invoiceRet;
+    const withOwner = line(await queryOne(session, query("<OwnerID>0</OwnerID>")));
+    assert.equal(childText(child(withOwner, "DataExtRet") ?? withOwner, "DataExtValue"), "B-7");
+    assert.equal(child(line(await queryOne(session, query(""))), "DataExtRet"), undefined);
+  });
 });
 
 describe("iterators", () => {
@@ -372,6 +429,43 @@ describe("views the application derives", () => {
       assert.ok(rs !== undefined);
       assert.equal(messageProblem(ledgerSchema(), rs), null);
     }
+  });
+
+  it("assemblies: can-build from the components on hand; a build uses its components", async () => {
+    const { session } = await setup();
+    await send(
+      session,
+      `<ItemInventoryAddRq><ItemInventoryAdd><Name>Bolt</Name><QuantityOnHand>7</QuantityOnHand></ItemInventoryAdd></ItemInventoryAddRq><ItemInventoryAddRq><ItemInventoryAdd><Name>Nut</Name><QuantityOnHand>20</QuantityOnHand></ItemInventoryAdd></ItemInventoryAddRq><ItemInventoryAssemblyAddRq><ItemInventoryAssemblyAdd><Name>Kit</Name><ItemInventoryAssemblyLine><ItemInventoryRef><FullName>Bolt</FullName></ItemInventoryRef><Quantity>2</Quantity></ItemInventoryAssemblyLine><ItemInventoryAssemblyLine><ItemInventoryRef><FullName>Nut</FullName></ItemInventoryRef><Quantity>4</Quantity></ItemInventoryAssemblyLine></ItemInventoryAssemblyAdd></ItemInventoryAssemblyAddRq>`,
+    );
+    const canBuild = async (): Promise<XmlElement> => {
+      const answer = await send(
+        session,
+        `<ItemAssembliesCanBuildQueryRq><ItemInventoryAssemblyRef><FullName>Kit</FullName></ItemInventoryAssemblyRef><TxnDate>2026-01-15</TxnDate></ItemAssembliesCanBuildQueryRq>`,
+      );
+      assert.equal(messageProblem(ledgerSchema(), answer.rs[0] ?? answer.msgs), null);
+      return ret(answer);
+    };
+    // Bolts allow 3 (7 / 2), nuts 5 (20 / 4): the scarcer component decides.
+    assert.equal(childText(await canBuild(), "QuantityCanBuild"), "3");
+    const built = ret(
+      await send(
+        session,
+        `<BuildAssemblyAddRq><BuildAssemblyAdd><ItemInventoryAssemblyRef><FullName>Kit</FullName></ItemInventoryAssemblyRef><QuantityToBuild>2</QuantityToBuild></BuildAssemblyAdd></BuildAssemblyAddRq>`,
+      ),
+    );
+    assert.equal(childText(built, "QuantityOnHand"), "2");
+    assert.equal(childText(built, "QuantityCanBuild"), "1");
+    assert.equal(childText(await canBuild(), "QuantityCanBuild"), "1", "4 bolts used, 3 left");
+    const bolt = await queryOne(
+      session,
+      `<ItemInventoryQueryRq><FullName>Bolt</FullName></ItemInventoryQueryRq>`,
+    );
+    assert.equal(childText(bolt, "QuantityOnHand"), "3");
+    const unknown = await send(
+      session,
+      `<ItemAssembliesCanBuildQueryRq><ItemInventoryAssemblyRef><ListID>80FFFFFF-1</ListID></ItemInventoryAssemblyRef><TxnDate>2026-01-15</TxnDate></ItemAssembliesCanBuildQueryRq>`,
+    );
+    assert.equal(statusOf(unknown.rs[0]).code, "3120");
   });
 
   it("the deleted list honours DeletedDateRangeFilter", async () => {

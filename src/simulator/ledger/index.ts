@@ -2,7 +2,14 @@
  * The simulated accounting application (company files + request processor) used behind the
  * simulated Web Connector.
  */
-export { SimulatedLedgerApplication, type SimulatedLedgerOptions } from "./application.ts";
+export {
+  SIMULATED_COUNTRIES,
+  SIMULATED_XML_VERSIONS,
+  SimulatedLedgerApplication,
+  type SimulatedCountry,
+  type SimulatedLedgerOptions,
+  type SimulatedXmlVersion,
+} from "./application.ts";
 export {
   CompanyFile,
   type CompanyDataExt,

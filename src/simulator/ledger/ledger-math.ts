@@ -303,8 +303,14 @@ export function stockOf(file: CompanyFile): ReadonlyMap<string, Stock> {
       }
     for (const r of file.recordsOf("BuildAssembly")) {
       const item = refId(r.fields, "ItemInventoryAssemblyRef");
-      if (item !== undefined && isStocked(item))
-        entry(item).onHand = entry(item).onHand.plus(big(fieldText(r.fields, "QuantityToBuild")));
+      if (item === undefined || !isStocked(item) || fieldText(r.fields, "IsPending") === "true") continue;
+      const built = big(fieldText(r.fields, "QuantityToBuild"));
+      entry(item).onHand = entry(item).onHand.plus(built);
+      // A build uses its components: each one's quantity per assembly, times the quantity built.
+      const assembly = file.recordById(item);
+      for (const component of assembly === undefined ? [] : components(assembly))
+        if (isStocked(component.item))
+          entry(component.item).onHand = entry(component.item).onHand.minus(component.quantity.times(built));
     }
     for (const r of file.recordsOf("PurchaseOrder"))
       for (const l of itemLines(r))
@@ -314,6 +320,33 @@ export function stockOf(file: CompanyFile): ReadonlyMap<string, Stock> {
         if (isStocked(l.item)) entry(l.item).onSalesOrder = entry(l.item).onSalesOrder.plus(l.quantity);
     return stock;
   });
+}
+
+/** The component items of an inventory assembly and the quantity of each one assembly needs. */
+function components(assembly: LedgerRecord): Array<{ item: string; quantity: Big }> {
+  return assembly.fields
+    .filter((f) => f.name === "ItemInventoryAssemblyLine")
+    .map((f) => ({
+      item: refId(f.children, "ItemInventoryRef") ?? "",
+      quantity: big(fieldText(f.children, "Quantity")),
+    }))
+    .filter((c) => c.item !== "" && c.quantity.gt(0));
+}
+
+/**
+ * How many of an inventory assembly the components on hand allow building: the smallest whole number
+ * of assemblies any one component covers (0 for an assembly without components).
+ */
+export function quantityCanBuild(assembly: LedgerRecord, file: CompanyFile): Big {
+  const stock = stockOf(file);
+  let most: Big | undefined;
+  for (const component of components(assembly)) {
+    const covered = (stock.get(component.item)?.onHand ?? ZERO)
+      .div(component.quantity)
+      .round(0, Big.roundDown);
+    if (most === undefined || covered.lt(most)) most = covered;
+  }
+  return most === undefined || most.lt(0) ? ZERO : most;
 }
 
 /** Whether the object is one whose totals come from lines (a sales or purchase form). */

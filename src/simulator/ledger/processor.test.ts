@@ -197,6 +197,44 @@ describe("customer add / query / mod", () => {
     assert.equal(inactive.rs[0]?.children.length, 1);
   });
 
+  it("elements are refused by the first version that has them: a 14.0 element under 13.0, not under 14.0", async () => {
+    const form = `<Form1099CategoryAccountMappingQueryRq><FormType>1099-MISC</FormType></Form1099CategoryAccountMappingQueryRq>`;
+    const app = await setup({ xmlVersion: "14.0" });
+    const refused = await app.session.processRequest(requestXml(form, 'onError="stopOnError"', "13.0"));
+    assert.equal(refused.ok ? "ok" : refused.hresult, "0x80040400");
+    const accepted = await app.session.processRequest(requestXml(form, 'onError="stopOnError"', "14.0"));
+    assert.ok(accepted.ok, accepted.ok ? "" : accepted.message);
+    assert.match(accepted.response, /<Form1099CategoryAccountMappingQueryRs statusCode="/);
+    // 16.0 elements stay refused by a 14.0 message set.
+    const bill = `<BillAddRq><BillAdd><VendorRef><FullName>Paper Supply Co</FullName></VendorRef><ClassRef><FullName>East</FullName></ClassRef></BillAdd></BillAddRq>`;
+    const newer = await app.session.processRequest(requestXml(bill, 'onError="stopOnError"', "14.0"));
+    assert.equal(newer.ok ? "ok" : newer.hresult, "0x80040400");
+  });
+
+  it("an edition refuses what it lacks like an unknown element, and applies nothing", async () => {
+    const vendor = (name: string) =>
+      `<VendorAddRq><VendorAdd><Name>${name}</Name><IsVendorEligibleFor1099>true</IsVendorEligibleFor1099></VendorAdd></VendorAddRq>`;
+    for (const country of ["UK", "CA"] as const) {
+      const app = await setup({ xmlVersion: "16.0", country });
+      const before = app.file.count("Vendor");
+      const refused = await app.session.processRequest(
+        requestXml(vendor("Abroad"), 'onError="stopOnError"', "16.0"),
+      );
+      assert.equal(refused.ok ? "ok" : refused.hresult, "0x80040400", country);
+      assert.equal(app.file.count("Vendor"), before);
+      assert.equal(app.session.country, country);
+    }
+    const us = await setup({ xmlVersion: "16.0", country: "US" });
+    const accepted = await us.session.processRequest(
+      requestXml(vendor("At Home"), 'onError="stopOnError"', "16.0"),
+    );
+    assert.ok(accepted.ok && accepted.response.includes('<VendorAddRs statusCode="0"'));
+    // What the US edition lacks (tax included in amounts) is refused there.
+    const invoice = `<InvoiceAddRq><InvoiceAdd><CustomerRef><FullName>Abercrombie, Kristy</FullName></CustomerRef><IsTaxIncluded>true</IsTaxIncluded></InvoiceAdd></InvoiceAddRq>`;
+    const taxIncluded = await us.session.processRequest(requestXml(invoice, 'onError="stopOnError"', "16.0"));
+    assert.equal(taxIncluded.ok ? "ok" : taxIncluded.hresult, "0x80040400");
+  });
+
   it("an element newer than the message version is refused; the newer version accepts it", async () => {
     const bill = `<BillAddRq><BillAdd><VendorRef><FullName>Paper Supply Co</FullName></VendorRef><ClassRef><FullName>East</FullName></ClassRef></BillAdd></BillAddRq>`;
     const older = await setup({ xmlVersion: "16.0" });

@@ -7,6 +7,7 @@
  */
 import type { ProcessResult } from "../application.ts";
 import { HRESULT_PARSE_ERROR, hresultFailure } from "./faults.ts";
+import type { HostInfo } from "./hcp.ts";
 import { validateRequest, type RequestContext, type ValidRequest } from "./request-catalogue.ts";
 import { parseDocument } from "../../ledger/xml/parse.ts";
 import { attr, node, renderDocument, type XmlElement } from "../../ledger/xml/tree.ts";
@@ -26,7 +27,8 @@ function versionValue(text: string): number | undefined {
   return m === null ? undefined : Number(m[1]) * 1000 + Number(m[2]);
 }
 
-function validate(xml: string, supported: { major: number; minor: number }): ValidSet | undefined {
+function validate(xml: string, host: HostInfo): ValidSet | undefined {
+  const supported = host.xmlVersion;
   const doc = parseDocument(xml);
   if (doc === undefined || doc.qbxmlVersion === undefined) return undefined;
   const version = versionValue(doc.qbxmlVersion);
@@ -41,10 +43,10 @@ function validate(xml: string, supported: { major: number; minor: number }): Val
   const responseData = attr(msgs, "responseData") ?? "includeAll";
   if (responseData !== "includeAll" && responseData !== "includeNone") return undefined;
   const requests: ValidRequest[] = [];
-  // Elements and requests newer than 13.0 are refused in a message set of an older version.
-  const older = version < 16000;
+  // Elements newer than the message set's version, or that the edition lacks, are refused.
+  const reader = { xmlVersion: doc.qbxmlVersion, country: host.country };
   for (const rq of msgs.children) {
-    const valid = validateRequest(rq, older);
+    const valid = validateRequest(rq, reader);
     if (valid === undefined) return undefined;
     requests.push(valid);
   }
@@ -86,7 +88,7 @@ function document(responses: readonly XmlElement[], attrs: ReadonlyArray<readonl
 
 /** Processes one request document against the context's company file. */
 export function processDocument(xml: string, context: RequestContext): ProcessResult {
-  const set = validate(xml, context.host.xmlVersion);
+  const set = validate(xml, context.host);
   if (set === undefined) return hresultFailure(HRESULT_PARSE_ERROR);
   const saved = context.file.savedMessageSets;
   const { oldMessageSetId, newMessageSetId } = set;

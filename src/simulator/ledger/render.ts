@@ -160,7 +160,34 @@ function systemValue(
   }
 }
 
-function renderLine(element: string, line: LedgerLine, file: CompanyFile): XmlElement {
+/**
+ * Stored fields without the custom field values (`DataExtRet`, at any depth) of owners the query did
+ * not name: the application returns a value only for the owners a query asks for.
+ */
+function ownersOnly(fields: readonly XmlElement[], owners: readonly string[]): readonly XmlElement[] {
+  // Copies only what changes: most lines hold no custom field values at all.
+  let out: XmlElement[] | null = null;
+  fields.forEach((field, index) => {
+    let kept: XmlElement | null = field;
+    if (field.name === "DataExtRet") {
+      const owner = field.children.find((c) => c.name === "OwnerID")?.text ?? "";
+      if (!owners.includes(owner.toLowerCase())) kept = null;
+    } else if (field.children.length > 0) {
+      const children = ownersOnly(field.children, owners);
+      if (children !== field.children) kept = { ...field, children };
+    }
+    if (kept !== field && out === null) out = fields.slice(0, index);
+    if (out !== null && kept !== null) out.push(kept);
+  });
+  return out ?? fields;
+}
+
+function renderLine(
+  element: string,
+  line: LedgerLine,
+  file: CompanyFile,
+  owners: readonly string[],
+): XmlElement {
   const typeKey = ledgerSchema().keyOf(element, null);
   const lineSlot = slotsOf(ledgerSchema(), typeKey);
   const computeGroup = (slot: Slot): XmlElement[] | undefined => {
@@ -173,7 +200,7 @@ function renderLine(element: string, line: LedgerLine, file: CompanyFile): XmlEl
     }
     return undefined;
   };
-  return node(element, renderType(typeKey, line.fields, file, computeGroup));
+  return node(element, renderType(typeKey, ownersOnly(line.fields, owners), file, computeGroup));
 }
 
 /** The `<{Object}Ret>` of `record`. */
@@ -192,7 +219,7 @@ export function renderRet(record: LedgerRecord, file: CompanyFile, options: Rend
       families.add(family);
       return record.lines
         .filter((l) => object.lineFamilies.get(l.element ?? object.defaultLine ?? "") === family)
-        .map((l) => renderLine(l.element ?? object.defaultLine ?? slot.name, l, file));
+        .map((l) => renderLine(l.element ?? object.defaultLine ?? slot.name, l, file, owners));
     }
     if (slot.name === "DataExtRet") {
       return record.fields

@@ -1,10 +1,11 @@
 /**
  * The requests the simulated application understands: every request of the schema table, checked
  * against it (element names, order, occurrences, attributes, values). A request that fails the check,
- * or that uses an element newer than the message's version, rejects the whole message set (HRESULT
- * 0x80040400). Valid requests are routed by their family: Add / Mod / Query of a stored object type,
+ * or that uses an element newer than the message's version or one the application's edition lacks
+ * (the availability table), rejects the whole message set (HRESULT 0x80040400). Valid requests are routed by their family: Add / Mod / Query of a stored object type,
  * delete, void, merge, custom fields, host / company / preferences.
  */
+import { firstRefusedElement, type ConnectionCapabilities } from "../../ledger/xml/availability.ts";
 import { messageProblem } from "../../ledger/xml/validate-tree.ts";
 import { ledgerSchema } from "../../ledger/xml/schema.ts";
 import { attr, child, childrenNamed, type XmlElement } from "../../ledger/xml/tree.ts";
@@ -12,10 +13,11 @@ import type { CompanyFile } from "./company-file.ts";
 import { addDef, changeDataExt, delDef, modDef, queryDefs } from "./custom-fields.ts";
 import { companyRet, hostRet, preferencesRet, type HostInfo } from "./hcp.ts";
 import { deleteRecord, mergeRecords, voidRecord } from "./lifecycle-ops.ts";
-import { objectType, slotNamed } from "./objects.ts";
+import { objectType } from "./objects.ts";
 import { queryRecords, type QueryContext } from "./query-ops.ts";
 import { reportAnswer } from "./reports.ts";
 import { STATUS_NO_MATCH, STATUS_OK, statusNotAvailable } from "./status.ts";
+import { assembliesCanBuild } from "./views.ts";
 import { addRecord, modRecord, type OpResult } from "./write-ops.ts";
 
 /** Everything a request handler may use. */
@@ -57,6 +59,7 @@ const SPECIAL: Readonly<Record<string, Handler>> = {
     ],
   }),
   PreferencesQueryRq: () => ({ status: STATUS_OK, body: [preferencesRet()] }),
+  ItemAssembliesCanBuildQueryRq: (rq, ctx) => assembliesCanBuild(rq, ctx.file),
 };
 
 function handlerOf(name: string): Handler {
@@ -76,17 +79,6 @@ function handlerOf(name: string): Handler {
   return () => ({ status: statusNotAvailable(name), body: [] });
 }
 
-/** Whether `element` (of type `typeKey`) holds an element the older message version lacks. */
-function usesNewer(element: XmlElement, typeKey: string): boolean {
-  for (const c of element.children) {
-    const slot = slotNamed(typeKey, c.name);
-    if (slot === undefined) continue;
-    if (slot.newer) return true;
-    if (slot.type.kind === "complex" && usesNewer(c, slot.typeKey)) return true;
-  }
-  return false;
-}
-
 /** A validated request ready to run. */
 export interface ValidRequest {
   readonly rq: XmlElement;
@@ -94,15 +86,16 @@ export interface ValidRequest {
 }
 
 /**
- * Validates one request element of a message set of version `older` (13.0) or the newest;
- * undefined when the set must be rejected.
+ * Validates one request element of a message set for the application that reads it: the message's
+ * version (its `<?qbxml version?>`) and the application's edition. An element newer than that
+ * version, or one the edition lacks, is unknown to the application's parser, as any unknown element
+ * is; undefined when the set must be rejected.
  */
-export function validateRequest(rq: XmlElement, older: boolean): ValidRequest | undefined {
+export function validateRequest(rq: XmlElement, reader: ConnectionCapabilities): ValidRequest | undefined {
   const schema = ledgerSchema();
   if (!schema.requests.has(rq.name)) return undefined;
-  if (older && schema.table.newerRequests.includes(rq.name)) return undefined;
   if (messageProblem(schema, rq) !== null) return undefined;
-  if (older && usesNewer(rq, schema.keyOf(rq.name, null))) return undefined;
+  if (firstRefusedElement([rq], reader) !== null) return undefined;
   const iterator = attr(rq, "iterator");
   if ((iterator === "Continue" || iterator === "Stop") && attr(rq, "iteratorID") === undefined)
     return undefined;

@@ -6,11 +6,13 @@ import { ledgerSchema } from "../../ledger/xml/schema.ts";
 import { child, childText, leaf, node, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
 import { computedValue } from "./computed.ts";
-import { money, openAmount, stockOf, total } from "./ledger-math.ts";
+import { money, openAmount, quantityCanBuild, stockOf, total } from "./ledger-math.ts";
 import { fieldText, refId, type LedgerRecord } from "./records.ts";
 import { renderType } from "./render.ts";
 import { refTarget } from "./refs.ts";
+import { STATUS_OK, statusObjectNotFound } from "./status.ts";
 import { formatDateTime } from "./time.ts";
+import type { OpResult } from "./write-ops.ts";
 
 const ENTITIES = ["Customer", "Vendor", "Employee", "OtherName"];
 
@@ -141,4 +143,36 @@ export function itemSitesRet(item: LedgerRecord, file: CompanyFile): XmlElement 
     leaf("QuantityOnPurchaseOrders", (stock?.onOrder ?? 0).toString()),
     leaf("QuantityOnSalesOrders", (stock?.onSalesOrder ?? 0).toString()),
   ]);
+}
+
+/**
+ * `ItemAssembliesCanBuildQueryRq`: how many of an inventory assembly the components on hand allow
+ * building (the simulator answers from the current stock, whatever the date asked about).
+ */
+export function assembliesCanBuild(rq: XmlElement, file: CompanyFile): OpResult {
+  const ref = child(rq, "ItemInventoryAssemblyRef");
+  const listId = ref === undefined ? undefined : childText(ref, "ListID");
+  const fullName = ref === undefined ? undefined : childText(ref, "FullName");
+  const assembly =
+    listId !== undefined
+      ? file.recordById(listId)
+      : file
+          .recordsOf("ItemInventoryAssembly")
+          .find((r) => file.fullNameOf(r).toLowerCase() === (fullName ?? "").toLowerCase());
+  if (assembly === undefined || assembly.object !== "ItemInventoryAssembly")
+    return { status: statusObjectNotFound(listId ?? fullName ?? ""), body: [] };
+  const txnDate = childText(rq, "TxnDate");
+  return {
+    status: STATUS_OK,
+    body: [
+      node("ItemAssembliesCanBuildRet", [
+        node("ItemInventoryAssemblyRef", [
+          leaf("ListID", assembly.id),
+          leaf("FullName", file.fullNameOf(assembly)),
+        ]),
+        ...(txnDate === undefined ? [] : [leaf("TxnDate", txnDate)]),
+        leaf("QuantityCanBuild", quantityCanBuild(assembly, file).toString()),
+      ]),
+    ],
+  };
 }

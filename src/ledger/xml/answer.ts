@@ -1,0 +1,41 @@
+import type { ResponseStatus, ResponseSummary } from "./message-set.ts";
+import { parseDocument } from "./parse.ts";
+import { attr, child, type XmlElement } from "./tree.ts";
+
+/**
+ * An answer of the application, read once (issue 14): one streaming parse gives the element tree
+ * the typed decoders read and the statuses the engine books. The engine reads each answer with
+ * {@link readAnswer} and hands the result to the operation's decoder; nothing parses it again.
+ */
+export interface ParsedAnswer {
+  /** The answer as the application wrote it (the passthrough returns it verbatim). */
+  readonly xml: string;
+  /** `<QBXML>`. */
+  readonly root: XmlElement;
+  readonly summary: ResponseSummary;
+}
+
+/**
+ * Reads an answer document: null when it is not a well-formed response (`<QBXML><QBXMLMsgsRs>`).
+ * The summary lists the status of every `*Rs` message in order, and the message set's status code
+ * (600 answers a recovery query for which nothing is stored).
+ */
+export function readAnswer(xml: string): ParsedAnswer | null {
+  const document = parseDocument(xml);
+  if (!document || document.root.name !== "QBXML") return null;
+  const msgs = child(document.root, "QBXMLMsgsRs");
+  if (!msgs) return null;
+  const statuses: ResponseStatus[] = msgs.children.map((message) => ({
+    name: message.name,
+    requestId: attr(message, "requestID") ?? null,
+    statusCode: Number(attr(message, "statusCode") ?? "0"),
+    statusSeverity: attr(message, "statusSeverity") ?? "Info",
+    statusMessage: attr(message, "statusMessage") ?? "",
+  }));
+  const setCode = attr(msgs, "messageSetStatusCode");
+  return {
+    xml,
+    root: document.root,
+    summary: { statuses, messageSetStatusCode: setCode === undefined ? null : Number(setCode) },
+  };
+}
