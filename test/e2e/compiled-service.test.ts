@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
+import { freePort } from "../../src/testing/system.ts";
 import { call, workspace, type Workspace } from "./processes.ts";
 
 /**
@@ -33,16 +34,20 @@ function commandLine(pid: number): string {
   return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
 }
 
-test("npm start serves dist/: the quick start's banner and commands, probes, the compiled CLI, a clean stop", async (t) => {
-  buildIfStale();
-  const ws = await workspace(t);
-  // Its own process group, so that the stop reaches npm, its shell and the service alike.
-  const child = spawn("npm", ["start"], {
-    cwd: ROOT,
-    env: childEnv(ws),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+interface Started {
+  out: () => string;
+  err: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns `command` in its own process group (killed when the test ends) and waits for the banner. */
+async function startUntilBanner(
+  t: TestContext,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Started> {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -57,10 +62,19 @@ test("npm start serves dist/: the quick start's banner and commands, probes, the
   });
   const started = Date.now();
   while (!out.includes("API reference:")) {
-    if (child.exitCode !== null) assert.fail(`npm start exited (${child.exitCode}):\n${out}\n${err}`);
-    assert.ok(Date.now() - started < 150_000, `npm start did not print its banner:\n${out}\n${err}`);
+    if (child.exitCode !== null) assert.fail(`${command} exited (${child.exitCode}):\n${out}\n${err}`);
+    assert.ok(Date.now() - started < 150_000, `${command} did not print its banner:\n${out}\n${err}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  return { out: () => out, err: () => err, exited };
+}
+
+test("npm start serves dist/: the quick start's banner and commands, probes, the compiled CLI, a clean stop", async (t) => {
+  buildIfStale();
+  const ws = await workspace(t);
+  // Its own process group, so that the test's end reaches npm, its shell and the service alike.
+  const service = await startUntilBanner(t, "npm", ["start"], childEnv(ws));
+  const out = service.out();
 
   // The banner as the README's quick start shows it: the simulator and the demo data on by default.
   assert.match(
@@ -120,7 +134,25 @@ test("npm start serves dist/: the quick start's banner and commands, probes, the
 
   // SIGTERM to the service (as a supervisor sends it): it shuts down cleanly and npm reports its exit.
   process.kill(pid, "SIGTERM");
-  assert.equal(await exited, 0, `npm start did not stop cleanly:\n${err}`);
+  assert.equal(await service.exited, 0, `npm start did not stop cleanly:\n${service.err()}`);
+});
+
+test("behind a published port or a proxy (PUBLIC_URL elsewhere), the simulated end users reach the service itself", async (t) => {
+  buildIfStale();
+  const ws = await workspace(t);
+  // As in a container: the public URL names a port this process does not listen on.
+  const elsewhere = `http://127.0.0.1:${await freePort()}`;
+  const service = await startUntilBanner(t, process.execPath, ["--enable-source-maps", "dist/main.js"], {
+    ...childEnv(ws),
+    PUBLIC_URL: elsewhere,
+  });
+  const out = service.out();
+  assert.match(out, new RegExp(`running at ${elsewhere} `));
+  assert.doesNotMatch(out, /not connected yet/, out);
+  const secretKey = /Secret key\s+(sk_live_\w+)/.exec(out)?.[1] ?? "";
+  const endUserId = /Demo end user\s+(eu_\w+)/.exec(out)?.[1] ?? "";
+  const health = await call(ws, secretKey, "GET", "/v1/ledger-desktop/health-check", { endUserId });
+  assert.equal(health.status, 200, await health.text());
 });
 
 /** Relative files named by `new URL("./…", import.meta.url)` in the built sources, by module. */
