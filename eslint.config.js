@@ -50,7 +50,9 @@ const ARROWS = [
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules", "data", "coverage", "*.js", "*.mjs", "bin"] },
+  {
+    ignores: ["node_modules", "data", "coverage", "dist", "dist.*", "*.js", "*.mjs", "scripts/*.mjs", "bin"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -6,7 +6,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../src/platform/clock.ts";
-import type { BeginSessionOptions, BeginSessionResult } from "../src/simulator/application.ts";
+import { watchApplication } from "../src/testing/application-watch.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../src/testing/system.ts";
 
 const MEMBERS = 25;
@@ -20,18 +20,9 @@ export interface BatchRow {
 
 function countDocuments(sys: System): { take(): number } {
   let documents = 0;
-  const original = sys.ledger.beginSession.bind(sys.ledger);
-  sys.ledger.beginSession = async (options: BeginSessionOptions): Promise<BeginSessionResult> => {
-    const begun = await original(options);
-    if (begun.ok) {
-      const process = begun.session.processRequest.bind(begun.session);
-      begun.session.processRequest = async (xml: string) => {
-        if (xml.includes("CustomerAddRq")) documents++;
-        return process(xml);
-      };
-    }
-    return begun;
-  };
+  watchApplication(sys, (xml) => {
+    if (xml.includes("CustomerAddRq")) documents++;
+  });
   return {
     take() {
       const value = documents;

@@ -1,6 +1,6 @@
 /**
  * P4 (issue 8 §4): idle connector sessions held open on one instance. The service runs as users run
- * it (`src/main.ts`, its own process, on-disk PGlite or PostgreSQL, info logging to a file); the
+ * it (`dist/main.js`, its own process, on-disk PGlite or PostgreSQL, info logging to a file); the
  * connectors run in another process (bench/connector-fleet.ts), each authenticated and holding
  * `sendRequestXML`, re-asking after the real connector's NoOp pause. At each step (1,000 then
  * 5,000 sessions): the service's resident memory, its CPU use while every session idles, and the

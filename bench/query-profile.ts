@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import { systemClock } from "../src/platform/clock.ts";
 import type { ObservedQuery } from "../src/store/database.ts";
 import { openTestStore } from "../src/testing/harness.ts";
+import { watchApplication } from "../src/testing/application-watch.ts";
 import { startSystem } from "../src/testing/system.ts";
 
 const WARM_UP = 30;
@@ -61,18 +62,9 @@ async function main(): Promise<void> {
   });
   const eu = await sys.connectEndUser({ companyName: "Profile Books" });
   let arrival = 0;
-  const begin = sys.ledger.beginSession.bind(sys.ledger);
-  sys.ledger.beginSession = async (options) => {
-    const begun = await begin(options);
-    if (begun.ok) {
-      const process = begun.session.processRequest.bind(begun.session);
-      begun.session.processRequest = (xml: string) => {
-        arrival = performance.now();
-        return process(xml);
-      };
-    }
-    return begun;
-  };
+  watchApplication(sys, () => {
+    arrival = performance.now();
+  });
   eu.connector.start();
   for (;;) {
     const body = (await (await sys.call("GET", `/v1/end-users/${eu.endUserId}`)).json()) as {

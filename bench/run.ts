@@ -25,9 +25,11 @@
  * For 1–5 the service runs on the main thread; the callers and the simulated end user (Web
  * Connector and company file) run on a worker thread (bench/end-user-worker.ts), the webhook
  * receiver and the load generator on others, as they would on other machines. For 6–7 the service
- * is `src/main.ts` in its own process and the connectors run in another (bench/connector-fleet.ts).
+ * is `dist/main.js` (the compiled service) in its own process and the connectors run in another (bench/connector-fleet.ts).
  * All traffic is on 127.0.0.1; the run is bounded by a watchdog, which prints what was measured.
- * `BENCH_ONLY=p1,p3,p4,p5,typed,batch` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
+ *  8. Start-up time and idle memory of `npm start` (the compiled service), `node dist/main.js` and
+ *     `npm run dev` (tsx), with the quick start's defaults (bench/startup.ts).
+ * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
@@ -52,6 +54,7 @@ import {
 } from "./two-instances.ts";
 import { codecRows, runTypedBench } from "./typed.ts";
 import { runBatchBench } from "./batch.ts";
+import { measureStartup } from "./startup.ts";
 import type { Arrival, ReceiverCommand, ReceiverReply } from "./webhook-receiver-worker.ts";
 
 const WARM_UP_CALLS = 30;
@@ -421,7 +424,7 @@ function p4Rows(result: IdleResult): Row[] {
   const label = result.engine;
   const rows: Row[] = [
     {
-      figure: `[${label}] P4 service RSS (V8 heap used, external) with no session (src/main.ts)`,
+      figure: `[${label}] P4 service RSS (V8 heap used, external) with no session (dist/main.js)`,
       value: `${mb(result.baselineRssBytes)} (${mb(result.baselineHeapUsedBytes)}, ${mb(result.baselineExternalBytes)})`,
       goal: "-",
     },
@@ -498,7 +501,7 @@ async function batchOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   }
 }
 
-const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch";
+const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup";
 
 function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -514,7 +517,7 @@ function footer(started: number, sections: ReadonlySet<string>, logLines: number
     `typed figures run on an in-memory PGlite (or a fresh PostgreSQL database) with silent logging, the end user and its caller on a worker thread.\n` +
     `hand-over = HTTP call start (or Request commit) → document at the application; for P1–P3 the service runs ` +
     `on the main thread, the callers and the simulated end user (connector + company file) on worker threads; ` +
-    `for P4–P5 the service is src/main.ts in its own process (P4: ${IDLE_STEPS.join(" then ")} sessions, real NoOp pause 5 s, hold 20 s), ` +
+    `for P4–P5 the service is dist/main.js (compiled) in its own process (P4: ${IDLE_STEPS.join(" then ")} sessions, real NoOp pause 5 s, hold 20 s), ` +
     `the connectors and callers in another process. ` +
     `Figures run: ${[...sections].join(", ")}; one run, ${((performance.now() - started) / 1000).toFixed(1)} s, all on 127.0.0.1.`
   );
@@ -572,6 +575,14 @@ async function main(): Promise<void> {
     // Batch (issue 15): 25 writes in one message set against 25 single calls.
     rows.push(...(await batchOrFailure(undefined)));
     if (databaseUrl) rows.push(...(await batchOrFailure(databaseUrl)));
+  }
+  if (sections.has("startup")) {
+    // Start-up time and idle memory of `npm start` (dist/), the image's `node dist/main.js` and tsx (issue 16).
+    try {
+      rows.push(...(await measureStartup()));
+    } catch (error) {
+      rows.push(failureRow("start-up and idle memory", error));
+    }
   }
   console.log("");
   printTable(rows);

@@ -1,11 +1,11 @@
 /**
  * The service as users run it, for the bench figures that need it alone in its process (memory of
- * idle sessions, two instances): `node --import tsx src/main.ts` (what `npm start` runs) on an
+ * idle sessions, two instances): the compiled `dist/main.js` (what `npm start` runs) on an
  * on-disk PGlite data directory or a fresh PostgreSQL database, info logging written to a file, the
  * simulator off. The bench seeds the store first, as an operator's provisioning would: a project
  * with keys and end users with connector credentials (`seedStore`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -131,11 +131,25 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `src/main.ts` on the store with `env` on top of the bench's, once its `/readyz` answers. */
+let built = false;
+
+/** Builds dist/ once per bench run if the sources changed since the last build. */
+function buildOnce(): void {
+  if (built) return;
+  const result = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale"], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (result.status !== 0) throw new Error("the build of dist/ failed");
+  built = true;
+}
+
+/** Starts `dist/main.js` on the store with `env` on top of the bench's, once its `/readyz` answers. */
 export async function startService(
   target: BenchStore,
   env: Record<string, string> = {},
 ): Promise<ServiceProcess> {
+  buildOnce();
   const port = await freePort();
   const metricsPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -146,7 +160,7 @@ export async function startService(
   const profileDir = process.env.BENCH_PROFILE_DIR;
   const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const child: ChildProcess = tracked(
-    spawn(process.execPath, [...profiling, "--import", "tsx", "src/main.ts"], {
+    spawn(process.execPath, [...profiling, "--enable-source-maps", "dist/main.js"], {
       cwd: ROOT,
       env: {
         ...inherited,

@@ -1,6 +1,6 @@
 /**
  * P5 (issue 8 §4): two service instances ÷ one on PostgreSQL, under mixed load over many
- * connections. Each instance is `src/main.ts` in its own process on one fresh database (as the
+ * connections. Each instance is `dist/main.js` in its own process on one fresh database (as the
  * two-process e2e test runs them); the connectors and callers run in the fleet process
  * (bench/connector-fleet.ts). With two instances, half the connectors check in on each and every
  * end user's calls alternate between the instances, as behind a load balancer: half the

@@ -1,13 +1,20 @@
 #!/usr/bin/env node
-// Runs the operator CLI through tsx so `npx ledger-bridge ...` works from a checkout.
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
+// The operator CLI, compiled (dist/cli.js), as `npm start` runs the compiled service. In a checkout
+// it first rebuilds dist/ if the sources changed (scripts/build.mjs); an image has no sources and
+// runs its dist/ as built. `npm run cli -- …` runs the sources through tsx instead.
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", join(root, "src/cli.ts"), ...process.argv.slice(2)],
-  { stdio: "inherit" },
-);
-process.exit(result.status ?? 1);
+const builder = join(root, "scripts", "build.mjs");
+if (existsSync(builder)) {
+  const { buildIfStale } = await import(pathToFileURL(builder).href);
+  try {
+    buildIfStale();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+await import(pathToFileURL(join(root, "dist", "cli.js")).href);

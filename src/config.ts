@@ -4,19 +4,33 @@ import { DEFAULT_RETRY_SCHEDULE_MS, parseSchedule } from "./webhooks/schedule.ts
 /**
  * Configuration, parsed once from the environment into a frozen, typed object. Every time rule has
  * its unit in the name and cites where it comes from.
+ *
+ * This schema is the single source of the README's configuration table: `npm run gen:config-table`
+ * writes each variable's TSDoc below (a `@defaultValue` tag names a default computed at start), its
+ * default and its allowed values into the README, and `test/contract/config-table.test.ts` fails
+ * when the two differ. Write each comment for the operator who reads that table.
  */
-const schema = z.object({
-  /** TCP port of the HTTP server (API, hosted setup page and connector endpoint). */
+export const configSchema = z.object({
+  /** TCP port of the HTTP listener: the API, the hosted setup pages and the connector endpoint `/connector`. */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  /** Address the server binds; loopback by default. */
+  /** Address the HTTP listener binds; loopback by default (the container image sets `0.0.0.0`). */
   HOST: z.string().default("127.0.0.1"),
-  /** Public base URL used in `authFlowUrl`, `Location`, docs links and the `.qwc` file. */
+  /**
+   * Public base URL of the service, used in `authFlowUrl`, `Location`, docs links and the `.qwc` file.
+   * @defaultValue `http://localhost:$PORT`
+   */
   PUBLIC_URL: z.string().url().optional(),
-  /** Connector endpoint URL written into `.qwc` files (defaults to PUBLIC_URL + /connector). */
+  /**
+   * The SOAP endpoint written into `.qwc` files (the Web Connector requires HTTPS unless it is localhost).
+   * @defaultValue `$PUBLIC_URL/connector`
+   */
   CONNECTOR_URL: z.string().url().optional(),
-  /** PostgreSQL connection string; when absent the embedded PGlite store under DATA_DIR is used. */
+  /** PostgreSQL connection string; without it the embedded PGlite store in `DATA_DIR` is used. */
   DATABASE_URL: z.string().optional(),
-  /** Directory of the embedded store. */
+  /**
+   * Directory of the embedded store, its lock and the admin socket (`admin.sock`, also used with
+   * PostgreSQL), the demo keys (`demo.json`); a volume in the container image (`/data`).
+   */
   DATA_DIR: z.string().default("./data"),
   /**
    * PostgreSQL: how long a statement waits for a pooled connection (the pool exhausted, the server
@@ -29,7 +43,10 @@ const schema = z.object({
    * Migrations run without it.
    */
   STORE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-  /** Runs the simulated end user (connector + company file) inside `npm start`. */
+  /**
+   * Runs the simulated end users (Web Connector + company file) inside the service: the demo end user
+   * and its sample data, and the "Use a simulated company file" button. `off` for real deployments.
+   */
   SIMULATOR: z.enum(["on", "off"]).default("on"),
   /** Requests per project per rate-limit window (all keys together). */
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
@@ -37,11 +54,14 @@ const schema = z.object({
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   /** Cap on test company files (test connections) per organisation (spec: Limits, "Test company files"). */
   TEST_COMPANY_FILE_LIMIT: z.coerce.number().int().min(0).default(10),
-  /** How long `sendRequestXML` is held open waiting for work (architecture §2); well under the connector's HTTP timeout. */
+  /**
+   * How long a connector's `sendRequestXML` is held open waiting for work (architecture §2); well
+   * under the connector's HTTP timeout.
+   */
   CONNECTOR_HOLD_MS: z.coerce.number().int().positive().default(20_000),
   /** A connector session with no work for this long is closed (architecture §2). */
   CONNECTOR_IDLE_CLOSE_MS: z.coerce.number().int().positive().default(300_000),
-  /** A ticket expires this long after its last use. */
+  /** A connector session ticket expires this long after its last use. */
   CONNECTOR_TICKET_TTL_MS: z.coerce.number().int().positive().default(1_800_000),
   /**
    * Largest SOAP request the connector endpoint reads, in bytes. Its own limit, above the API's
@@ -70,23 +90,25 @@ const schema = z.object({
   CONNECTION_OFFLINE_AFTER_MS: z.coerce.number().int().positive().default(180_000),
   /**
    * The service sends its consecutive writes to one record more than this long after the previous
-   * one was answered (0: not spaced), because the application changes a record's revision number at most once a
-   * second (spec: common record fields). Keep the default; only tests whose clock is frozen lower it.
+   * one was answered (0: not spaced), because the application changes a record's revision number at
+   * most once a second (spec: common record fields). Keep the default; only tests whose clock is
+   * frozen lower it.
    */
   RECORD_WRITE_SPACING_MS: z.coerce.number().int().min(0).default(1000),
   /**
    * How long an instance may keep a secret key it has looked up (0: every call reads the store).
-   * A revocation through the service reaches every instance's cache at once (a wake-up); this is the
-   * bound when that wake-up is missed (decision 0013).
+   * A revocation through the service (`ledger-bridge keys revoke`) reaches every instance's cache at
+   * once (a wake-up); this is the bound when that wake-up is missed, e.g. a revocation made behind
+   * the service's back (decision 0013).
    */
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
-  /** Maximum requests waiting per connection (CONNECTION_QUEUE_FULL). */
+  /** Maximum requests waiting per connection before `CONNECTION_QUEUE_FULL`. */
   CONNECTION_QUEUE_CAPACITY: z.coerce.number().int().positive().default(1000),
   /**
    * Period of the background sweep (requests/sweeper.ts): expires queued requests whose queue TTL
-   * passed (spec: States, REQUEST_EXPIRED), moves silent connections offline, and deletes
-   * idempotency keys past their 7-day retention, finished Requests and closed connector sessions
-   * past theirs.
+   * passed (`canceled`, spec: States, `REQUEST_EXPIRED`), moves silent connections `offline`, and
+   * deletes idempotency keys past their 7-day retention, finished Requests and closed connector
+   * sessions past theirs.
    */
   SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /**
@@ -108,7 +130,7 @@ const schema = z.object({
   /**
    * How long a connector session may go without the application's answer (the company file report
    * after `authenticate`, or the answer to a handed-over request) before the application counts as
-   * not responding (`waitingReason` ledger_not_responding, diagnosis `silentSessions`); also when a
+   * not responding (`waitingReason` `ledger_not_responding`, diagnosis `silentSessions`); also when a
    * sent request "runs long" and carries a diagnosis.
    */
   LEDGER_ANSWER_WAIT_MS: z.coerce.number().int().positive().default(30_000),
@@ -121,19 +143,20 @@ const schema = z.object({
   LEDGER_NOT_RESPONDING_MS: z.coerce.number().int().positive().default(120_000),
   /**
    * Lease of a service instance (requests/instances.ts): renewed every third of it; the connector
-   * sessions of an instance whose lease ran out are recovered by the others. Longer than any stall.
+   * sessions of an instance whose lease ran out are recovered by the others (PostgreSQL mode).
+   * Longer than any stall.
    */
   INSTANCE_LEASE_MS: z.coerce.number().int().positive().default(30_000),
   /**
    * Port of the Prometheus scrape endpoint `GET /metrics` (platform/metrics-server.ts), a listener
-   * of its own apart from the API; unset: no metrics listener.
+   * of its own apart from the API's; unset: no metrics listener.
    */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Address the metrics listener binds; loopback by default. */
   METRICS_HOST: z.string().default("127.0.0.1"),
   /**
-   * Webhook endpoints per project, both modes together (spec: Limits leaves the cap open;
-   * WEBHOOK_ENDPOINT_LIMIT_REACHED).
+   * Webhook endpoints per project, both modes together, before `WEBHOOK_ENDPOINT_LIMIT_REACHED`
+   * (spec: Limits leaves the cap open).
    */
   WEBHOOK_ENDPOINT_LIMIT: z.coerce.number().int().min(0).default(16),
   /**
@@ -142,11 +165,11 @@ const schema = z.object({
    * non-public destination stays blocked.
    */
   WEBHOOK_ALLOW_LOOPBACK: z.enum(["on", "off"]).default("off"),
-  /** How long one delivery attempt may take, connection to last byte (injected clock). */
+  /** How long one webhook delivery attempt may take, connection to last byte. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /**
-   * Delays before attempt 1, 2, … (comma-separated milliseconds, up to 8 attempts; spec: Events).
-   * The default is the published schedule (webhooks/schedule.ts); tests shorten it.
+   * Delays before webhook delivery attempts 1, 2, … (comma-separated milliseconds, 1 to 8 entries;
+   * spec: Events). The default is the published schedule (webhooks/schedule.ts); tests shorten it.
    */
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()
@@ -159,21 +182,21 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
-  /** Delivery attempts in flight at once per instance. */
+  /** Webhook delivery attempts in flight at once per instance. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
-  /** How often the change feed poller looks for due polls (change-feed/poller.ts; injected clock). */
+  /** How often the change feed poller looks for due polls (change-feed/poller.ts). */
   CHANGE_FEED_TICK_MS: z.coerce.number().int().positive().default(15_000),
   /**
    * How far each change feed poll reaches back before the previous poll's start: the application's
    * times have whole seconds and its clock is not the service's. What overlaps is deduplicated.
    */
   CHANGE_FEED_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(300),
-  /** Log level for pino. */
+  /** Log level (pino); logs are JSON lines on standard output. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
 export type Config = Readonly<
-  z.infer<typeof schema> & {
+  z.infer<typeof configSchema> & {
     publicUrl: string;
     connectorUrl: string;
   }
@@ -181,7 +204,7 @@ export type Config = Readonly<
 
 /** Parses the environment. Throws a readable error on bad values. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);

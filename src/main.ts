@@ -3,7 +3,7 @@ import { startAdminChannel, type AdminChannel } from "./admin/channel.ts";
 import { DataDirBusyError, ownDataDir } from "./admin/connect.ts";
 import { adminSocketPath } from "./admin/socket-path.ts";
 import { buildApp } from "./app.ts";
-import { loadConfig } from "./config.ts";
+import { loadConfig, type Config } from "./config.ts";
 import type { Deps } from "./deps.ts";
 import { seedDemo } from "./simulation/demo.ts";
 import { SimulationHost } from "./simulation/host.ts";
@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     metrics: new Metrics({ defaults: true }),
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
-  const simulation = config.SIMULATOR === "on" ? new SimulationHost(deps) : null;
+  const simulation =
+    config.SIMULATOR === "on" ? new SimulationHost(deps, { connectorUrl: localConnectorUrl(config) }) : null;
   deps.simulatedConnectors = simulation ?? undefined;
   // This process as an instance with a lease: sessions of instances that stopped (this data's last
   // run, or a neighbour on a shared PostgreSQL) are recovered; live neighbours' are left alone.
@@ -101,6 +102,15 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+/**
+ * The connector endpoint on this process's own listener, for the simulated end users it runs: the
+ * public URL may not lead back here (a container's published port, a proxy in front).
+ */
+function localConnectorUrl(config: Config): string {
+  const host = ["0.0.0.0", "::", ""].includes(config.HOST) ? "127.0.0.1" : config.HOST;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}/connector`;
 }
 
 /** The admin channel on `<DATA_DIR>/admin.sock`, or null (logged) when it cannot be offered. */

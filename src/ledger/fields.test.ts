@@ -338,7 +338,7 @@ describe("decimal kinds", () => {
   test("property: any amount with at most 2 places passes unchanged, more places fail", () => {
     fc.assert(
       fc.property(
-        fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }),
+        fc.bigInt({ min: -(10n ** 15n - 1n), max: 10n ** 15n - 1n }),
         fc.string({ unit: fc.constantFrom(..."0123456789"), maxLength: 8 }),
         (whole, fraction) => {
           const input = fraction ? `${whole.toString()}.${fraction}` : whole.toString();

@@ -44,6 +44,12 @@ import {
 export interface SimulationHostOptions {
   /** Pause after a NoOp (ms); the real connector's 5 s by default. */
   noOpPauseMs?: number;
+  /**
+   * Where the simulated connectors reach this service's connector endpoint: its own listener
+   * (main.ts), since the public URL need not lead back to it (a container's published port, a proxy).
+   * Their `.qwc` is the one end users download, with this `AppURL`. Default: `CONNECTOR_URL`.
+   */
+  connectorUrl?: string;
 }
 
 interface Running {
@@ -67,6 +73,12 @@ export class SimulationHost implements SimulatedConnectors {
     private readonly deps: Deps,
     private readonly options: SimulationHostOptions = {},
   ) {}
+
+  /** The service's dependencies with the connector endpoint its simulated connectors use. */
+  private withConnectorUrl(): Deps {
+    const connectorUrl = this.options.connectorUrl;
+    return connectorUrl ? { ...this.deps, config: { ...this.deps.config, connectorUrl } } : this.deps;
+  }
 
   /** Whether a simulated connector runs for the connection. */
   isRunning(connectionId: string): boolean {
@@ -167,7 +179,7 @@ export class SimulationHost implements SimulatedConnectors {
     const entry: Running = {
       connectionId: connection.id,
       connector: new SimulatedWebConnector({
-        qwc: qwcForSetup(this.deps, connection, companyName),
+        qwc: qwcForSetup(this.withConnectorUrl(), connection, companyName),
         password,
         application,
         ...(this.options.noOpPauseMs === undefined ? {} : { noOpPauseMs: this.options.noOpPauseMs }),

@@ -1,12 +1,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { sql } from "kysely";
-import type { BeginSessionOptions, BeginSessionResult } from "../../src/simulator/application.ts";
+import { watchApplication } from "../../src/testing/application-watch.ts";
 import { createApiKey } from "../../src/tenancy/api-keys.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
 import { resourceByPath } from "../../src/ledger/resources/definitions.ts";
-import { E2E_CONFIG, bringOnline, callAsEndUser, eventually, json, type RequestResource } from "./helpers.ts";
+import {
+  countRequests,
+  E2E_CONFIG,
+  bringOnline,
+  callAsEndUser,
+  eventually,
+  json,
+  type RequestResource,
+} from "./helpers.ts";
 
 /**
  * Batch through HTTP, the SOAP protocol and the simulated application (spec "POST /v1/{ledger}/batch",
@@ -23,18 +30,7 @@ const documents: string[] = [];
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });
-  const original = sys.ledger.beginSession.bind(sys.ledger);
-  sys.ledger.beginSession = async (options: BeginSessionOptions): Promise<BeginSessionResult> => {
-    const begun = await original(options);
-    if (begun.ok) {
-      const process = begun.session.processRequest.bind(begun.session);
-      begun.session.processRequest = async (xml: string) => {
-        documents.push(xml);
-        return process(xml);
-      };
-    }
-    return begun;
-  };
+  watchApplication(sys, (xml) => void documents.push(xml));
   eu = await sys.connectEndUser({ companyName: "Batch Co" });
   await bringOnline(sys, eu);
   factory = new TypedFactory((method, path, body) => callAsEndUser(sys, eu, method, path, body));
@@ -51,10 +47,7 @@ async function batch(body: unknown, headers: Record<string, string> = {}, key?: 
   return { status: response.status, body: (await response.json()) as Json };
 }
 
-async function requestCount(): Promise<number> {
-  const result = await sql<{ n: string }>`select count(*) as n from requests`.execute(sys.deps.db);
-  return Number(result.rows[0]?.n ?? 0);
-}
+const requestCount = (): Promise<number> => countRequests(sys);
 
 const results = (body: Json): Json[] => body.results as Json[];
 const file = () => sys.ledger.companyFile(eu.companyFilePath);

@@ -193,3 +193,12 @@ export async function callAsEndUser(
     body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>),
   };
 }
+
+/** Number of Request rows in the system's store (every project and mode). */
+export async function countRequests(sys: System): Promise<number> {
+  const row = await sys.deps.db
+    .selectFrom("requests")
+    .select(sys.deps.db.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

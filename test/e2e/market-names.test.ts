@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { resourceByPath, type ResourceDefinition } from "../../src/ledger/resources/definitions.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
-import { bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
+import { countRequests, bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
 
 /**
  * The market's names through HTTP, the SOAP protocol and the simulated application (issue 15,
@@ -38,13 +38,7 @@ function refused(result: JsonAnswer, code: string, param: string): void {
   assert.equal(error.param, param, JSON.stringify(error));
 }
 
-async function requestCount(): Promise<number> {
-  const row = await sys.deps.db
-    .selectFrom("requests")
-    .select(sys.deps.db.fn.countAll<string>().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const requestCount = (): Promise<number> => countRequests(sys);
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });

@@ -8,9 +8,10 @@ import { openTestStore } from "../../src/testing/harness.ts";
 import { freePort } from "../../src/testing/system.ts";
 
 /**
- * The service and the operator CLI as real child processes, as an operator runs them: `npm start`
- * (src/main.ts) and `ledger-bridge …` (src/cli.ts), on the store the suite runs on (a fresh PGlite
- * data directory, or a fresh database on the PostgreSQL server named by DATABASE_URL).
+ * The service and the operator CLI as real child processes, run from their sources as `npm run dev`
+ * and `npm run cli` do (src/main.ts, src/cli.ts; compiled-service.test.ts runs `npm start`'s dist/),
+ * on the store the suite runs on (a fresh PGlite data directory, or a fresh database on the
+ * PostgreSQL server named by DATABASE_URL).
  */
 const ROOT = join(import.meta.dirname, "..", "..");
 

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { sql } from "kysely";
-import type { BeginSessionOptions, BeginSessionResult } from "../../src/simulator/application.ts";
+import { watchApplication } from "../../src/testing/application-watch.ts";
 import { resourceByPath, type ResourceDefinition } from "../../src/ledger/resources/definitions.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
-import { bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
+import { countRequests, bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
 
 /**
  * Custom fields, their definitions and assemblies' can-build through HTTP, the SOAP protocol and the
@@ -47,25 +46,11 @@ function error(result: JsonAnswer, status: number, code: string): Json {
   return body;
 }
 
-async function requestCount(): Promise<number> {
-  const result = await sql<{ n: string }>`select count(*) as n from requests`.execute(sys.deps.db);
-  return Number(result.rows[0]?.n ?? 0);
-}
+const requestCount = (): Promise<number> => countRequests(sys);
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });
-  const original = sys.ledger.beginSession.bind(sys.ledger);
-  sys.ledger.beginSession = async (options: BeginSessionOptions): Promise<BeginSessionResult> => {
-    const begun = await original(options);
-    if (begun.ok) {
-      const process = begun.session.processRequest.bind(begun.session);
-      begun.session.processRequest = async (xml: string) => {
-        documents.push(xml);
-        return process(xml);
-      };
-    }
-    return begun;
-  };
+  watchApplication(sys, (xml) => void documents.push(xml));
   eu = await sys.connectEndUser({ companyName: "Custom Fields Co" });
   await bringOnline(sys, eu);
   factory = new TypedFactory(call);

@@ -4,7 +4,7 @@ import { resourceByPath, type ResourceDefinition } from "../../src/ledger/resour
 import { CURSOR_IDLE_WINDOW_MS } from "../../src/ledger/cursors.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
-import { bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
+import { countRequests, bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
 
 /**
  * Focused rules of the typed surface through HTTP, the SOAP protocol and the simulated application:
@@ -33,13 +33,7 @@ function error(result: { status: number; body: Json }, status: number, code: str
   return body;
 }
 
-async function requestCount(): Promise<number> {
-  const row = await sys.deps.db
-    .selectFrom("requests")
-    .select(sys.deps.db.fn.countAll<string>().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const requestCount = (): Promise<number> => countRequests(sys);
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });

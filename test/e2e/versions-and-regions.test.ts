@@ -3,7 +3,14 @@ import { after, before, describe, test } from "node:test";
 import { resourceByPath } from "../../src/ledger/resources/definitions.ts";
 import { exampleBody } from "../../src/ledger/resources/examples.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
-import { bringOnline, callAsEndUser, E2E_CONFIG, passthroughPath, type JsonAnswer } from "./helpers.ts";
+import {
+  countRequests,
+  bringOnline,
+  callAsEndUser,
+  E2E_CONFIG,
+  passthroughPath,
+  type JsonAnswer,
+} from "./helpers.ts";
 
 /**
  * Version and region gating (spec "Versioning"; decision 0016) through HTTP, the SOAP protocol and
@@ -32,13 +39,7 @@ async function passthrough(eu: ConnectedEndUser, xml: string): Promise<{ status:
   return { status: response.status, text: await response.text() };
 }
 
-async function requestCount(): Promise<number> {
-  const row = await sys.deps.db
-    .selectFrom("requests")
-    .select(sys.deps.db.fn.countAll<string>().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const requestCount = (): Promise<number> => countRequests(sys);
 
 /** Asserts a refusal before queueing: the status, the code, and no Request row. */
 async function refused(answer: Promise<JsonAnswer>, code: string): Promise<Json> {
