@@ -22,7 +22,7 @@ const USAGE = `Usage:
   ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--xml-version 13.0|14.0|15.0|16.0] [--country US|CA|UK]
 
 Runs inside the service when one runs on this DATA_DIR (or DATABASE_URL); otherwise opens the store.
-Billing (decision 0018): a project's live application Requests are counted per calendar month (UTC),
+Billing (decision 0019): a project's live application Requests are counted per calendar month (UTC),
 a batch as its members; past 'set-quota' a live call is refused with 402 BILLING_REQUIRED, after
 'set-billing --payment failed' with 402 PAYMENT_FAILED; a disabled project's keys get 403
 PERMISSION_DENIED on every call.

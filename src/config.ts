@@ -34,12 +34,12 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default("./data"),
   /**
    * PostgreSQL: how long a statement waits for a pooled connection (the pool exhausted, the server
-   * unreachable) before the call answers 503 SERVICE_UNAVAILABLE (decision 0018).
+   * unreachable) before the call answers 503 SERVICE_UNAVAILABLE (decision 0019).
    */
   STORE_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**
    * PostgreSQL: the server's `statement_timeout` for the service's statements (0: none); a statement
-   * that runs longer is cancelled and its call answers 503 SERVICE_UNAVAILABLE (decision 0018).
+   * that runs longer is cancelled and its call answers 503 SERVICE_UNAVAILABLE (decision 0019).
    * Migrations run without it.
    */
   STORE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
@@ -74,7 +74,7 @@ export const configSchema = z.object({
     .positive()
     .default(64 * 1024 * 1024),
   /**
-   * Largest answer of the application a read is served from, in bytes (decision 0018). A read whose
+   * Largest answer of the application a read is served from, in bytes (decision 0019). A read whose
    * answer is larger fails with 422 LEDGER_RESPONSE_TOO_LARGE ("narrow the filters or lower
    * `limit`"); an answer to a document holding a write is always read whole, so its outcome is
    * known. Keep it well under CONNECTOR_BODY_LIMIT_BYTES (the SOAP body escapes the answer).
@@ -137,7 +137,7 @@ export const configSchema = z.object({
   /**
    * How long the application may owe an answer (a request handed over and not answered, or an open
    * session whose company file report never came) before it counts as not responding: sync calls
-   * are then refused at admission with 503 LEDGER_NOT_RESPONDING, nothing queued (decision 0018).
+   * are then refused at admission with 503 LEDGER_NOT_RESPONDING, nothing queued (decision 0019).
    * Two minutes, the spec's cap on a query session's continuous work.
    */
   LEDGER_NOT_RESPONDING_MS: z.coerce.number().int().positive().default(120_000),

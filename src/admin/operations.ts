@@ -19,7 +19,7 @@ export interface ProjectSummary {
   name: string;
   organization: string;
   createdAt: string;
-  /** Live application Requests per calendar month (UTC); null: no quota (decision 0018). */
+  /** Live application Requests per calendar month (UTC); null: no quota (decision 0019). */
   monthlyRequestQuota: number | null;
   /** Live application operations are refused with PAYMENT_FAILED since then. */
   paymentFailedAt: string | null;

@@ -4,7 +4,7 @@ import { toErrorBody } from "../errors/render.ts";
 import { coerceError, ServiceError } from "../errors/service-error.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
 
-/** `Retry-After` of a call refused because the store does not answer (decision 0018). */
+/** `Retry-After` of a call refused because the store does not answer (decision 0019). */
 export const STORE_RETRY_AFTER_SECONDS = 5;
 
 /**

@@ -147,7 +147,7 @@ async function withPlatformIdempotency(
   const scope = `${principal.projectId}:${principal.mode}:${key}`;
   if (!claim.claimed && abandoned(claim.existing, scope, unreleased, now.getTime())) {
     // A claim whose attempt failed without releasing it (the store stopped answering): taken over,
-    // so that a retry the error's rule allows is not refused as "still in progress" (decision 0018).
+    // so that a retry the error's rule allows is not refused as "still in progress" (decision 0019).
     await releaseUnansweredClaim(deps.db, principal, key, claim.existing.created_at);
     unreleased.delete(scope);
     claim = await claimKey();
@@ -196,7 +196,7 @@ async function withPlatformIdempotency(
   return result;
 }
 
-/** An unanswered platform claim older than this is abandoned whoever made it (decision 0018). */
+/** An unanswered platform claim older than this is abandoned whoever made it (decision 0019). */
 export const UNANSWERED_CLAIM_ABANDONED_MS = 10 * 60 * 1000;
 
 /**

@@ -32,7 +32,7 @@ export interface CompanyFileReport {
  * (`qbXMLCountry`, else the host's `Country`): calls are gated by both (decision 0016). Returns the
  * text for `getLastError` when the session must not go on, else null.
  *
- * Two refusals, told apart by the file's FileID marker (decision 0018):
+ * Two refusals, told apart by the file's FileID marker (decision 0019):
  * - LEDGER_COMPANY_FILE_MISMATCH: the marker is the adopted identity of ANOTHER connection of the
  *   same project and mode — the end user opened another end user's company file (one computer
  *   serving several companies). Refused even on a first session: adopting it would send this end
@@ -52,7 +52,7 @@ export async function acceptCompanyFile(
   const named = facts?.companyName ? ` (${facts.companyName})` : "";
   const own = identity !== null && identity === connection.file_identity;
   // The file carries the marker of another connection of this project and mode: it is another end
-  // user's company file, never adopted or used by this one (decision 0018).
+  // user's company file, never adopted or used by this one (decision 0019).
   const owner =
     own || identity === null ? null : await findOtherConnectionWithFile(deps.db, connection, identity);
   if (owner) {

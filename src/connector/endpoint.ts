@@ -142,7 +142,7 @@ function sendFault(
     message = `The request could not be read: ${framework.message ?? "bad request"}`;
     faultCode = "soap:Client";
   } else if (isStoreUnavailable(error)) {
-    // The store does not answer (decision 0018): the connector stops and comes back at its next update.
+    // The store does not answer (decision 0019): the connector stops and comes back at its next update.
     request.log.warn({ err: error }, "connector call failed: the store does not answer");
     message = "The service is temporarily unavailable. The Web Connector will try again at its next update.";
     faultCode = "soap:Server";

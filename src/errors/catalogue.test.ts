@@ -199,7 +199,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe("Error catalogue producers", () => {
-  test("every code is produced somewhere in the service (decision 0018)", () => {
+  test("every code is produced somewhere in the service (decision 0019)", () => {
     const readers = new Set(["errors/catalogue.ts", "requests/probable-causes.ts"]);
     const src = resolve(import.meta.dirname, "..");
     const text = sourceFiles(src)

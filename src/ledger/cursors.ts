@@ -204,7 +204,7 @@ export async function endCursor(db: Db, cursor: CursorRow, reason: CursorEndReas
 }
 
 /**
- * A list page whose answer will never be served (too large, decision 0018): the application's
+ * A list page whose answer will never be served (too large, decision 0019): the application's
  * iterator has moved past it, so the list cannot go on without losing those records. Its cursor
  * ends (`session_ended`: the query session is over); continuing it is CURSOR_EXPIRED.
  */

@@ -379,7 +379,7 @@ export async function completeFromAnswer(
 }
 
 /**
- * LEDGER_RESPONSE_TOO_LARGE (decision 0018): a read whose answer is larger than
+ * LEDGER_RESPONSE_TOO_LARGE (decision 0019): a read whose answer is larger than
  * `LEDGER_RESPONSE_LIMIT_BYTES` is not decoded or stored; the caller narrows the filters or lowers
  * `limit`. A document holding a write is always read whole: its outcome must be known.
  */

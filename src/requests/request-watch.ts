@@ -42,7 +42,7 @@ export class CallerWatch {
       if (this.poked) {
         this.poked = false;
         // A look that fails because the store does not answer changes nothing: the caller keeps
-        // waiting for the next wake-up or its deadline (decision 0018).
+        // waiting for the next wake-up or its deadline (decision 0019).
         row = (await findRequestById(deps.db, row.id).catch(storeSilent)) ?? row;
         continue;
       }

@@ -5,7 +5,7 @@ import { waitingFacts } from "./diagnosis.ts";
 /**
  * The Request resource (spec: Request), plus `error` (architecture §5). `lookups: false` leaves out
  * what needs the store (queue position, waiting reason, diagnosis): an accepted Request is answered
- * even when the store stopped answering right after storing it (decision 0018).
+ * even when the store stopped answering right after storing it (decision 0019).
  */
 export async function serializeRequest(
   deps: Deps,

@@ -42,7 +42,7 @@ import { chargeOrRefuse, paymentRefusal, standingOf } from "../tenancy/billing.t
 export interface Submission {
   /**
    * Whose request it is (the caller's key; the change feed: its subscription's project and mode),
-   * with the project's standing when the key lookup read it (billing, decision 0018).
+   * with the project's standing when the key lookup read it (billing, decision 0019).
    */
   principal: Tenant & { standing?: ProjectStanding | undefined };
   operationId: string;
@@ -70,7 +70,7 @@ export interface Submission {
   /** A batch's members, kept on the Request to read its answer member by member. */
   batch?: BatchPlan;
   /**
-   * What billing counts this Request as (decision 0018): a batch counts its members, a passthrough
+   * What billing counts this Request as (decision 0019): a batch counts its members, a passthrough
    * document its request messages; 1 otherwise.
    */
   units?: number;
@@ -95,7 +95,7 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   const { connection } = target;
 
   if (s.beforeQueue) await s.beforeQueue(connection);
-  // Billing counts and refuses the developers' calls, never the service's own (decision 0018).
+  // Billing counts and refuses the developers' calls, never the service's own (decision 0019).
   const standing = s.background ? null : await standingOf(deps, s.principal);
   const refusal =
     admissionError(deps, s, connection, target.waiting >= capacity, target.unansweredSince) ??
@@ -122,7 +122,7 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
 }
 
 /**
- * The store stopped answering while a sync caller waited for its Request (decision 0018). The
+ * The store stopped answering while a sync caller waited for its Request (decision 0019). The
  * Request exists and could not be canceled, so it may still run: the caller is told to poll it,
  * never to resend (a 503 "retry" here could apply a write twice).
  */
@@ -135,7 +135,7 @@ function storeLostDuringWait(row: RequestRow, cause: unknown): ServiceError {
   });
 }
 
-/** What billing counts a Submission as (decision 0018). */
+/** What billing counts a Submission as (decision 0019). */
 export function billingUnits(s: Pick<Submission, "batch" | "units">): number {
   return s.batch?.members.length ?? s.units ?? 1;
 }
@@ -363,7 +363,7 @@ function admissionError(
 
 /**
  * 503 LEDGER_NOT_RESPONDING when the application has owed an answer for longer than
- * `LEDGER_NOT_RESPONDING_MS` (decision 0018): the connector reached it (a session is open), but a
+ * `LEDGER_NOT_RESPONDING_MS` (decision 0019): the connector reached it (a session is open), but a
  * request handed over is not answered, or the company file report never came. A sync call would
  * only wait behind it; an async call is queued and runs once the application answers again.
  */

@@ -87,7 +87,7 @@ export async function updateConnection(
 
 /**
  * Another connection of the same project and mode that adopted the company file identity
- * `fileIdentity` (the FileID marker a connector stamped into it), if any (decision 0018).
+ * `fileIdentity` (the FileID marker a connector stamped into it), if any (decision 0019).
  */
 export async function findOtherConnectionWithFile(
   db: Db,
@@ -131,7 +131,7 @@ export async function touchConnection(
  * exists in the project and mode (decision 0005), its connection (if set up), how many requests wait on it (counted up
  * to `countUpTo`, enough to enforce the queue capacity), and since when the application has owed
  * an answer: the oldest request handed over and not answered, or the oldest open connector session
- * whose company file report never came (LEDGER_NOT_RESPONDING, decision 0018). Null when the end
+ * whose company file report never came (LEDGER_NOT_RESPONDING, decision 0019). Null when the end
  * user does not exist.
  */
 export async function findCallTarget(

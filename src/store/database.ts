@@ -39,7 +39,7 @@ export interface StoreOptions {
   onQuery?: QueryObserver | undefined;
   /**
    * PostgreSQL: how long a statement waits for a pooled connection (the pool exhausted, the server
-   * unreachable) before the store counts as not answering (decision 0018). Default 10 s.
+   * unreachable) before the store counts as not answering (decision 0019). Default 10 s.
    */
   connectTimeoutMs?: number | undefined;
   /** PostgreSQL: the server's `statement_timeout` for the service's statements (0: none). Default 30 s. */

@@ -2,7 +2,7 @@ import type { Db } from "./database.ts";
 import type { Selectable } from "kysely";
 import type { ApiKeysTable, ProjectsTable } from "./schema.ts";
 
-/** What the operator decided about a project (decision 0018). */
+/** What the operator decided about a project (decision 0019). */
 export interface ProjectStanding {
   /** Live application Requests per calendar month (UTC); null: no quota. */
   monthlyRequestQuota: number | null;
@@ -138,7 +138,7 @@ export type AuthenticatingKey = ApiKeyRow & { hash: string; standing: ProjectSta
 
 /**
  * Looks a key up by its digest (index lookup; the digest comparison is the constant-time part),
- * with its project's standing in the same statement (decision 0018).
+ * with its project's standing in the same statement (decision 0019).
  */
 export async function findApiKeyByHash(db: Db, hash: string): Promise<AuthenticatingKey | null> {
   const r = await db

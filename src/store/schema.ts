@@ -13,7 +13,7 @@ export interface ProjectsTable {
   name: string;
   organization: string;
   created_at: Timestamp;
-  /** Application Requests per calendar month (UTC) of the live mode; null: no quota (decision 0018). */
+  /** Application Requests per calendar month (UTC) of the live mode; null: no quota (decision 0019). */
   monthly_request_quota: ColumnType<
     string | null,
     string | number | null | undefined,
@@ -26,7 +26,7 @@ export interface ProjectsTable {
   disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-/** Application Requests admitted per project, mode and calendar month (decision 0018). */
+/** Application Requests admitted per project, mode and calendar month (decision 0019). */
 export interface ProjectUsageTable {
   project_id: string;
   is_test: boolean;

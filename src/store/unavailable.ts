@@ -1,5 +1,5 @@
 /**
- * When the store does not answer (decision 0018): the one place that tells a store outage from any
+ * When the store does not answer (decision 0019): the one place that tells a store outage from any
  * other failure. An outage is the store's fault, not the call's: the HTTP edge answers it with 503
  * SERVICE_UNAVAILABLE and `Retry-After` (api/errors.ts), never 500 INTERNAL_ERROR.
  *

@@ -6,7 +6,7 @@ import { isTestTenant, type Tenant } from "./tenant.ts";
 type Executor = Db | Transaction<DatabaseSchema>;
 
 /**
- * Usage of application Requests per project, mode and calendar month (decision 0018). A charge is
+ * Usage of application Requests per project, mode and calendar month (decision 0019). A charge is
  * one statement: the month's count grows by `units` only if it stays within `quota` (null: no
  * quota), so two instances admitting at once can never overshoot it together.
  */

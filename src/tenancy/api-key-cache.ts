@@ -3,7 +3,7 @@ import type { AuthenticatingKey } from "../store/projects.ts";
 
 /**
  * The wake-up channel that tells every instance's cache a key was revoked, or a project's standing
- * changed (decision 0018: the cache keeps it with the key).
+ * changed (decision 0019: the cache keeps it with the key).
  */
 export const API_KEYS_CHANNEL = "api-keys";
 

@@ -33,7 +33,7 @@ export interface Principal {
   mode: KeyMode;
   readOnly: boolean;
   /**
-   * The project's standing as the key lookup read it (decision 0018): quota, failed payment,
+   * The project's standing as the key lookup read it (decision 0019): quota, failed payment,
    * disabled. Absent on principals the service makes itself; admission then reads the store.
    */
   standing?: ProjectStanding;

@@ -4,7 +4,7 @@ import { chargeUsage, usageOf } from "../store/usage.ts";
 import { buildTestApp } from "../testing/harness.ts";
 import { usagePeriod } from "./billing.ts";
 
-/** Billing's counting rules (decision 0018): calendar months in UTC, and a quota never overshot. */
+/** Billing's counting rules (decision 0019): calendar months in UTC, and a quota never overshot. */
 test("a usage period is the calendar month in UTC", () => {
   const period = usagePeriod(Date.UTC(2026, 11, 31, 23, 59, 59, 999));
   assert.equal(period.period, "2026-12");

@@ -12,7 +12,7 @@ import { chargeUsage, usageOf } from "../store/usage.ts";
 import { API_KEYS_CHANNEL } from "./api-key-cache.ts";
 
 /**
- * Billing and the operator's standing of a project (decision 0018; spec Authentication 7: "Billing
+ * Billing and the operator's standing of a project (decision 0019; spec Authentication 7: "Billing
  * problems return BILLING_REQUIRED or PAYMENT_FAILED", "Other permission checks return 403
  * PERMISSION_DENIED"; batch rule 7: "Billing counts the batch like the same requests sent singly").
  *

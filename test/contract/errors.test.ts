@@ -111,7 +111,7 @@ describe("Conventions: clearable fields", () => {
 
 describe("Errors: internal errors", () => {
   test("an unexpected failure returns 500 INTERNAL_ERROR, retryable, without internal details", async (t) => {
-    // A failure that is not the store being away (that is 503 SERVICE_UNAVAILABLE, decision 0018).
+    // A failure that is not the store being away (that is 503 SERVICE_UNAVAILABLE, decision 0019).
     let failing = false;
     const broken = await buildTestApp(null, {
       gate: () => {

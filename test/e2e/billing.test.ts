@@ -6,7 +6,7 @@ import { E2E_CONFIG, bringOnline, json, passthroughPath, READ, type RequestResou
 
 /**
  * Billing and the operator's standing of a project, through HTTP, SOAP and the simulated application
- * (decision 0018; spec Authentication 7, batch rule 7): an operator-set monthly quota counted in
+ * (decision 0019; spec Authentication 7, batch rule 7): an operator-set monthly quota counted in
  * application Requests (a batch as its members, a passthrough document as its messages), enforced
  * at admission with 402 BILLING_REQUIRED and nothing queued; 402 PAYMENT_FAILED for a project whose
  * payment the operator marked failed; 403 PERMISSION_DENIED for every call of a disabled project.

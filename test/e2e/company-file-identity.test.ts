@@ -15,7 +15,7 @@ import {
 
 /**
  * Which company file is open, told by its FileID marker at the first `sendRequestXML` of a session
- * (decision 0018), through HTTP, SOAP and the simulated application:
+ * (decision 0019), through HTTP, SOAP and the simulated application:
  *
  * - LEDGER_COMPANY_FILE_MISMATCH: the file carries the marker of another end user's connection in
  *   the project (one computer, several companies' files): refused, even on a first session, which

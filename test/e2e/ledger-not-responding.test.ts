@@ -15,7 +15,7 @@ import {
 import { queueRead, readRequest, untilSessionOpen, untilStatus } from "./waiting-helpers.ts";
 
 /**
- * LEDGER_NOT_RESPONDING (decision 0018): the connector reached the application (a session is open)
+ * LEDGER_NOT_RESPONDING (decision 0019): the connector reached the application (a session is open)
  * but the application owes an answer for longer than `LEDGER_NOT_RESPONDING_MS` — a request handed
  * over and not answered (the simulated application's `not_responding` fault), or a company file
  * that never opened (`hang_on_open`). A sync call is then refused at admission with 503

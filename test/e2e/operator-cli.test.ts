@@ -123,7 +123,7 @@ test("projects and keys created, listed and revoked while the service runs; a si
 });
 
 /**
- * Billing and standing set with the CLI hold in the running service at once (decision 0018): a
+ * Billing and standing set with the CLI hold in the running service at once (decision 0019): a
  * quota counted in application Requests, shown by `projects usage`; a failed payment; a disabled
  * project.
  */

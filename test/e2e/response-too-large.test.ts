@@ -11,7 +11,7 @@ import {
 } from "./helpers.ts";
 
 /**
- * LEDGER_RESPONSE_TOO_LARGE (decision 0018): a read whose answer from the application is larger
+ * LEDGER_RESPONSE_TOO_LARGE (decision 0019): a read whose answer from the application is larger
  * than `LEDGER_RESPONSE_LIMIT_BYTES` fails with 422 and a fix saying to narrow the filters or lower
  * `limit`; nothing of it is stored. A list page that is too large ends its cursor (the
  * application's iterator moved past it). A document holding a write is always read whole, so its

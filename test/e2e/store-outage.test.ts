@@ -9,7 +9,7 @@ import { startSystem, type System } from "../../src/testing/system.ts";
 import { E2E_CONFIG, json, passthroughPath, READ, type RequestResource } from "./helpers.ts";
 
 /**
- * The store does not answer (decision 0018): every API call answers 503 SERVICE_UNAVAILABLE with
+ * The store does not answer (decision 0019): every API call answers 503 SERVICE_UNAVAILABLE with
  * `Retry-After` and `Svc-Should-Retry: true` in the spec's error shape, never 500; nothing is left
  * half-done (no Request queued, no Idempotency-Key held), so the retry the error allows works once
  * the store is back; a Request stored before the store went away is never reported as "retry".
@@ -100,7 +100,7 @@ async function requestCount(sys: System): Promise<number> {
   return Number(row.n);
 }
 
-/** The project's live application Requests counted this month (billing, decision 0018). */
+/** The project's live application Requests counted this month (billing, decision 0019). */
 async function liveUsage(sys: System): Promise<number> {
   const project = { projectId: sys.project.project.id, mode: "live" as const };
   return usageOf(sys.deps.db, project, usagePeriod(sys.clock.now()).period);

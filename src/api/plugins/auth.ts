@@ -56,7 +56,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
     }
     try {
       request.principal = await authenticateSecretKey(deps, match[1], organizationOf, keys);
-      // A project the operator disabled: its keys are valid, and refused (decision 0018).
+      // A project the operator disabled: its keys are valid, and refused (decision 0019).
       request.authError = disabledProjectError(request.principal.standing);
     } catch (error) {
       // The store not answering is 503 SERVICE_UNAVAILABLE, anything else unexpected a 500.

@@ -124,7 +124,7 @@ export const ledgerSpecialRoutes = [
           document: { onError: passthrough.onError, messages: passthrough.messages },
           fingerprintBody: { xml },
           options,
-          // Billing counts the document like its messages sent singly (decision 0018).
+          // Billing counts the document like its messages sent singly (decision 0019).
           units: passthrough.requestNames.length,
           // The connection's version and edition gate the messages before anything is queued.
           beforeQueue: async (connection) => {

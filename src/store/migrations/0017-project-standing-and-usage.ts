@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 import { statements } from "./statements.ts";
 
 /**
- * What the operator decides about a project (decision 0018): a monthly quota of application
+ * What the operator decides about a project (decision 0019): a monthly quota of application
  * Requests (null: none), a failed payment (live application operations refused with PAYMENT_FAILED)
  * and a disabled project (every call refused with PERMISSION_DENIED). `project_usage` counts the
  * application Requests admitted per project, mode and calendar month (UTC), a batch as its members.
