@@ -51,7 +51,21 @@ const ARROWS = [
 
 export default tseslint.config(
   {
-    ignores: ["node_modules", "data", "coverage", "dist", "dist.*", "*.js", "*.mjs", "scripts/*.mjs", "bin"],
+    ignores: [
+      "node_modules",
+      "data",
+      "coverage",
+      "dist",
+      "dist.*",
+      "*.js",
+      "*.mjs",
+      "scripts/*.mjs",
+      "bin",
+      "packages/*/dist",
+      "packages/*/scripts/*.mjs",
+      "packages/*/node_modules",
+      "packages/client/src/generated",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -112,7 +126,15 @@ export default tseslint.config(
     rules: { "boundaries/element-types": ["error", { default: "disallow", rules: ARROWS }] },
   },
   {
-    files: ["**/*.test.ts", "test/**", "src/testing/**", "bench/**", "scripts/**"],
+    files: [
+      "**/*.test.ts",
+      "test/**",
+      "src/testing/**",
+      "bench/**",
+      "scripts/**",
+      "packages/*/test/**",
+      "packages/*/scripts/**",
+    ],
     rules: {
       "@typescript-eslint/no-non-null-assertion": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",
