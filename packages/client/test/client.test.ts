@@ -192,6 +192,9 @@ test("errors are typed by code, with type, param, status and request id; a refus
   // A missing end user is the service's refusal too, before anything is queued.
   const noEndUser = new LedgerBridge({ apiKey: eu.key, baseUrl: sys.url });
   await assert.rejects(noEndUser.ledger.healthCheck(), { code: "END_USER_ID_MISSING", httpStatus: 400 });
+  // … and the end user can be given per call instead of per client.
+  const health = await noEndUser.ledger.healthCheck({ endUserId: eu.endUserId });
+  assert.equal(health.status, "ok");
 });
 
 test("async: respond-async answers 202 with the Request, the client waits on it and returns the typed result", async () => {
