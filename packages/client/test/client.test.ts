@@ -219,6 +219,47 @@ test("async: respond-async answers 202 with the Request, the client waits on it 
   );
 });
 
+test("platform namespaces and the raw operations: end users, requests (auto-paginated), passthrough, batch", async () => {
+  const { eu, sys } = await connected();
+  const client = new LedgerBridge({ apiKey: eu.key, baseUrl: sys.url, endUserId: eu.endUserId });
+  const endUser = (await client.endUsers.retrieve(eu.endUserId)) as { id: string; objectType: string };
+  assert.equal(endUser.id, eu.endUserId);
+  assert.equal(endUser.objectType, "end_user");
+
+  const raw = (await client.endUsers.passthrough(eu.endUserId, "ledger_desktop", {
+    xml: "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>",
+  })) as { xml?: string };
+  assert.match(raw.xml ?? "", /<CustomerQueryRs /);
+
+  const batch = await client.ledger.batch({
+    requests: [
+      { operationId: "ledger.customers.list", query: { limit: 1 } },
+      { operationId: "ledger.invoices.retrieve", pathParams: { id: "FFFF-1700000000" } },
+    ],
+    onError: "continueOnError",
+  });
+  assert.deepEqual(
+    batch.results.map((r) => [r.operationId, r.status]),
+    [
+      ["ledger.customers.list", "succeeded"],
+      ["ledger.invoices.retrieve", "failed"],
+    ],
+  );
+
+  // Requests are a cursor list too: every one of this end user's, 2 to a page.
+  for (let i = 0; i < 3; i++) await client.ledger.customers.list({ limit: 1 });
+  const ids: string[] = [];
+  for await (const request of client.requests.list({ endUserId: eu.endUserId, limit: 2 })) {
+    ids.push((request as { id: string }).id);
+  }
+  const firstPage = (await client.requests.list({ endUserId: eu.endUserId, limit: 100 })) as {
+    data: unknown[];
+  };
+  assert.ok(ids.length > 2);
+  assert.equal(ids.length, firstPage.data.length);
+  assert.equal(new Set(ids).size, ids.length);
+});
+
 test("webhooks: a real delivery verifies; a tampered one, a wrong secret and a stale timestamp are refused", async (t) => {
   const { eu, sys } = await connected();
   const receiver = await startWebhookReceiver(t);
