@@ -4,11 +4,11 @@ import type { SessionReport, SimulatedWebConnector } from "../../src/simulator/w
 import { SoapByHand } from "../../src/testing/soap-by-hand.ts";
 import type { ConnectedEndUser, System } from "../../src/testing/system.ts";
 
-/** Polls (real time, bounded) until `check` returns a value. */
+/** Polls (real time, bounded) until `check` returns a value; the bound only ends a failing wait (a loaded CI machine is slow). */
 export async function eventually<T>(
   what: string,
   check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const started = Date.now();
   for (;;) {
