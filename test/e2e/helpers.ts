@@ -70,6 +70,22 @@ export const passthroughPath = (endUserId: string): string =>
 export const customerAdd = (name: string): string =>
   `<CustomerAddRq><CustomerAdd><Name>${name}</Name></CustomerAdd></CustomerAddRq>`;
 
+/** The API's error object as the e2e files read it (spec "Errors"). */
+export interface ErrorBody {
+  error: {
+    code: string;
+    type: string;
+    httpStatusCode: number;
+    retryable: boolean;
+    outcome: string;
+    requestId: string;
+    message: string;
+    param: string | null;
+    fixes: { actor: string; action: string }[];
+    details: Record<string, unknown>;
+  };
+}
+
 export interface RequestResource {
   id: string;
   status: string;
