@@ -1,0 +1,320 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test, type TestContext } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { pino } from "pino";
+import { createMcpServer } from "../../src/mcp/server.ts";
+import { httpServiceClient } from "../../src/mcp/service.ts";
+import { FakeClock } from "../../src/platform/clock.ts";
+import { createApiKey } from "../../src/tenancy/api-keys.ts";
+import { watchApplication } from "../../src/testing/application-watch.ts";
+import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
+import { bringOnline, E2E_CONFIG, eventually } from "./helpers.ts";
+
+/**
+ * The MCP server (issue 16 item 5, decision 0022) driven by the SDK's own client against a running
+ * service and simulated end user: over real stdio (the CLI spawned as `ledger-bridge mcp`) and, for
+ * the rules on the server's clock, over the SDK's in-memory transport.
+ */
+const ROOT = join(import.meta.dirname, "..", "..");
+
+interface World {
+  sys: System;
+  eu: ConnectedEndUser;
+  /** Every request document the simulated application was handed. */
+  received: string[];
+}
+
+async function world(t: TestContext): Promise<World> {
+  const sys = await startSystem(t, E2E_CONFIG);
+  const received: string[] = [];
+  watchApplication(sys, (xml) => void received.push(xml));
+  const eu = await sys.connectEndUser();
+  await bringOnline(sys, eu);
+  return { sys, eu, received };
+}
+
+/** How many of the application's documents carry `<name>` (a write's message counted where applied). */
+const count = (w: World, name: string): number =>
+  w.received.filter((xml) => new RegExp(`<${name}[ >]`).test(xml)).length;
+
+async function requestCount(w: World): Promise<number> {
+  const page = (await (await w.sys.call("GET", "/v1/requests?limit=100", { key: w.eu.key })).json()) as {
+    data: unknown[];
+  };
+  return page.data.length;
+}
+
+/** The CLI's MCP server as a child process over stdio; its stderr (the logs) collected. */
+async function stdioClient(
+  t: TestContext,
+  w: World,
+  flags: string[],
+): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      "--import",
+      "tsx",
+      "src/cli.ts",
+      "mcp",
+      "--base-url",
+      w.sys.url,
+      "--end-user",
+      w.eu.endUserId,
+      ...flags,
+    ],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), LEDGER_BRIDGE_API_KEY: w.eu.key, LOG_LEVEL: "info" },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await client.connect(transport);
+  t.after(() => client.close());
+  return { client, stderr: () => stderr };
+}
+
+async function memoryClient(
+  t: TestContext,
+  w: World,
+  options: { clock: FakeClock; allowWrites: boolean; apiKey?: string },
+): Promise<Client> {
+  const server = createMcpServer({
+    service: httpServiceClient({ baseUrl: w.sys.url, apiKey: options.apiKey ?? w.eu.key }),
+    clock: options.clock,
+    logger: pino({ level: "silent" }),
+    allowWrites: options.allowWrites,
+    defaultEndUserId: w.eu.endUserId,
+    confirmationTtlMs: 60_000,
+    docsBaseUrl: w.sys.url,
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  t.after(() => client.close());
+  return client;
+}
+
+type Json = Record<string, unknown>;
+
+/** Calls a tool and reads its JSON answer. */
+async function callTool(client: Client, name: string, args: Json): Promise<{ isError: boolean; body: Json }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const first = result.content[0];
+  assert.ok(first && first.type === "text", JSON.stringify(result));
+  return { isError: result.isError === true, body: JSON.parse(first.text) as Json };
+}
+
+/** The structured lines the server logged for tool calls. */
+function toolCallLogs(stderr: string): Json[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Json)
+    .filter((line) => line.msg === "tool call");
+}
+
+const errorOf = (body: Json): { code: string; param: string | null; message: string } =>
+  body.error as { code: string; param: string | null; message: string };
+
+test("over stdio, read-only: tools listed, a read answered and logged with its Request, a write and bad input refused with nothing sent", async (t) => {
+  const w = await world(t);
+  const { client, stderr } = await stdioClient(t, w, []);
+
+  const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+  assert.deepEqual(tools, [
+    "call_operation",
+    "describe_operation",
+    "get_request",
+    "health_check",
+    "list_end_users",
+    "list_operations",
+  ]);
+
+  const index = await callTool(client, "list_operations", {});
+  assert.equal(index.body.writesAllowed, false);
+  assert.ok(
+    (index.body.groups as string[]).some((line) => line.startsWith("customers: list, retrieve, create")),
+  );
+  const described = await callTool(client, "describe_operation", { operationId: "ledger.customers.create" });
+  const input = described.body.input as { properties: { body: { properties: Json } } };
+  assert.ok("name" in input.properties.body.properties, "the body's JSON Schema names its fields");
+
+  // A read: answered by the service, with the Request that carried it.
+  const read = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.list",
+    query: { limit: 2 },
+  });
+  assert.equal(read.isError, false, JSON.stringify(read.body));
+  const page = read.body.result as { objectType: string; data: Array<{ objectType: string }> };
+  assert.equal(page.objectType, "list");
+  assert.equal(page.data.length, 2);
+  const requestId = read.body.requestId as string;
+  assert.match(requestId, /^req_/);
+  assert.equal(count(w, "CustomerQueryRq"), 1);
+
+  const request = await callTool(client, "get_request", { requestId });
+  assert.equal((request.body.result as { status: string }).status, "succeeded");
+
+  // A write, in read-only mode: refused before anything is sent.
+  const before = await requestCount(w);
+  const write = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Never Written" },
+  });
+  assert.equal(write.isError, true);
+  assert.equal(errorOf(write.body).code, "PERMISSION_DENIED");
+  assert.match(errorOf(write.body).message, /read-only/);
+
+  // Bad input: the spec's error with `param`, nothing queued.
+  const bad = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.list",
+    query: { limit: 0 },
+  });
+  assert.equal(bad.isError, true);
+  assert.equal(errorOf(bad.body).code, "INVALID_PARAMETER");
+  assert.equal(errorOf(bad.body).param, "limit");
+  const unknown = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.list",
+    query: { colour: "blue" },
+  });
+  assert.equal(errorOf(unknown.body).code, "UNKNOWN_PARAMETER");
+  assert.equal(errorOf(unknown.body).param, "colour");
+  const noSuch = await callTool(client, "call_operation", { operationId: "ledger.unicorns.list" });
+  assert.equal(errorOf(noSuch.body).param, "operationId");
+  assert.equal(await requestCount(w), before, "nothing was queued");
+  assert.equal(count(w, "CustomerAddRq"), 0);
+
+  // Every tool call is logged on stderr (stdout is the protocol), a read with its Request ID. The
+  // pipe may still hold the last lines: read until all eight have come.
+  const logs = await eventually("eight tool calls logged", async () => {
+    const lines = toolCallLogs(stderr());
+    return lines.length >= 8 && lines;
+  });
+  assert.equal(logs.length, 8, stderr());
+  const readLog = logs.find(
+    (line) => line.tool === "call_operation" && line.operationId === "ledger.customers.list",
+  );
+  assert.equal(readLog?.requestId, requestId);
+  const refused = logs.find((line) => line.code === "PERMISSION_DENIED");
+  assert.match(String(refused?.requestId), /^call_/);
+});
+
+test("over stdio with --allow-writes: a write previewed with its exact message, applied once on confirmation, replayed on a second", async (t) => {
+  const w = await world(t);
+  const { client, stderr } = await stdioClient(t, w, ["--allow-writes"]);
+  assert.ok((await client.listTools()).tools.some((tool) => tool.name === "confirm_write"));
+
+  const before = await requestCount(w);
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Agent Customer", companyName: "Agent & Co" },
+  });
+  assert.equal(preview.isError, false, JSON.stringify(preview.body));
+  assert.equal(preview.body.applied, false);
+  const message = preview.body.message as { messages: string };
+  assert.match(message.messages, /^<CustomerAddRq><CustomerAdd><Name>Agent Customer<\/Name>/);
+  assert.ok(message.messages.includes("<CompanyName>Agent &amp; Co</CompanyName>"), message.messages);
+  const token = preview.body.token as string;
+  assert.equal(await requestCount(w), before, "a preview sends nothing");
+  assert.equal(count(w, "CustomerAddRq"), 0);
+
+  const applied = await callTool(client, "confirm_write", { token });
+  assert.equal(applied.isError, false, JSON.stringify(applied.body));
+  const requestId = applied.body.requestId as string;
+  assert.match(requestId, /^req_/);
+  assert.equal((applied.body.result as { name: string }).name, "Agent Customer");
+  assert.equal(count(w, "CustomerAddRq"), 1);
+  // The application received exactly the previewed messages.
+  const sent = w.received.find((xml) => xml.includes("<CustomerAddRq>")) ?? "";
+  assert.ok(sent.includes(`>\n${message.messages}\n</QBXMLMsgsRq>`), sent);
+
+  const again = await callTool(client, "confirm_write", { token });
+  assert.equal(again.isError, false, JSON.stringify(again.body));
+  assert.equal(again.body.requestId, requestId, "the second confirmation replays the first Request");
+  assert.equal(again.body.confirmation, 2);
+  assert.equal(count(w, "CustomerAddRq"), 1, "applied exactly once");
+
+  const named = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.list",
+    query: { fullNames: ["Agent Customer"] },
+  });
+  assert.equal(named.isError, false, JSON.stringify(named.body));
+  assert.equal((named.body.result as { data: unknown[] }).data.length, 1);
+
+  const confirms = await eventually("both confirmations logged", async () => {
+    const lines = toolCallLogs(stderr()).filter((line) => line.tool === "confirm_write");
+    return lines.length >= 2 && lines;
+  });
+  assert.deepEqual(
+    confirms.map((line) => [line.requestId, line.confirmation, line.operationId]),
+    [
+      [requestId, 1, "ledger.customers.create"],
+      [requestId, 2, "ledger.customers.create"],
+    ],
+  );
+});
+
+test("a confirmation token expires on the server's clock; bad write input is refused before any preview", async (t) => {
+  const w = await world(t);
+  const clock = new FakeClock();
+  const client = await memoryClient(t, w, { clock, allowWrites: true });
+
+  const bad = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "X", favouriteColour: "blue" },
+  });
+  assert.equal(bad.isError, true);
+  assert.equal(errorOf(bad.body).code, "UNKNOWN_PARAMETER");
+  assert.equal(errorOf(bad.body).param, "favouriteColour");
+  assert.equal(bad.body.token, undefined);
+
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Too Late" },
+  });
+  const token = preview.body.token as string;
+  await clock.advance(60_000);
+  const late = await callTool(client, "confirm_write", { token });
+  assert.equal(late.isError, true);
+  assert.equal(errorOf(late.body).code, "INVALID_PARAMETER");
+  assert.equal(errorOf(late.body).param, "token");
+  assert.equal(count(w, "CustomerAddRq"), 0, "an expired token writes nothing");
+
+  const fresh = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "In Time" },
+  });
+  await clock.advance(59_999);
+  const applied = await callTool(client, "confirm_write", { token: fresh.body.token });
+  assert.equal(applied.isError, false, JSON.stringify(applied.body));
+  assert.equal(count(w, "CustomerAddRq"), 1);
+});
+
+test("with a read-only key the service itself refuses the confirmed write", async (t) => {
+  const w = await world(t);
+  const readOnly = await createApiKey(w.sys.deps, w.sys.project.project.id, {
+    kind: "secret",
+    mode: "live",
+    readOnly: true,
+  });
+  const client = await memoryClient(t, w, {
+    clock: new FakeClock(),
+    allowWrites: true,
+    apiKey: readOnly.secret,
+  });
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Read Only" },
+  });
+  const refused = await callTool(client, "confirm_write", { token: preview.body.token });
+  assert.equal(refused.isError, true);
+  assert.equal(errorOf(refused.body).code, "API_KEY_READ_ONLY");
+  assert.equal(count(w, "CustomerAddRq"), 0);
+});
