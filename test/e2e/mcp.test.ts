@@ -9,10 +9,12 @@ import { pino } from "pino";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { httpServiceClient } from "../../src/mcp/service.ts";
 import { FakeClock } from "../../src/platform/clock.ts";
+import { resourceByPath, type ResourceDefinition } from "../../src/ledger/resources/definitions.ts";
 import { createApiKey } from "../../src/tenancy/api-keys.ts";
 import { watchApplication } from "../../src/testing/application-watch.ts";
+import { TypedFactory, type TypedCall } from "../../src/testing/typed-factory.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
-import { bringOnline, E2E_CONFIG, eventually } from "./helpers.ts";
+import { bringOnline, callAsEndUser, E2E_CONFIG, eventually } from "./helpers.ts";
 
 /**
  * The MCP server (issue 16 item 5, decision 0022) driven by the SDK's own client against a running
@@ -317,4 +319,65 @@ test("with a read-only key the service itself refuses the confirmed write", asyn
   assert.equal(refused.isError, true);
   assert.equal(errorOf(refused.body).code, "API_KEY_READ_ONLY");
   assert.equal(count(w, "CustomerAddRq"), 0);
+});
+
+test("a partial line update is previewed with the lines it keeps, read from the record, and sent as previewed", async (t) => {
+  const w = await world(t);
+  const call: TypedCall = (method, path, body) => callAsEndUser(w.sys, w.eu, method, path, body);
+  const factory = new TypedFactory(call);
+  const group = (path: string): ResourceDefinition => {
+    const resource = resourceByPath(path);
+    assert.ok(resource, path);
+    return resource;
+  };
+  const itemGroup = await factory.create(group("item-groups"));
+  const item = await factory.create(group("service-items"));
+  const customer = await factory.create(group("customers"));
+  const created = await call("POST", "/v1/ledger-desktop/invoices", {
+    customerId: customer.id,
+    lines: [{ itemId: item.id, quantity: 1, rate: "10.00" }],
+    lineGroups: [{ itemGroupId: itemGroup.id, quantity: 1 }],
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const invoice = created.body;
+  const groupId = (invoice.lineGroups as Json[])[0]?.id as string;
+  const [first] = invoice.lines as Json[];
+  assert.ok(first && groupId);
+
+  const client = await memoryClient(t, w, { clock: new FakeClock(), allowWrites: true });
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.invoices.update",
+    id: invoice.id,
+    body: {
+      revisionNumber: invoice.revisionNumber,
+      lines: [{ id: first.id }, { id: "-1", itemId: item.id, quantity: 5, rate: "1.00" }],
+    },
+  });
+  assert.equal(preview.isError, false, JSON.stringify(preview.body));
+  const readFirst = preview.body.readFirst as { keptLines: Json; recordRequestId: string };
+  assert.deepEqual(readFirst.keptLines, { lineGroups: [groupId] });
+  assert.match(readFirst.recordRequestId, /^req_/);
+  const messages = (preview.body.message as { messages: string }).messages;
+  assert.ok(messages.includes(`<TxnLineID>${groupId}</TxnLineID>`), messages);
+  // Sent with the kept group named: the service needs no read of its own, and sends these messages.
+  const sentBody = (preview.body.request as { body: Json }).body;
+  assert.deepEqual(sentBody.lineGroups, [{ id: groupId }]);
+  const updatesBefore = count(w, "InvoiceModRq");
+  const retrievesBefore = count(w, "InvoiceQueryRq");
+
+  const applied = await callTool(client, "confirm_write", { token: preview.body.token });
+  assert.equal(applied.isError, false, JSON.stringify(applied.body));
+  const result = applied.body.result as { lines: Json[]; lineGroups: Json[] };
+  assert.deepEqual(
+    result.lines.map((line) => line.quantity),
+    [1, 5],
+  );
+  assert.deepEqual(
+    result.lineGroups.map((line) => line.id),
+    [groupId],
+  );
+  assert.equal(count(w, "InvoiceModRq") - updatesBefore, 1);
+  assert.equal(count(w, "InvoiceQueryRq"), retrievesBefore, "no second read at apply time");
+  const sent = w.received.findLast((xml) => xml.includes("<InvoiceModRq>")) ?? "";
+  assert.ok(sent.includes(`>\n${messages}\n</QBXMLMsgsRq>`), sent);
 });
