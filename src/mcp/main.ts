@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { pino } from "pino";
 import { systemClock } from "../platform/clock.ts";
-import { createMcpServer, DEFAULT_CONFIRMATION_TTL_MS } from "./server.ts";
+import { createMcpServer, DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_TIMEOUT_SECONDS } from "./server.ts";
 import { httpServiceClient } from "./service.ts";
 
 /**
@@ -10,7 +10,8 @@ import { httpServiceClient } from "./service.ts";
  * logs (one structured line per tool call, with its Request IDs) go to stderr.
  */
 export const MCP_USAGE = `Usage:
-  ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes] [--confirm-ttl-seconds N]
+  ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes]
+                    [--confirm-ttl-seconds N] [--timeout-seconds N]
 
 An MCP server over stdio, a client of a running ledger-bridge service.
   --base-url URL           the service (default: LEDGER_BRIDGE_BASE_URL, else http://localhost:8080)
@@ -18,6 +19,8 @@ An MCP server over stdio, a client of a running ledger-bridge service.
   --allow-writes           offer writes (previewed, applied only when confirmed); without it the
                            server is read-only. The key must also be allowed to write.
   --confirm-ttl-seconds N  how long a write's confirmation token lives (default ${DEFAULT_CONFIRMATION_TTL_MS / 1000})
+  --timeout-seconds N      sync wait of application calls, 1 to 300 (default ${DEFAULT_TIMEOUT_SECONDS}: MCP clients
+                           give up on a tool after 60 s); a call still running is a Request for get_request
 Environment: LEDGER_BRIDGE_API_KEY (required: a secret key, sk_live_… or sk_test_…; a read-only
 key keeps the server read-only whatever the flags), LOG_LEVEL (default info).`;
 
@@ -29,6 +32,7 @@ export interface McpSettings {
   readonly endUserId: string | undefined;
   readonly allowWrites: boolean;
   readonly confirmationTtlMs: number;
+  readonly timeoutSeconds: number;
 }
 
 const FLAGS = {
@@ -36,6 +40,7 @@ const FLAGS = {
   "end-user": { type: "string" },
   "allow-writes": { type: "boolean", default: false },
   "confirm-ttl-seconds": { type: "string" },
+  "timeout-seconds": { type: "string" },
 } as const;
 
 function parseFlags(argv: string[]) {
@@ -58,12 +63,17 @@ export function mcpSettings(argv: string[], env: NodeJS.ProcessEnv): McpSettings
   if (ttl !== undefined && !/^[1-9]\d{0,5}$/.test(ttl)) {
     throw new McpUsageError("--confirm-ttl-seconds must be a whole number of seconds, 1 to 999999");
   }
+  const timeout = values["timeout-seconds"];
+  if (timeout !== undefined && !(/^[1-9]\d{0,2}$/.test(timeout) && Number(timeout) <= 300)) {
+    throw new McpUsageError("--timeout-seconds must be a whole number of seconds, 1 to 300");
+  }
   return {
     baseUrl,
     apiKey,
     endUserId: values["end-user"] ?? env.LEDGER_BRIDGE_END_USER_ID ?? undefined,
     allowWrites: values["allow-writes"],
     confirmationTtlMs: ttl === undefined ? DEFAULT_CONFIRMATION_TTL_MS : Number(ttl) * 1000,
+    timeoutSeconds: timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeout),
   };
 }
 
@@ -84,6 +94,7 @@ export async function runMcp(argv: string[]): Promise<void> {
     allowWrites: settings.allowWrites,
     defaultEndUserId: settings.endUserId,
     confirmationTtlMs: settings.confirmationTtlMs,
+    timeoutSeconds: settings.timeoutSeconds,
     docsBaseUrl: settings.baseUrl,
   });
   const transport = new StdioServerTransport();

@@ -53,11 +53,18 @@ export interface McpServerOptions {
   readonly defaultEndUserId?: string | undefined;
   /** How long a confirmation token lives (default 10 minutes). */
   readonly confirmationTtlMs?: number;
+  /**
+   * The sync wait of application operations (`Svc-Timeout-Seconds`, default 45): below the 60 s an
+   * MCP client waits for a tool by default. A call still unanswered then is a Request to read with
+   * get_request (a write not yet sent is canceled: nothing was written).
+   */
+  readonly timeoutSeconds?: number;
   /** Base of the error objects' `docsUrl` (the service's public URL). */
   readonly docsBaseUrl: string;
 }
 
 export const DEFAULT_CONFIRMATION_TTL_MS = 10 * 60 * 1000;
+export const DEFAULT_TIMEOUT_SECONDS = 45;
 
 type Json = Record<string, unknown>;
 
@@ -88,6 +95,7 @@ const END_USER_ARG = z
 
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { service, clock, logger, allowWrites } = options;
+  const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const confirmations = new Confirmations(clock, options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS);
   const server = new McpServer(
     { name: "ledger-bridge", version: "0.1.0" },
@@ -265,7 +273,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         log.endUserId = endUserId;
         if (operation.access === "read") {
           const answer = await send(
-            { method: operation.http.method, path: routeOf(operation, args), endUserId },
+            { method: operation.http.method, path: routeOf(operation, args), endUserId, timeoutSeconds },
             log,
           );
           return answerResult(answer);
@@ -295,7 +303,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         ? typedOperation(`${operation.resource.operationPrefix}.retrieve`)
         : undefined;
       if (!retrieve) throw new ServiceError("INTERNAL_ERROR", { message: "No retrieve for the read first." });
-      const answer = await send({ method: "GET", path: routeOf(retrieve, { id: args.id }), endUserId }, log);
+      const answer = await send(
+        { method: "GET", path: routeOf(retrieve, { id: args.id }), endUserId, timeoutSeconds },
+        log,
+      );
       if (answer.status >= 400)
         return answerResult(answer, { during: "reading the record before the update" });
       const record = answer.body as Json;
@@ -334,6 +345,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       endUserId,
       ...(body === undefined ? {} : { body }),
       idempotencyKey: `mcp-${randomUUID()}`,
+      timeoutSeconds,
     };
     const write = confirmations.add(operation.operationId, call);
     log.token = write.token;
@@ -448,7 +460,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       const endUserId = endUserOf(args.endUserId);
       log.endUserId = endUserId;
       return answerResult(
-        await send({ method: "GET", path: "/v1/ledger-desktop/health-check", endUserId }, log),
+        await send(
+          { method: "GET", path: "/v1/ledger-desktop/health-check", endUserId, timeoutSeconds },
+          log,
+        ),
       );
     }),
   );

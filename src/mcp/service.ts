@@ -10,6 +10,8 @@ export interface ServiceCall {
   readonly endUserId?: string | undefined;
   readonly body?: unknown;
   readonly idempotencyKey?: string | undefined;
+  /** `Svc-Timeout-Seconds` of an application operation (the sync wait). */
+  readonly timeoutSeconds?: number | undefined;
 }
 
 export interface ServiceAnswer {
@@ -40,6 +42,7 @@ export function httpServiceClient(options: {
       };
       if (call.endUserId !== undefined) headers["svc-end-user-id"] = call.endUserId;
       if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
+      if (call.timeoutSeconds !== undefined) headers["svc-timeout-seconds"] = String(call.timeoutSeconds);
       let body: string | undefined;
       if (call.body !== undefined) {
         body = JSON.stringify(call.body);

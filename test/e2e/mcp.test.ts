@@ -163,6 +163,13 @@ test("over stdio, read-only: tools listed, a read answered and logged with its R
 
   const request = await callTool(client, "get_request", { requestId });
   assert.equal((request.body.result as { status: string }).status, "succeeded");
+  const health = await callTool(client, "health_check", {});
+  assert.equal((health.body.result as { status: string }).status, "ok", JSON.stringify(health.body));
+  const endUsers = await callTool(client, "list_end_users", { limit: 5 });
+  assert.deepEqual(
+    (endUsers.body.result as { data: Array<{ id: string }> }).data.map((endUser) => endUser.id),
+    [w.eu.endUserId],
+  );
 
   // A write, in read-only mode: refused before anything is sent.
   const before = await requestCount(w);
@@ -194,12 +201,12 @@ test("over stdio, read-only: tools listed, a read answered and logged with its R
   assert.equal(count(w, "CustomerAddRq"), 0);
 
   // Every tool call is logged on stderr (stdout is the protocol), a read with its Request ID. The
-  // pipe may still hold the last lines: read until all eight have come.
-  const logs = await eventually("eight tool calls logged", async () => {
+  // pipe may still hold the last lines: read until all ten have come.
+  const logs = await eventually("ten tool calls logged", async () => {
     const lines = toolCallLogs(stderr());
-    return lines.length >= 8 && lines;
+    return lines.length >= 10 && lines;
   });
-  assert.equal(logs.length, 8, stderr());
+  assert.equal(logs.length, 10, stderr());
   const readLog = logs.find(
     (line) => line.tool === "call_operation" && line.operationId === "ledger.customers.list",
   );
