@@ -27,7 +27,7 @@ import type { ServiceAnswer, ServiceCall, ServiceClient } from "./service.ts";
 
 /**
  * The agent-safe MCP server (issue 16, decision 0022): a client of a running ledger-bridge over its
- * public HTTP API. Six generic tools instead of one per operation (376 operations whose body
+ * public HTTP API. Seven generic tools instead of one per operation (376 operations whose body
  * schemas alone are half a megabyte of JSON): `list_operations` → `describe_operation` →
  * `call_operation`, plus `list_end_users`, `get_request` and `health_check`; `confirm_write` only
  * when writes are allowed.
