@@ -75,10 +75,16 @@ interface CallLog {
   requestIds: string[];
   httpStatus?: number;
   code?: string;
+  /** The start of a write's confirmation token (never the whole token). */
   token?: string;
   confirmation?: number;
   /** get_request: the Request read (`requestId` is the read's own `call_…`). */
   readsRequestId?: string;
+}
+
+/** A token as the logs show it: enough to match a preview with its confirmations, not to use it. */
+function tokenHint(token: string): string {
+  return `${token.slice(0, 9)}…`;
 }
 
 function text(value: unknown, isError = false): CallToolResult {
@@ -348,7 +354,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       timeoutSeconds,
     };
     const write = confirmations.add(operation.operationId, call);
-    log.token = write.token;
+    log.token = tokenHint(write.token);
     return text({
       preview: true,
       applied: false,
@@ -392,7 +398,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       run<{ token: string }>("confirm_write", async (args, log) => {
         const write = confirmations.take(args.token);
         log.operationId = write.operationId;
-        log.token = write.token;
+        log.token = tokenHint(write.token);
         log.confirmation = write.confirmations;
         if (write.call.endUserId) log.endUserId = write.call.endUserId;
         const answer = await send(write.call, log);

@@ -261,6 +261,8 @@ test("over stdio with --allow-writes: a write previewed with its exact message, 
     const lines = toolCallLogs(stderr()).filter((line) => line.tool === "confirm_write");
     return lines.length >= 2 && lines;
   });
+  assert.ok(!stderr().includes(token), "the logs never hold a usable token");
+  assert.ok(confirms.every((line) => token.startsWith(String(line.token).replace("…", ""))));
   assert.deepEqual(
     confirms.map((line) => [line.requestId, line.confirmation, line.operationId]),
     [
