@@ -28,6 +28,8 @@ const LAYERS = [
   { type: "store", pattern: "src/store" },
   { type: "simulator", pattern: "src/simulator" },
   { type: "testing", pattern: "src/testing" },
+  // The MCP server (decision 0022): a client of the service over HTTP that reads the operation table.
+  { type: "mcp", pattern: "src/mcp" },
 ];
 const BASE = ["root", "errors", "platform", "store"];
 const ARROWS = [
@@ -47,6 +49,9 @@ const ARROWS = [
   // The simulated Web Connector writes its envelopes with the connector's SOAP codec (a client the
   // service did not write, npm `soap` on the official WSDL, checks the endpoint independently).
   { from: "simulator", allow: ["simulator", "ledger", "platform", "errors", "connector"] },
+  // It validates and renders with the core's pure functions (ledger, requests/typed-call's
+  // validator) and reaches the service only over its public HTTP API: never the store.
+  { from: "mcp", allow: ["mcp", "ledger", "requests", "errors", "platform"] },
 ];
 
 export default tseslint.config(

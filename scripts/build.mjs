@@ -98,7 +98,9 @@ export function build({ reason } = {}) {
       [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", out],
       {
         cwd: ROOT,
-        stdio: "inherit",
+        // tsc reports on stdout; it goes to stderr so that a build run on the way to a stdio
+        // protocol (`ledger-bridge mcp`) never writes into the protocol stream.
+        stdio: ["ignore", 2, 2],
       },
     );
     if (result.status !== 0) throw new Error(`tsc failed (exit ${result.status ?? result.signal})`);

@@ -20,6 +20,7 @@ const USAGE = `Usage:
   ledger-bridge keys list --project PROJECT_ID
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
   ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--xml-version 13.0|14.0|15.0|16.0] [--country US|CA|UK]
+  ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes]   (ledger-bridge mcp --help)
 
 Runs inside the service when one runs on this DATA_DIR (or DATABASE_URL); otherwise opens the store.
 Billing (decision 0019): a project's live application Requests are counted per calendar month (UTC),
@@ -148,7 +149,22 @@ function command(
   }
 }
 
+/** `ledger-bridge mcp`: the MCP server over stdio, a client of a running service (decision 0022). */
+async function mcp(argv: string[]): Promise<number> {
+  const { runMcp, McpUsageError, MCP_USAGE } = await import("./mcp/main.ts");
+  if (argv.includes("--help") || argv.includes("-h")) return (console.error(MCP_USAGE), 0);
+  try {
+    await runMcp(argv);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof McpUsageError)) throw error;
+    console.error(`${error.message}\n\n${MCP_USAGE}`);
+    return 2;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "mcp") return mcp(argv.slice(1));
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [noun, verb] = positionals;
   if (values.help) return (console.log(USAGE), 0);

@@ -59,7 +59,7 @@ async function request(s: Setup, id: string): Promise<RequestView> {
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
   const started = Date.now();
   while (!(await check())) {
-    assert.ok(Date.now() - started < 5000, `timed out waiting for ${what}`);
+    assert.ok(Date.now() - started < 30_000, `timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

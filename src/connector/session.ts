@@ -14,6 +14,7 @@ import {
   resolveRecovery,
   transition,
 } from "../requests/engine.ts";
+import { withCheckIn } from "../tenancy/check-in-estimate.ts";
 import {
   findConnectionById,
   findConnectionByUsername,
@@ -130,6 +131,7 @@ export async function authenticate(
     last_seen_at: now,
     last_check_in_at: now,
     check_in_gap_ms: checkInGapMs(connection, now.getTime()),
+    recent_check_ins: withCheckIn(connection.recent_check_ins, now.getTime()),
     updated_at: now,
   };
   const updated = (await updateConnection(deps.db, connection.id, seen)) ?? connection;

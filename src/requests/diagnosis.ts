@@ -3,6 +3,7 @@ import { findConnectionById } from "../store/connections.ts";
 import { recentSessions, type ConnectorSessionRow } from "../store/connector-sessions.ts";
 import { pendingRecoveries, sentRequests, type RequestRow } from "../store/requests.ts";
 import { effectiveStatus } from "../tenancy/connections.ts";
+import { estimateCheckIn, type CheckInEstimate } from "../tenancy/check-in-estimate.ts";
 import {
   probableCausesOf,
   summaryOf,
@@ -31,6 +32,10 @@ export interface Diagnosis {
     ledgerAnswered: boolean | null;
     silentSessions: number;
     lastConnectionErrorCode: string | null;
+    /** When the connector is expected to check in next (null: no basis; see checkInEstimate). */
+    expectedCheckInAt: string | null;
+    /** How the expectation was reached and how far to trust it (tenancy/check-in-estimate.ts). */
+    checkInEstimate: CheckInEstimate;
   };
   probableCauses: ProbableCause[];
 }
@@ -85,6 +90,7 @@ interface Gathered {
   lastSeenAt: Date | null;
   lastCheckInAt: Date | null;
   lastConnectionErrorCode: string | null;
+  checkIn: CheckInEstimate;
 }
 
 async function gather(deps: Deps, row: RequestRow, queuePosition: number | null): Promise<Gathered | null> {
@@ -123,6 +129,12 @@ async function gather(deps: Deps, row: RequestRow, queuePosition: number | null)
     lastSeenAt: connection.last_seen_at,
     lastCheckInAt: connection.last_check_in_at,
     lastConnectionErrorCode: connection.last_connection_error_code,
+    checkIn: estimateCheckIn({
+      nowMs: now,
+      checkInsMs: connection.recent_check_ins,
+      sessionOpen: open !== null,
+      configuredIntervalMs: evidence.checkInIntervalMs,
+    }),
   };
 }
 
@@ -163,6 +175,8 @@ function build(found: Gathered): Diagnosis {
       ledgerAnswered: e.session ? e.session.ledgerAnswered : null,
       silentSessions: e.silentSessions,
       lastConnectionErrorCode: found.lastConnectionErrorCode,
+      expectedCheckInAt: found.checkIn.expectedAt,
+      checkInEstimate: found.checkIn,
     },
     probableCauses: causes,
   };

@@ -195,7 +195,7 @@ function recordingSleep(blockAfter = Number.POSITIVE_INFINITY): Sleep & { delays
   return Object.assign(sleep, { delays });
 }
 
-async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");

@@ -51,6 +51,18 @@ export async function touchSessionAndConnection(
     .execute();
 }
 
+/** Which of these connections have an open session now (the connector is checked in). */
+export async function connectionsInSession(db: Db, connectionIds: readonly string[]): Promise<Set<string>> {
+  if (connectionIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("connector_sessions")
+    .select("connection_id")
+    .where("connection_id", "in", connectionIds)
+    .where("state", "=", "open")
+    .execute();
+  return new Set(rows.map((r) => r.connection_id));
+}
+
 export async function openSessions(db: Db, connectionId: string): Promise<ConnectorSessionRow[]> {
   return db
     .selectFrom("connector_sessions")

@@ -14,6 +14,7 @@ import * as m0014 from "./migrations/0014-batch-members.ts";
 import * as m0015 from "./migrations/0015-simulated-application-edition.ts";
 import * as m0016 from "./migrations/0016-request-messages.ts";
 import * as m0017 from "./migrations/0017-project-standing-and-usage.ts";
+import * as m0020 from "./migrations/0020-check-in-history.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "0015-simulated-application-edition": m0015,
   "0016-request-messages": m0016,
   "0017-project-standing-and-usage": m0017,
+  "0020-check-in-history": m0020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -165,6 +165,7 @@ export async function ensureConnection(
     last_connection_error_code: null,
     retry_at: null,
     check_in_gap_ms: null,
+    recent_check_ins: [],
     shared_connector_at: null,
     created_at: now,
     updated_at: now,

@@ -190,7 +190,12 @@ test("silence: offline only after the window, checked again under the lock; a di
   const row = await findConnectionById(deps.db, id);
   assert.equal(row?.status, "offline");
   assert.equal(
-    serializeConnection(row, clock.now(), window).statusReason,
+    serializeConnection(row, {
+      nowMs: clock.now(),
+      offlineAfterMs: window,
+      sessionOpen: false,
+      checkInIntervalMs: 60_000,
+    }).statusReason,
     "INTEGRATION_CONNECTION_NOT_ACTIVE",
   );
   assert.equal(await markOfflineIfSilent(deps, id), false, "already offline: no second event");

@@ -1,5 +1,6 @@
 import { isErrorCode } from "../errors/catalogue.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { estimateCheckIn, type CheckInEstimate } from "./check-in-estimate.ts";
 import type { ConnectionRow } from "../store/connections.ts";
 import { GOES_OFFLINE_WHEN_SILENT } from "./connection-status.ts";
 
@@ -19,6 +20,9 @@ export interface ConnectionResource {
   lastRequestAt: string | null;
   lastSuccessfulRequestAt: string | null;
   lastCheckInAt: string | null;
+  /** The next check-in the connector's observed schedule points to (tenancy/check-in-estimate.ts). */
+  expectedCheckInAt: string | null;
+  checkInEstimate: CheckInEstimate;
   companyFile: {
     companyName: string | null;
     product: string | null;
@@ -58,12 +62,25 @@ export function unavailableError(row: ConnectionRow): ServiceError | null {
   return new ServiceError(code, { integrationCode: row.last_connection_error_code });
 }
 
-export function serializeConnection(
-  row: ConnectionRow,
-  nowMs: number,
-  offlineAfterMs: number,
-): ConnectionResource {
+/** What a connection's view needs beyond its row. */
+export interface ConnectionViewContext {
+  nowMs: number;
+  offlineAfterMs: number;
+  /** The connector has a session open now. */
+  sessionOpen: boolean;
+  /** The check-in interval the service asks of the connector (its `.qwc` file). */
+  checkInIntervalMs: number;
+}
+
+export function serializeConnection(row: ConnectionRow, view: ConnectionViewContext): ConnectionResource {
+  const { nowMs, offlineAfterMs } = view;
   const status = effectiveStatus(row, nowMs, offlineAfterMs);
+  const checkIn = estimateCheckIn({
+    nowMs,
+    checkInsMs: row.recent_check_ins,
+    sessionOpen: view.sessionOpen,
+    configuredIntervalMs: view.checkInIntervalMs,
+  });
   return {
     id: row.id,
     objectType: "integration_connection",
@@ -75,6 +92,8 @@ export function serializeConnection(
     lastRequestAt: iso(row.last_request_at),
     lastSuccessfulRequestAt: iso(row.last_successful_request_at),
     lastCheckInAt: iso(row.last_check_in_at),
+    expectedCheckInAt: checkIn.expectedAt,
+    checkInEstimate: checkIn,
     companyFile:
       row.company_name === null && row.product === null
         ? null

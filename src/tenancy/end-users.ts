@@ -7,6 +7,7 @@ import {
   updateConnection,
   type ConnectionRow,
 } from "../store/connections.ts";
+import { connectionsInSession } from "../store/connector-sessions.ts";
 import {
   deleteEndUser,
   findEndUser,
@@ -40,8 +41,13 @@ function serialize(
   deps: Deps,
   row: EndUserRow,
   connection: ConnectionRow | undefined | null,
+  inSession: ReadonlySet<string>,
 ): EndUserResource {
-  const now = deps.clock.now();
+  const view = {
+    nowMs: deps.clock.now(),
+    offlineAfterMs: deps.config.CONNECTION_OFFLINE_AFTER_MS,
+    checkInIntervalMs: deps.config.CONNECTOR_CHECK_IN_SECONDS * 1000,
+  };
   return {
     id: row.id,
     objectType: "end_user",
@@ -50,9 +56,18 @@ function serialize(
     sourceId: row.sourceId,
     email: row.email,
     integrationConnections: connection
-      ? [serializeConnection(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS)]
+      ? [serializeConnection(connection, { ...view, sessionOpen: inSession.has(connection.id) })]
       : [],
   };
+}
+
+async function serializeWithConnection(
+  deps: Deps,
+  row: EndUserRow,
+  connection: ConnectionRow | null,
+): Promise<EndUserResource> {
+  const inSession = connection ? await connectionsInSession(deps.db, [connection.id]) : new Set<string>();
+  return serialize(deps, row, connection, inSession);
 }
 
 const duplicateSourceId = (): ServiceError =>
@@ -80,13 +95,17 @@ export async function createEndUser(
     createdAt: new Date(deps.clock.now()),
   };
   if (!(await insertEndUser(deps.db, row))) throw duplicateSourceId();
-  return serialize(deps, row, null);
+  return serialize(deps, row, null, new Set());
 }
 
 export async function getEndUser(deps: Deps, tenant: Tenant, endUserId: string): Promise<EndUserResource> {
   const row = await findEndUser(deps.db, tenant, endUserId);
   if (!row) throw missing();
-  return serialize(deps, row, await findConnectionForEndUser(deps.db, tenant.projectId, endUserId));
+  return serializeWithConnection(
+    deps,
+    row,
+    await findConnectionForEndUser(deps.db, tenant.projectId, endUserId),
+  );
 }
 
 export async function listEndUsersPage(
@@ -105,7 +124,13 @@ export async function listEndUsersPage(
     rows.map((r) => r.id),
   );
   const byEndUser = new Map(connections.map((c) => [c.end_user_id, c]));
-  return pageOf(list, "/v1/end-users", query, rows, (row) => serialize(deps, row, byEndUser.get(row.id)));
+  const inSession = await connectionsInSession(
+    deps.db,
+    connections.map((c) => c.id),
+  );
+  return pageOf(list, "/v1/end-users", query, rows, (row) =>
+    serialize(deps, row, byEndUser.get(row.id), inSession),
+  );
 }
 
 export async function changeEndUser(
@@ -117,7 +142,11 @@ export async function changeEndUser(
   const row = await updateEndUser(deps.db, tenant, endUserId, changes);
   if (row === "conflict") throw duplicateSourceId();
   if (!row) throw missing();
-  return serialize(deps, row, await findConnectionForEndUser(deps.db, tenant.projectId, endUserId));
+  return serializeWithConnection(
+    deps,
+    row,
+    await findConnectionForEndUser(deps.db, tenant.projectId, endUserId),
+  );
 }
 
 export async function removeEndUser(
@@ -158,5 +187,5 @@ export async function resetCompanyFile(
     connection.status === "company_file_mismatch"
       ? (await moveConnection(deps, connection.id, "online", changes)).row
       : await updateConnection(deps.db, connection.id, changes);
-  return serialize(deps, row, updated);
+  return serializeWithConnection(deps, row, updated);
 }

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { adminOperations } from "../../src/admin/operations.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
-import { E2E_CONFIG, bringOnline, json, passthroughPath, READ, type RequestResource } from "./helpers.ts";
+import {
+  E2E_CONFIG,
+  bringOnline,
+  json,
+  passthroughPath,
+  READ,
+  type RequestResource,
+  type ErrorBody,
+} from "./helpers.ts";
 
 /**
  * Billing and the operator's standing of a project, through HTTP, SOAP and the simulated application
@@ -22,19 +30,6 @@ function processed(): number {
     (n, u) => n + u.connector.events.filter((e) => e.type === "request_processed").length,
     0,
   );
-}
-
-interface ErrorBody {
-  error: {
-    code: string;
-    type: string;
-    httpStatusCode: number;
-    retryable: boolean;
-    outcome: string;
-    requestId: string;
-    message: string;
-    details: Record<string, unknown>;
-  };
 }
 
 async function customersList(user: ConnectedEndUser, headers: Record<string, string> = {}) {

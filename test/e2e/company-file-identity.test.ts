@@ -11,6 +11,7 @@ import {
   READ,
   stopConnector,
   type RequestResource,
+  type ErrorBody,
 } from "./helpers.ts";
 
 /**
@@ -24,9 +25,6 @@ import {
  *
  * Both leave the connection `company_file_mismatch` and answer 409.
  */
-interface ErrorBody {
-  error: { code: string; requestId: string; details: Record<string, unknown> };
-}
 
 /** A sync read that waits for the connector's next session, which then runs. */
 async function readThroughNextSession(sys: System, eu: ConnectedEndUser): Promise<Response> {

@@ -4,11 +4,11 @@ import type { SessionReport, SimulatedWebConnector } from "../../src/simulator/w
 import { SoapByHand } from "../../src/testing/soap-by-hand.ts";
 import type { ConnectedEndUser, System } from "../../src/testing/system.ts";
 
-/** Polls (real time, bounded) until `check` returns a value. */
+/** Polls (real time, bounded) until `check` returns a value; the bound only ends a failing wait (a loaded CI machine is slow). */
 export async function eventually<T>(
   what: string,
   check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const started = Date.now();
   for (;;) {
@@ -69,6 +69,22 @@ export const passthroughPath = (endUserId: string): string =>
 
 export const customerAdd = (name: string): string =>
   `<CustomerAddRq><CustomerAdd><Name>${name}</Name></CustomerAdd></CustomerAddRq>`;
+
+/** The API's error object as the e2e files read it (spec "Errors"). */
+export interface ErrorBody {
+  error: {
+    code: string;
+    type: string;
+    httpStatusCode: number;
+    retryable: boolean;
+    outcome: string;
+    requestId: string;
+    message: string;
+    param: string | null;
+    fixes: { actor: string; action: string }[];
+    details: Record<string, unknown>;
+  };
+}
 
 export interface RequestResource {
   id: string;

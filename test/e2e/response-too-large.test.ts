@@ -8,6 +8,7 @@ import {
   json,
   passthroughPath,
   type RequestResource,
+  type ErrorBody,
 } from "./helpers.ts";
 
 /**
@@ -21,20 +22,6 @@ import {
 const LIMIT = 2000;
 let sys: System;
 let eu: ConnectedEndUser;
-
-interface ErrorBody {
-  error: {
-    code: string;
-    type: string;
-    httpStatusCode: number;
-    retryable: boolean;
-    outcome: string;
-    requestId: string;
-    param: string | null;
-    fixes: { actor: string; action: string }[];
-    details: Record<string, unknown>;
-  };
-}
 
 async function assertTooLarge(response: Response): Promise<ErrorBody["error"]> {
   const text = await response.clone().text();

@@ -6,7 +6,7 @@ import { usageOf } from "../../src/store/usage.ts";
 import { usagePeriod } from "../../src/tenancy/billing.ts";
 import { moveConnection } from "../../src/tenancy/connection-status.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
-import { E2E_CONFIG, json, passthroughPath, READ, type RequestResource } from "./helpers.ts";
+import { E2E_CONFIG, json, passthroughPath, READ, type RequestResource, type ErrorBody } from "./helpers.ts";
 
 /**
  * The store does not answer (decision 0019): every API call answers 503 SERVICE_UNAVAILABLE with
@@ -63,18 +63,6 @@ class Outage {
   end(): void {
     this.fail = null;
   }
-}
-
-interface ErrorBody {
-  error: {
-    code: string;
-    type: string;
-    httpStatusCode: number;
-    retryable: boolean;
-    outcome: string;
-    requestId: string;
-    details: Record<string, unknown>;
-  };
 }
 
 async function assertUnavailable(response: Response, what: string): Promise<ErrorBody["error"]> {

@@ -1,0 +1,66 @@
+/**
+ * The MCP server's only way to the service: its public HTTP API, with a secret key (decision 0022).
+ * Every answer carries `Svc-Request-Id` (the Request's `req_…` on an application operation, a
+ * `call_…` elsewhere), which the server logs with each tool call.
+ */
+export interface ServiceCall {
+  readonly method: "GET" | "POST" | "DELETE";
+  /** The path with its query string. */
+  readonly path: string;
+  readonly endUserId?: string | undefined;
+  readonly body?: unknown;
+  readonly idempotencyKey?: string | undefined;
+  /** `Svc-Timeout-Seconds` of an application operation (the sync wait). */
+  readonly timeoutSeconds?: number | undefined;
+}
+
+export interface ServiceAnswer {
+  readonly status: number;
+  /** `Svc-Request-Id` of the answer (null when the service did not answer with one). */
+  readonly requestId: string | null;
+  /** The JSON body (or the text, when it is not JSON). */
+  readonly body: unknown;
+}
+
+export interface ServiceClient {
+  call(call: ServiceCall): Promise<ServiceAnswer>;
+}
+
+/** A client of the service at `baseUrl` with the secret key `apiKey`. */
+export function httpServiceClient(options: {
+  baseUrl: string;
+  apiKey: string;
+  fetch?: typeof fetch;
+}): ServiceClient {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const send = options.fetch ?? fetch;
+  return {
+    async call(call) {
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${options.apiKey}`,
+        accept: "application/json",
+      };
+      if (call.endUserId !== undefined) headers["svc-end-user-id"] = call.endUserId;
+      if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
+      if (call.timeoutSeconds !== undefined) headers["svc-timeout-seconds"] = String(call.timeoutSeconds);
+      let body: string | undefined;
+      if (call.body !== undefined) {
+        body = JSON.stringify(call.body);
+        headers["content-type"] = "application/json";
+      }
+      const response = await send(`${base}${call.path}`, {
+        method: call.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text === "" ? null : JSON.parse(text);
+      } catch {
+        // not JSON: kept as text
+      }
+      return { status: response.status, requestId: response.headers.get("svc-request-id"), body: parsed };
+    },
+  };
+}
