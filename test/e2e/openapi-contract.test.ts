@@ -6,7 +6,7 @@ import { startSystem, type ConnectedEndUser, type System } from "../../src/testi
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../src/testing/webhook-receiver.ts";
 import { bringOnline, callAsEndUser, passthroughPath, READ, stopConnector } from "./helpers.ts";
-import { openApiContract, type OpenApiContract } from "./openapi-contract.ts";
+import { checkEveryAnswer, type OpenApiContract } from "./openapi-contract.ts";
 import { SYSTEM_CONFIG, untilDispatchSettled } from "./webhook-helpers.ts";
 
 /**
@@ -24,16 +24,10 @@ let factory: TypedFactory;
 type Json = Record<string, unknown>;
 
 before(async () => {
-  contract = openApiContract();
   sys = await startSystem(null, SYSTEM_CONFIG);
   receiver = await startWebhookReceiver(null);
-  const call = sys.call;
   // Every answer of the system is checked against the document before the test reads it.
-  sys.call = async (method, path, init) => {
-    const response = await call(method, path, init);
-    await contract.fetched(method, path, response.clone());
-    return response;
-  };
+  contract = checkEveryAnswer(sys);
   eu = await sys.connectEndUser({ companyName: "Contract Co" });
   await bringOnline(sys, eu);
   factory = new TypedFactory((method, path, body) => callAsEndUser(sys, eu, method, path, body));
@@ -226,6 +220,33 @@ describe("typed operations answer as openapi.json says", () => {
     assert.equal(updated.id, customer.id);
   });
 
+  test("every report answers a report record", async () => {
+    const reports = Object.entries(contract.document.paths).filter(([path]) => path.includes("/reports/"));
+    assert.equal(reports.length, 10);
+    for (const [path, methods] of reports) {
+      // Each required parameter takes its first value (an enumeration's, an array's item's) or its minimum.
+      const parameters = (
+        methods.get as unknown as {
+          parameters: { name: string; required: boolean; in: string; schema: Json }[];
+        }
+      ).parameters;
+      const query = parameters
+        .filter((p) => p.required && p.in === "query")
+        .map((p) => {
+          const schema = (p.schema.items as Json | undefined) ?? p.schema;
+          const value =
+            (schema.enum as (string | number)[] | undefined)?.[0] ??
+            (schema.minimum as number | undefined) ??
+            2026;
+          return `${p.name}=${encodeURIComponent(value)}`;
+        })
+        .join("&");
+      const answer = await api("GET", `${path}?${query}`, { endUserId: eu.endUserId });
+      expect(answer, 200, `${path}?${query}`);
+      assert.equal(answer.body.objectType, "ledger_report");
+    }
+  });
+
   test("batch: members typed by their operation, an error member included", async () => {
     const answer = expect(
       await app("POST", "batch", {
@@ -275,6 +296,8 @@ test("every platform route and the chosen typed operations were checked with a s
     "ledger.customers.delete 200",
     "ledger.invoices.void 200",
     "ledger.reports.generalSummary 200",
+    "ledger.reports.payrollSummary 200",
+    "ledger.reports.aging 200",
     "ledger.batch 200",
     "ledger.salesTaxPaymentChecks.void 422",
     "requests.cancel 409",

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
 import { OPENAPI_PATH } from "../../scripts/gen-openapi.ts";
+import type { System } from "../../src/testing/system.ts";
 
 /**
  * Checks real responses against the committed openapi.json (decision 0020): the answered status is
@@ -65,7 +66,7 @@ export class OpenApiContract {
     // OpenAPI keywords (discriminator, examples…) are annotations here.
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     (formats as unknown as (ajv: Ajv2020) => void)(this.ajv);
-    this.ajv.addSchema(this.document as unknown as Json, "openapi.json");
+    this.ajv.addSchema(this.document, "openapi.json");
     this.templates = Object.keys(this.document.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
@@ -91,10 +92,11 @@ export class OpenApiContract {
     const label = `${operation.operationId} ${answer.status}`;
     const declared = operation.responses[String(answer.status)];
     assert.ok(declared, `${label}: the status is declared (${JSON.stringify(answer.body).slice(0, 300)})`);
-    const responsePointer = declared.$ref
-      ? String(declared.$ref).slice(1)
+    const shared = typeof declared.$ref === "string" ? declared.$ref : null;
+    const responsePointer = shared
+      ? shared.slice(1)
       : `/paths/${escape(template)}/${method.toLowerCase()}/responses/${answer.status}`;
-    const response = declared.$ref ? this.resolve(String(declared.$ref)) : declared;
+    const response = shared ? this.resolve(shared) : declared;
     const media = answer.contentType.split(";")[0]?.trim() ?? "";
     const content = (response.content ?? {}) as Record<string, Json>;
     assert.ok(
@@ -157,4 +159,16 @@ let shared: OpenApiContract | undefined;
 export function openApiContract(): OpenApiContract {
   shared ??= new OpenApiContract();
   return shared;
+}
+
+/** Checks every answer of `sys.call` against the document before the caller reads it. */
+export function checkEveryAnswer(sys: { call: System["call"] }): OpenApiContract {
+  const contract = openApiContract();
+  const call = sys.call;
+  sys.call = async (method, path, init) => {
+    const response = await call(method, path, init);
+    await contract.fetched(method, path, response.clone());
+    return response;
+  };
+  return contract;
 }

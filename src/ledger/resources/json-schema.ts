@@ -32,8 +32,7 @@ export function outputSchemaRef(
         const nested = outputSchemaRef(field.shape, components);
         // An absent aggregate is null (an address never set); an array's items are records.
         schema = field.array ? nested : { anyOf: [nested, { type: "null" }] };
-      }
-      else schema = field.kind?.outputSchema() ?? { type: ["string", "null"] };
+      } else schema = field.kind?.outputSchema() ?? { type: ["string", "null"] };
       properties[field.json] = field.array ? { type: "array", items: schema } : schema;
       if (field.json === "id" && (shape.objectType || name)) {
         properties.objectType = { type: "string", const: name ?? shape.objectType };
