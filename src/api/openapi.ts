@@ -143,6 +143,11 @@ const APPLICATION = [402, 404, 409, 422, 502, 503, 504];
 /** The error statuses of one route (the catalogue's statuses, section "Errors" of the spec). */
 function errorStatusesOf(route: RouteDefinition, application: boolean, cursor: boolean): number[] {
   const statuses = new Set<number>([...EVERY_ROUTE, ...(route.errors ?? [])]);
+  if (route.response.status >= 400) {
+    // Always refused (an unsupported typed operation): its input is checked, then it is refused.
+    if (route.method === "POST") statuses.add(413);
+    return [...statuses.add(route.response.status)].sort((a, b) => a - b);
+  }
   if ((route.pathParams ?? []).length > 0) statuses.add(404);
   if (route.method === "POST") statuses.add(413);
   // Platform writes: IDEMPOTENCY_KEY_REUSED.
@@ -151,7 +156,6 @@ function errorStatusesOf(route: RouteDefinition, application: boolean, cursor: b
   if (application) for (const status of APPLICATION) statuses.add(status);
   // An application cursor that expired: CURSOR_EXPIRED.
   if (application && cursor) statuses.add(410);
-  if (route.response.status >= 400) statuses.add(route.response.status);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -201,7 +205,9 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
       });
     }
     Object.assign(shared, route.openapi?.components);
-    const application = headers.some((header) => header.name === "Prefer");
+    // Application operations (they take `Prefer`) answer 202 and the connection's errors, unless
+    // they are always refused.
+    const application = headers.some((header) => header.name === "Prefer") && route.response.status < 400;
     const cursor = parameters.some(
       (parameter) => (parameter as { name: string; in: string }).name === "cursor",
     );

@@ -118,9 +118,15 @@ test("every operation references the error responses it can answer", () => {
     for (const operation of Object.values(methods)) {
       const statuses = new Set(Object.keys(operation.responses));
       const expected = ["400", "401", "403", "429", "500", "503"];
-      if (path.includes("{")) expected.push("404");
+      const refused = ![...statuses].some((status) => /^2\d\d$/.test(status));
+      if (refused) {
+        // Always refused (LEDGER_OPERATION_UNSUPPORTED): its input is checked, then it is refused.
+        expected.push("422");
+        assert.ok(!statuses.has("404") && !statuses.has("202"), operation.operationId);
+      } else if (path.includes("{")) expected.push("404");
       const application =
-        operation.operationId.startsWith("ledger.") || operation.operationId === "endUsers.passthrough";
+        !refused &&
+        (operation.operationId.startsWith("ledger.") || operation.operationId === "endUsers.passthrough");
       if (application) expected.push("202", "402", "404", "409", "422", "502", "504");
       for (const status of expected) {
         assert.ok(statuses.has(status), `${operation.operationId} answers ${status}`);
