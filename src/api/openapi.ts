@@ -110,13 +110,20 @@ const headerRefs = Object.fromEntries(
 );
 const errorHeaderRefs = { ...headerRefs, "Svc-Should-Retry": ref("Svc-Should-Retry") };
 
-function errorResponses(): Record<string, unknown> {
+/** The shared responses: the async answer and one per error status. */
+function sharedResponses(): Record<string, unknown> {
   const codes = new Map<number, string[]>();
   for (const [code, entry] of Object.entries(catalogue)) {
     if (entry.httpStatus !== null)
       codes.set(entry.httpStatus, [...(codes.get(entry.httpStatus) ?? []), code]);
   }
-  const responses: Record<string, unknown> = {};
+  const responses: Record<string, unknown> = {
+    Accepted: {
+      description: "`Prefer: respond-async`: the Request, queued; its `result` holds the success body later",
+      headers: { ...headerRefs, Location: ref("Location") },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Request" } } },
+    },
+  };
   for (const [status, name] of Object.entries(ERROR_RESPONSE_NAMES)) {
     const listed = codes.get(Number(status)) ?? [];
     responses[name] = {
@@ -228,12 +235,7 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
       };
     }
     if (application) {
-      responses["202"] = {
-        description:
-          "`Prefer: respond-async`: the Request, queued; its `result` holds the success body later",
-        headers: { ...headerRefs, Location: ref("Location") },
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Request" } } },
-      };
+      responses["202"] = { $ref: "#/components/responses/Accepted" };
     }
     for (const status of errorStatusesOf(route, application, cursor)) {
       const name = ERROR_RESPONSE_NAMES[status];
@@ -290,7 +292,7 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
         },
       },
       schemas: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => (a < b ? -1 : 1))),
-      responses: errorResponses(),
+      responses: sharedResponses(),
       headers: responseHeaders,
     },
     paths,
