@@ -156,10 +156,9 @@ function errorStatusesOf(route: RouteDefinition, application: boolean, cursor: b
     return [...statuses.add(route.response.status)].sort((a, b) => a - b);
   }
   if ((route.pathParams ?? []).length > 0) statuses.add(404);
+  // A body past 20 MiB (PAYLOAD_TOO_LARGE); an Idempotency-Key reused (IDEMPOTENCY_KEY_REUSED).
   if (route.method === "POST") statuses.add(413);
-  // Platform writes: IDEMPOTENCY_KEY_REUSED.
-  if ((route.write ?? route.method !== "GET") || (route.method !== "GET" && route.idempotency !== "none"))
-    statuses.add(422);
+  if (route.method !== "GET") statuses.add(422);
   if (application) for (const status of APPLICATION) statuses.add(status);
   // An application cursor that expired: CURSOR_EXPIRED.
   if (application && cursor) statuses.add(410);
