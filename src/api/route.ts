@@ -68,8 +68,18 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
    * kind depends on its body (passthrough) names one `read` and one `write` example.
    */
   examples?: Record<string, unknown>;
-  /** Response description for OpenAPI. */
+  /**
+   * The success response for OpenAPI: its status, description and body schema (converted with the
+   * output types; schemas with a `meta({id})` become shared components). A status of 400 or more
+   * marks an operation that only ever answers that error (an unsupported typed operation).
+   */
   response: { status: number; description: string; schema?: z.ZodType };
+  /**
+   * Error statuses this route answers beyond those src/api/openapi.ts derives for every route (400,
+   * 401, 403, 429, 500, 503; 404 with path parameters; 413 and 422 for writes; the connection's and
+   * the application's for application operations).
+   */
+  errors?: readonly number[];
   /**
    * Ready-made OpenAPI fragments (typed operations derive theirs from the resource registry and
    * share nested records as components) used instead of converting `body` and `response.schema`.
@@ -79,6 +89,8 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
     /** Extra media types of the request body (`application/xml` → its schema). */
     requestMedia?: Record<string, Record<string, unknown>>;
     responseBody?: Record<string, unknown>;
+    /** Extra media types of the success response (`application/xml` → its schema). */
+    responseMedia?: Record<string, Record<string, unknown>>;
     components?: Record<string, Record<string, unknown>>;
     /** Query parameters with their own schemas (instead of converting `query`). */
     queryParameters?: {

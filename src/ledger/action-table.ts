@@ -202,9 +202,9 @@ function jsonBody(schema: () => z.ZodType<Record<string, unknown>>, examples: ()
 // response schemas
 
 function recordSchema(resource: ResourceDefinition, components: Record<string, JsonSchema>): JsonSchema {
-  const refs = [...resource.records.entries()].map(([name, r]) =>
-    outputSchemaRef(r.shape, components, name === resource.ret ? resource.entry.objectType : r.objectType),
-  );
+  // Named by the objectType each record is read with (a group's records may all differ from the
+  // group's own objectType: items, entities).
+  const refs = [...resource.records.values()].map((r) => outputSchemaRef(r.shape, components, r.objectType));
   return refs.length === 1 && refs[0] ? refs[0] : { oneOf: refs };
 }
 

@@ -200,7 +200,9 @@ export function batchResponseSchema(
   const memberSchemas = operations.map((operation) => {
     const name = `${operation.operationId.replace(/^ledger\./, "").replace(/\./g, "_")}_response`;
     components[name] ??= operation.response(components);
-    return {
+    // Named, so that the discriminator can select it (an inline member cannot be selected).
+    const member = `${operation.operationId.replace(/^ledger\./, "").replace(/\./g, "_")}_batchResult`;
+    components[member] ??= {
       type: "object",
       required: ["operationId", "status", "httpStatusCode", "data", "error", "warnings"],
       properties: {
@@ -208,10 +210,11 @@ export function batchResponseSchema(
         status: { type: "string", enum: ["succeeded", "failed", "not_processed"] },
         httpStatusCode: { type: ["integer", "null"] },
         data: { oneOf: [{ $ref: `#/components/schemas/${name}` }, { type: "null" }] },
-        error: { oneOf: [{ $ref: "#/components/schemas/Error/properties/error" }, { type: "null" }] },
-        warnings: { type: "array", items: { type: "object" } },
+        error: { oneOf: [{ $ref: "#/components/schemas/ErrorObject" }, { type: "null" }] },
+        warnings: { type: "array", items: { $ref: "#/components/schemas/RequestWarning" } },
       },
     };
+    return { operationId: operation.operationId, ref: `#/components/schemas/${member}` };
   });
   return {
     type: "object",
@@ -223,7 +226,13 @@ export function batchResponseSchema(
         type: "array",
         minItems: 1,
         maxItems: BATCH_MEMBERS_MAX,
-        items: { oneOf: memberSchemas, discriminator: { propertyName: "operationId" } },
+        items: {
+          oneOf: memberSchemas.map((member) => ({ $ref: member.ref })),
+          discriminator: {
+            propertyName: "operationId",
+            mapping: Object.fromEntries(memberSchemas.map((member) => [member.operationId, member.ref])),
+          },
+        },
       },
     },
   };

@@ -501,7 +501,11 @@ describe("query strings: one vocabulary with body fields", () => {
     assert.deepEqual(integer().outputSchema(), { type: ["integer", "null"] });
     assert.deepEqual(date().outputSchema(), { type: ["string", "null"], format: "date" });
     assert.equal((amount().outputSchema().type as string[])[1], "null");
-    assert.match(String(enumOf(["a", "b"]).outputSchema().description), /Open enumeration: a, b/);
+    assert.deepEqual(enumOf(["a", "b"]).outputSchema(), {
+      type: ["string", "null"],
+      enum: ["a", "b", null],
+      description: "Open enumeration",
+    });
   });
 });
 

@@ -197,7 +197,10 @@ function defineKind<T, C extends boolean>(spec: KindSpec<T>, clearable: C): Fiel
     },
     outputSchema() {
       const { type = "string", ...rest } = spec.outputJson ?? {};
-      return { type: [type, "null"], ...structuredClone(rest) };
+      const schema: JsonSchemaFragment = { type: [type, "null"], ...structuredClone(rest) };
+      // A nullable enumeration lists null among its values.
+      if (Array.isArray(schema.enum)) schema.enum = [...(schema.enum as unknown[]), null];
+      return schema;
     },
     fromQuery: spec.fromQuery ?? ((text) => text),
     output(value) {
@@ -850,7 +853,8 @@ export function enumOf<const V extends readonly [string, ...string[]], C extends
   return defineKind<V[number], C>(
     {
       kind: "enum",
-      outputJson: { type: "string", description: `Open enumeration: ${values.join(", ")}` },
+      // This version's values; an open enumeration may gain values in a later version (decision 0020).
+      outputJson: { type: "string", enum: [...values], description: "Open enumeration" },
       expected: "a string",
       accepts: isString,
       base,

@@ -310,7 +310,8 @@ export function reportRecordSchema(): Record<string, unknown> {
   };
   const open = (list: readonly string[]): Record<string, unknown> => ({
     type: ["string", "null"],
-    description: `Open enumeration: ${list.join(", ")}`,
+    enum: [...new Set(list), null],
+    description: "Open enumeration",
   });
   const nullable = (type: string): Record<string, unknown> => ({ type: [type, "null"] });
   const object = (properties: Record<string, unknown>): Record<string, unknown> => ({
@@ -347,7 +348,11 @@ export function reportRecordSchema(): Record<string, unknown> {
     rows: {
       type: "array",
       items: object({
-        kind: { type: "string", description: `Open enumeration: ${Object.values(ROW_KINDS).join(", ")}` },
+        kind: {
+          type: "string",
+          enum: [...new Set(Object.values(ROW_KINDS))],
+          description: "Open enumeration",
+        },
         rowNumber: nullable("integer"),
         text: nullable("string"),
         rowDescriptor: {

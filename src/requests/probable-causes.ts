@@ -31,8 +31,47 @@ export interface Evidence {
   answerWaitMs: number;
 }
 
+/**
+ * Every probable cause code (spec: diagnosis `probableCauses`, open), plus `file_mode_conflict`
+ * and `ledger_processing` of this service; the OpenAPI document publishes them as an enumeration.
+ */
+export const PROBABLE_CAUSE_CODES = [
+  "ledger_modal_dialog",
+  "web_connector_registration_lost",
+  "ledger_starting",
+  "other_web_connector_app",
+  "web_connector_closed",
+  "computer_offline",
+  "web_connector_schedule_changed",
+  "ledger_closed_no_unattended_access",
+  "ledger_unavailable",
+  "wrong_company_file",
+  "write_recovery_pending",
+  "behind_other_requests",
+  "ledger_processing",
+  "session_interrupted",
+  "same_connector_two_computers",
+  "awaiting_check_in",
+  "file_mode_conflict",
+] as const;
+export type ProbableCauseCode = (typeof PROBABLE_CAUSE_CODES)[number];
+
+/** Every `waitingReason` (spec: Request, open). */
+export const WAITING_REASONS = [
+  "awaiting_check_in",
+  "behind_other_requests",
+  "opening_company_file",
+  "ledger_starting",
+  "connector_offline",
+  "ledger_unavailable",
+  "ledger_not_responding",
+  "write_recovery_pending",
+  "file_mode_conflict",
+] as const;
+export type WaitingReason = (typeof WAITING_REASONS)[number];
+
 export interface ProbableCause {
-  code: string;
+  code: ProbableCauseCode;
   retryAt?: string;
 }
 
@@ -40,7 +79,7 @@ export interface ProbableCause {
 export const SHARED_CONNECTOR_EVIDENCE_MS = 24 * 60 * 60 * 1000;
 
 /** Connection-level causes read from the stored status reason (set from connector evidence). */
-const CAUSE_FOR_REASON: Readonly<Record<string, string>> = {
+const CAUSE_FOR_REASON: Readonly<Record<string, ProbableCauseCode>> = {
   LEDGER_MODAL_DIALOG_OPEN: "ledger_modal_dialog",
   LEDGER_NOT_RESPONDING: "ledger_modal_dialog",
   LEDGER_CANNOT_START: "ledger_closed_no_unattended_access",
@@ -52,7 +91,7 @@ const CAUSE_FOR_REASON: Readonly<Record<string, string>> = {
 };
 
 /** `waitingReason` for a reason the connection's status carries. */
-const WAITING_FOR_REASON: Readonly<Record<string, string>> = {
+const WAITING_FOR_REASON: Readonly<Record<string, WaitingReason>> = {
   LEDGER_MODAL_DIALOG_OPEN: "ledger_not_responding",
   LEDGER_NOT_RESPONDING: "ledger_not_responding",
   LEDGER_FILE_MODE_CONFLICT: "file_mode_conflict",
@@ -84,12 +123,12 @@ function sharedConnector(e: Evidence): boolean {
 }
 
 /** The spec's `waitingReason` of a waiting request (null for one that does not wait). */
-export function waitingReasonOf(e: Evidence): string | null {
+export function waitingReasonOf(e: Evidence): WaitingReason | null {
   if (!e.request.waiting) return null;
   if (e.recoveriesPending > 0) return "write_recovery_pending";
   if (e.status === "offline") return "connector_offline";
   if (UNREACHABLE.includes(e.storedStatus))
-    return (e.statusReason && WAITING_FOR_REASON[e.statusReason]) ?? "ledger_unavailable";
+    return (e.statusReason ? WAITING_FOR_REASON[e.statusReason] : undefined) ?? "ledger_unavailable";
   if (sessionUnanswered(e) || inFlightOverdue(e)) return "ledger_not_responding";
   if ((e.request.queuePosition ?? 1) > 1 || e.inFlightSentAtMs !== null) return "behind_other_requests";
   if (e.session !== null && !e.session.ledgerAnswered) return "opening_company_file";
@@ -104,13 +143,13 @@ export function waitingReasonOf(e: Evidence): string | null {
  */
 export function probableCausesOf(e: Evidence): ProbableCause[] {
   const found: Array<ProbableCause & { weight: number }> = [];
-  const add = (code: string, weight: number, retryAt?: string): void => {
+  const add = (code: ProbableCauseCode, weight: number, retryAt?: string): void => {
     if (found.some((c) => c.code === code)) return;
     found.push({ code, weight, ...(retryAt === undefined ? {} : { retryAt }) });
   };
   if (e.recoveriesPending > 0) add("write_recovery_pending", 100);
   if (UNREACHABLE.includes(e.storedStatus)) {
-    const cause = (e.statusReason && CAUSE_FOR_REASON[e.statusReason]) ?? "ledger_unavailable";
+    const cause = (e.statusReason ? CAUSE_FOR_REASON[e.statusReason] : undefined) ?? "ledger_unavailable";
     const retryAt =
       cause === "file_mode_conflict" && e.retryAtMs !== null
         ? new Date(e.retryAtMs).toISOString()

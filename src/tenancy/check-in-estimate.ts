@@ -17,11 +17,20 @@
  * 5. Confidence: high with {@link HIGH_GAPS} gaps or more that vary by at most a tenth of the
  *    interval, medium within three tenths, low otherwise.
  */
+export const CHECK_IN_BASES = [
+  "session_open",
+  "observed_schedule",
+  "configured_interval",
+  "schedule_stopped",
+  "no_check_in",
+] as const;
+export const CHECK_IN_CONFIDENCES = ["high", "medium", "low", "none"] as const;
+
 export interface CheckInEstimate {
   /** When the next check-in is expected; null when there is no basis for one. */
   expectedAt: string | null;
-  confidence: "high" | "medium" | "low" | "none";
-  basis: "session_open" | "observed_schedule" | "configured_interval" | "schedule_stopped" | "no_check_in";
+  confidence: (typeof CHECK_IN_CONFIDENCES)[number];
+  basis: (typeof CHECK_IN_BASES)[number];
   /** The interval the estimate uses (observed median or configured); null without one. */
   intervalSeconds: number | null;
   /** How early or late a check-in may come and still be on schedule. */

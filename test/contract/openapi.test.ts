@@ -7,16 +7,31 @@ import { OPENAPI_PATH, renderOpenApi } from "../../scripts/gen-openapi.ts";
 import { ERROR_FIELDS } from "./helpers.ts";
 
 /** The committed OpenAPI document, and the `/openapi.json` and `/docs` pages (architecture §1). */
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  description?: string;
+  required?: string[];
+  properties?: Record<string, Schema>;
+}
+interface Response {
+  $ref?: string;
+  content?: Record<string, { schema?: Schema }>;
+}
 interface Operation {
   operationId: string;
-  responses: Record<string, unknown>;
+  responses: Record<string, Response>;
 }
 interface OpenApiDocument {
   openapi: string;
   info: { version: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: { Error: { properties: { error: { required: string[] } } } } };
+  components: {
+    schemas: Record<string, Schema>;
+    responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+  };
 }
 
 let h: TestApp;
@@ -55,13 +70,102 @@ test("every declared route appears once with its operationId, method and path", 
 
 test("every operation documents the error body with all required error fields", () => {
   const document = committed();
+  assert.deepEqual(document.components.schemas.Error?.required, ["error"]);
   assert.deepEqual(
-    [...document.components.schemas.Error.properties.error.required].sort(),
+    [...(document.components.schemas.ErrorObject?.required ?? [])].sort(),
     [...ERROR_FIELDS].sort(),
   );
   for (const operation of operations(document)) {
     assert.ok(operation.responses.default, `${operation.operationId} has an error response`);
   }
+});
+
+/** The response a `$ref` names (`#/components/responses/...`), or the response itself. */
+function resolved(document: OpenApiDocument, response: Response): Response {
+  const name = response.$ref?.replace("#/components/responses/", "");
+  return name
+    ? (document.components.responses[name] ?? assert.fail(`${response.$ref} is missing`))
+    : response;
+}
+
+test("every operation has a response schema: its success body, or the one error it answers", () => {
+  const document = committed();
+  const lacking: string[] = [];
+  for (const operation of operations(document)) {
+    const route = apiRoutes.find((r) => r.operationId === operation.operationId) ?? assert.fail();
+    const status = String(route.response.status);
+    const answer = operation.responses[status];
+    const schema = answer && resolved(document, answer).content?.["application/json"]?.schema;
+    if (!schema || Object.keys(schema).length === 0) lacking.push(`${operation.operationId} ${status}`);
+    // Only an operation the application cannot do answers no 2xx (LEDGER_OPERATION_UNSUPPORTED).
+    if (route.response.status >= 300) {
+      assert.equal(route.response.status, 422, operation.operationId);
+      assert.match(operation.operationId, /^ledger\./);
+    }
+    for (const [code, response] of Object.entries(operation.responses)) {
+      const media = resolved(document, response).content ?? {};
+      assert.ok(media["application/json"]?.schema, `${operation.operationId} ${code} has a JSON schema`);
+    }
+  }
+  assert.deepEqual(lacking, []);
+  const unsupported = apiRoutes.filter((route) => route.response.status >= 300).map((r) => r.operationId);
+  assert.ok(unsupported.length <= 1, `unsupported typed operations: ${unsupported.join(", ")}`);
+});
+
+test("every operation references the error responses it can answer", () => {
+  const document = committed();
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const operation of Object.values(methods)) {
+      const statuses = new Set(Object.keys(operation.responses));
+      const expected = ["400", "401", "403", "429", "500", "503"];
+      const refused = ![...statuses].some((status) => /^2\d\d$/.test(status));
+      if (refused) {
+        // Always refused (LEDGER_OPERATION_UNSUPPORTED): its input is checked, then it is refused.
+        expected.push("422");
+        assert.ok(!statuses.has("404") && !statuses.has("202"), operation.operationId);
+      } else if (path.includes("{")) expected.push("404");
+      const application =
+        !refused &&
+        (operation.operationId.startsWith("ledger.") || operation.operationId === "endUsers.passthrough");
+      if (application) expected.push("202", "402", "404", "409", "422", "502", "504");
+      for (const status of expected) {
+        assert.ok(statuses.has(status), `${operation.operationId} answers ${status}`);
+        const response = operation.responses[status] ?? assert.fail();
+        assert.match(response.$ref ?? "", /^#\/components\/responses\//);
+      }
+    }
+  }
+  // Each shared error response lists the catalogue's codes of its status.
+  const notFound = document.components.responses.NotFound as { description: string };
+  assert.match(notFound.description, /`RESOURCE_MISSING`, `LEDGER_OBJECT_NOT_FOUND`/);
+  assert.ok(document.paths["/v1/requests/{id}/cancel"]?.post?.responses["409"], "REQUEST_NOT_CANCELABLE");
+});
+
+test("enumeration-valued response fields declare their values", () => {
+  const document = committed();
+  const schemas = document.components.schemas;
+  assert.deepEqual(schemas.ledger_account?.properties?.accountType?.enum?.slice(0, 3), [
+    "accounts_payable",
+    "accounts_receivable",
+    "bank",
+  ]);
+  assert.ok(schemas.ledger_account?.properties?.accountType?.enum?.includes(null), "nullable: lists null");
+  assert.ok(schemas.Request?.properties?.status?.enum?.includes("outcome_unknown"));
+  assert.ok(schemas.ledger_report?.properties?.basis?.enum?.includes("accrual"));
+  // No field describes an enumeration without listing it.
+  let open = 0;
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (typeof value !== "object" || value === null) return;
+    const schema = value as Schema;
+    if (typeof schema.description === "string" && schema.description.startsWith("Open enumeration")) {
+      open++;
+      assert.ok(Array.isArray(schema.enum) && schema.enum.length > 0, JSON.stringify(schema).slice(0, 200));
+    }
+    Object.values(value).forEach(visit);
+  };
+  visit(document.components.schemas);
+  assert.ok(open > 50, `${open} open enumerations`);
 });
 
 test("GET /openapi.json serves the document without a key", async () => {

@@ -14,6 +14,7 @@ import {
   json,
   type RequestResource,
 } from "./helpers.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
 
 /**
  * Batch through HTTP, the SOAP protocol and the simulated application (spec "POST /v1/{ledger}/batch",
@@ -30,6 +31,7 @@ const documents: string[] = [];
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });
+  checkEveryAnswer(sys);
   watchApplication(sys, (xml) => void documents.push(xml));
   eu = await sys.connectEndUser({ companyName: "Batch Co" });
   await bringOnline(sys, eu);

@@ -14,6 +14,7 @@ import {
   untilConnection,
   untilStatus,
 } from "./waiting-helpers.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
 
 /**
  * Probable causes that need more than one check-in to show: a connector whose schedule was
@@ -23,6 +24,7 @@ import {
  */
 test("schedule drift: web_connector_schedule_changed ranks first, and a normal check-in clears it", async (t) => {
   const sys = await startSystem(t, WAITING_CONFIG);
+  checkEveryAnswer(sys);
   const clock = sys.fakeClock;
   assert.ok(clock);
   const eu = await sys.connectEndUser({ companyName: "Drift Co" });
@@ -71,6 +73,7 @@ test("schedule drift: web_connector_schedule_changed ranks first, and a normal c
 
 test("two computers with one registration: same_connector_two_computers", async (t) => {
   const sys = await startSystem(t, WAITING_CONFIG);
+  checkEveryAnswer(sys);
   const eu = await sys.connectEndUser({ companyName: "Twin Co" });
   await bringOnline(sys, eu);
   // The same .qwc and password on a second computer (here: the same simulated application).
@@ -102,6 +105,7 @@ test("two computers with one registration: same_connector_two_computers", async 
 
 test("one connector that checks in again after its session ended leaves no two-computer evidence", async (t) => {
   const sys = await startSystem(t, WAITING_CONFIG);
+  checkEveryAnswer(sys);
   const eu = await sys.connectEndUser({ companyName: "Single Co" });
   await bringOnline(sys, eu);
   await stopConnector(sys, eu);

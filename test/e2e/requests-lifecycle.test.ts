@@ -14,9 +14,11 @@ import {
   passthroughPath,
   type RequestResource,
 } from "./helpers.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
 
 test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
   const sys = await startSystem(t, E2E_CONFIG);
+  checkEveryAnswer(sys);
   const eu = await sys.connectEndUser({ companyName: "Lifecycle Co" });
   await bringOnline(sys, eu);
   const file = sys.ledger.companyFile(eu.companyFilePath);
@@ -163,6 +165,7 @@ test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
 
 test("Requests waiting for a connector that is not in session", async (t) => {
   const sys = await startSystem(t, E2E_CONFIG);
+  checkEveryAnswer(sys);
   const eu = await sys.connectEndUser({ companyName: "Queue Co" });
   await bringOnline(sys, eu);
   await stopConnector(sys, eu);
@@ -301,6 +304,7 @@ test("Requests waiting for a connector that is not in session", async (t) => {
 
 test("A new end user without a connection is rejected with a recorded request", async (t) => {
   const sys = await startSystem(t, E2E_CONFIG);
+  checkEveryAnswer(sys);
   const created = await json<{ id: string }>(
     await sys.call("POST", "/v1/end-users", { body: { companyName: "No Conn", sourceId: "nc" } }),
   );

@@ -5,6 +5,7 @@ import { listFilters } from "../../src/ledger/typed/filters.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
 import { bringOnline, E2E_CONFIG, callAsEndUser, type JsonAnswer } from "./helpers.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
 
 /**
  * Every typed resource group end to end (issue 7, "Done means"): through HTTP, the Web Connector
@@ -42,6 +43,7 @@ function assertComplete(resource: ResourceDefinition, record: Json, label: strin
 export function typedResourcesShard(shard: number, of: number): void {
   before(async () => {
     sys = await startSystem(null, { ...E2E_CONFIG });
+    checkEveryAnswer(sys);
     eu = await sys.connectEndUser({ companyName: `Typed Co ${shard + 1}` });
     await bringOnline(sys, eu);
     factory = new TypedFactory(call);

@@ -22,6 +22,7 @@ import {
   untilSessionOpen,
   untilStatus,
 } from "./waiting-helpers.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
 
 /**
  * `waitingReason`, `queuePosition` and `diagnosis` (spec: Request) through the HTTP API and the
@@ -30,6 +31,7 @@ import {
  */
 test("waiting reasons and diagnosis from connector evidence", async (t) => {
   const sys = await startSystem(t, WAITING_CONFIG);
+  checkEveryAnswer(sys);
   const clock = sys.fakeClock;
   assert.ok(clock);
   await subscribeConnectionEvents(sys);

@@ -12,6 +12,11 @@ import {
 import { decodeCursor } from "../../tenancy/pagination.ts";
 import { defineRoute } from "../route.ts";
 import { platformListQuery } from "../schemas.ts";
+import {
+  changeFeedSubscriptionDeletedSchema,
+  changeFeedSubscriptionListSchema,
+  changeFeedSubscriptionSchema,
+} from "../response-schemas.ts";
 
 const TAG = "Change feed subscriptions";
 const noBody = z.strictObject({}).optional();
@@ -69,7 +74,11 @@ export const changeFeedSubscriptionRoutes = [
     summary: "List change feed subscriptions, newest first",
     tag: TAG,
     query: platformListQuery,
-    response: { status: 200, description: "A list of change feed subscriptions" },
+    response: {
+      status: 200,
+      description: "A list of change feed subscriptions",
+      schema: changeFeedSubscriptionListSchema,
+    },
     handler: async ({ deps, principal, query }) => {
       const lastId = query.cursor
         ? decodeCursor(subscriptionsList(principal), query.cursor, {}).lastId
@@ -88,7 +97,11 @@ export const changeFeedSubscriptionRoutes = [
       customers: { resources: ["customers", "invoices"], intervalMinutes: 15 },
       items: { resources: ["inventory-items"], intervalMinutes: 60, enabled: false },
     },
-    response: { status: 201, description: "The change feed subscription" },
+    response: {
+      status: 201,
+      description: "The change feed subscription",
+      schema: changeFeedSubscriptionSchema,
+    },
     handler: async ({ deps, principal, body }) => ({
       status: 201,
       body: await createSubscription(deps, principal, body),
@@ -101,7 +114,11 @@ export const changeFeedSubscriptionRoutes = [
     summary: "Retrieve a change feed subscription",
     tag: TAG,
     pathParams: ["id"],
-    response: { status: 200, description: "The change feed subscription" },
+    response: {
+      status: 200,
+      description: "The change feed subscription",
+      schema: changeFeedSubscriptionSchema,
+    },
     handler: async ({ deps, principal, params }) => ({
       body: await getSubscription(deps, principal, params.id ?? ""),
     }),
@@ -118,7 +135,11 @@ export const changeFeedSubscriptionRoutes = [
       slower: { intervalMinutes: 60 },
       pause: { enabled: false, resources: ["customers"] },
     },
-    response: { status: 200, description: "The change feed subscription" },
+    response: {
+      status: 200,
+      description: "The change feed subscription",
+      schema: changeFeedSubscriptionSchema,
+    },
     handler: async ({ deps, principal, params, body }) => ({
       body: await changeSubscription(deps, principal, params.id ?? "", body),
     }),
@@ -131,7 +152,11 @@ export const changeFeedSubscriptionRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: noBody,
-    response: { status: 200, description: "`{id, objectType: 'change_feed_subscription', deleted: true}`" },
+    response: {
+      status: 200,
+      description: "`{id, objectType: 'change_feed_subscription', deleted: true}`",
+      schema: changeFeedSubscriptionDeletedSchema,
+    },
     handler: async ({ deps, principal, params }) => ({
       body: await removeSubscription(deps, principal, params.id ?? ""),
     }),

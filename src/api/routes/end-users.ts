@@ -9,6 +9,7 @@ import {
 } from "../../tenancy/end-users.ts";
 import { defineRoute } from "../route.ts";
 import { createEndUserBody, platformListQuery, resetCompanyFileBody, updateEndUserBody } from "../schemas.ts";
+import { endUserDeletedSchema, endUserListSchema, endUserSchema } from "../response-schemas.ts";
 
 const TAG = "End users";
 const noBody = z.strictObject({});
@@ -22,7 +23,7 @@ export const endUserRoutes = [
     summary: "List end users, newest first",
     tag: TAG,
     query: platformListQuery,
-    response: { status: 200, description: "A list of end users" },
+    response: { status: 200, description: "A list of end users", schema: endUserListSchema },
     handler: async ({ deps, principal, query }) => ({
       body: await listEndUsersPage(deps, principal, query),
     }),
@@ -35,7 +36,7 @@ export const endUserRoutes = [
     tag: TAG,
     body: createEndUserBody,
     examples: { create: { companyName: "Example Co", sourceId: "customer-1042", email: null } },
-    response: { status: 201, description: "The end user" },
+    response: { status: 201, description: "The end user", schema: endUserSchema },
     handler: async ({ deps, principal, body }) => ({
       status: 201,
       body: await createEndUser(deps, principal, body),
@@ -48,7 +49,7 @@ export const endUserRoutes = [
     summary: "Retrieve an end user",
     tag: TAG,
     pathParams: ["id"],
-    response: { status: 200, description: "The end user" },
+    response: { status: 200, description: "The end user", schema: endUserSchema },
     handler: async ({ deps, principal, params }) => ({
       body: await getEndUser(deps, principal, params.id ?? ""),
     }),
@@ -62,7 +63,7 @@ export const endUserRoutes = [
     pathParams: ["id"],
     body: updateEndUserBody,
     examples: { rename: { companyName: "Example Co (renamed)" } },
-    response: { status: 200, description: "The end user" },
+    response: { status: 200, description: "The end user", schema: endUserSchema },
     handler: async ({ deps, principal, params, body }) => ({
       body: await changeEndUser(deps, principal, params.id ?? "", body),
     }),
@@ -75,7 +76,7 @@ export const endUserRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: noBody.optional(),
-    response: { status: 200, description: "`{id, objectType, deleted: true}`" },
+    response: { status: 200, description: "`{id, objectType, deleted: true}`", schema: endUserDeletedSchema },
     handler: async ({ deps, principal, params }) => ({
       body: await removeEndUser(deps, principal, params.id ?? ""),
     }),
@@ -89,7 +90,7 @@ export const endUserRoutes = [
     pathParams: ["id"],
     body: resetCompanyFileBody,
     examples: { path: { mode: "path" }, identity: { mode: "identity" } },
-    response: { status: 200, description: "The end user" },
+    response: { status: 200, description: "The end user", schema: endUserSchema },
     handler: async ({ deps, principal, params, body }) => ({
       body: await resetCompanyFile(deps, principal, params.id ?? "", body.mode),
     }),

@@ -28,6 +28,7 @@ import { gateError, gateMessages } from "../../ledger/connection-gate.ts";
 import { runApplicationOperation } from "../application.ts";
 import { defineRoute } from "../route.ts";
 import { parseWith } from "../validation.ts";
+import { passthroughJsonResultSchema } from "../response-schemas.ts";
 
 let healthCheck: RequestDocument | null = null;
 
@@ -86,10 +87,13 @@ export const ledgerSpecialRoutes = [
         },
         "text/xml": { type: "string", description: "The request messages, or a whole request document" },
       },
+      // An XML call is answered with the response document itself.
+      responseMedia: { "application/xml": { type: "string", description: "The response document" } },
     },
     response: {
       status: 200,
       description: "The application's response document (XML, or `{xml}` for a JSON call)",
+      schema: passthroughJsonResultSchema,
     },
     handler: async ({ deps, principal, params, request, reply }) => {
       if (params.integrationSlug !== "ledger_desktop") {
@@ -161,15 +165,17 @@ export const ledgerSpecialRoutes = [
     response: {
       status: 200,
       description: "`{status, durationMs, ledger: {product, xmlVersion, companyName}}`",
-      schema: z.object({
-        status: z.literal("ok"),
-        durationMs: z.number().int(),
-        ledger: z.object({
-          product: z.string().nullable(),
-          xmlVersion: z.string().nullable(),
-          companyName: z.string().nullable(),
-        }),
-      }),
+      schema: z
+        .object({
+          status: z.literal("ok"),
+          durationMs: z.number().int(),
+          ledger: z.object({
+            product: z.string().nullable(),
+            xmlVersion: z.string().nullable(),
+            companyName: z.string().nullable(),
+          }),
+        })
+        .meta({ id: "HealthCheck" }),
     },
     handler: async ({ deps, principal, request, reply }) =>
       runApplicationOperation(

@@ -12,6 +12,7 @@ import { decodeCursor, encodeCursor, filtersOf, type ListFilters } from "../../t
 import { defineRoute } from "../route.ts";
 import { text } from "../../ledger/fields.ts";
 import { endUserIdSchema, platformLimit } from "../schemas.ts";
+import { requestListSchema, requestSchema } from "../response-schemas.ts";
 
 const TAG = "Requests";
 const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
@@ -51,7 +52,7 @@ export const requestRoutes = [
       cursor: z.string().min(1).max(1000).optional(),
       ...requestFilters.shape,
     }),
-    response: { status: 200, description: "A list of requests without `result`" },
+    response: { status: 200, description: "A list of requests without `result`", schema: requestListSchema },
     handler: async ({ deps, principal, query }) => {
       // A cursor belongs to one project's list in one mode (another project's or mode's cursor is
       // CURSOR_INVALID) and to
@@ -107,7 +108,7 @@ export const requestRoutes = [
         .max(60, { error: "`waitSeconds` must be an integer from 0 to 60." })
         .default(0),
     }),
-    response: { status: 200, description: "The request" },
+    response: { status: 200, description: "The request", schema: requestSchema },
     handler: async ({ deps, principal, params, query }) => {
       if (query.waitSeconds === 0)
         return { body: await serializeRequest(deps, await load(deps, principal, params.id ?? "")) };
@@ -131,7 +132,9 @@ export const requestRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: z.strictObject({}).optional(),
-    response: { status: 200, description: "The canceled request" },
+    response: { status: 200, description: "The canceled request", schema: requestSchema },
+    // REQUEST_NOT_CANCELABLE once sent.
+    errors: [409],
     handler: async ({ deps, principal, params }) => {
       const row = await load(deps, principal, params.id ?? "");
       if (row.status === "canceled") return { body: await serializeRequest(deps, row) };

@@ -22,6 +22,14 @@ import {
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../webhooks/event-types.ts";
 import { defineRoute } from "../route.ts";
 import { platformLimit, platformListQuery } from "../schemas.ts";
+import {
+  webhookDeliveryListSchema,
+  webhookDeliverySchema,
+  webhookEndpointDeletedSchema,
+  webhookEndpointListSchema,
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
+} from "../response-schemas.ts";
 
 const TAG = "Webhook endpoints";
 const noBody = z.strictObject({}).optional();
@@ -128,7 +136,7 @@ export const webhookEndpointRoutes = [
     summary: "List webhook endpoints, newest first",
     tag: TAG,
     query: platformListQuery,
-    response: { status: 200, description: "A list of webhook endpoints" },
+    response: { status: 200, description: "A list of webhook endpoints", schema: webhookEndpointListSchema },
     handler: async ({ deps, principal, query }) => {
       const lastId = query.cursor ? decodeCursor(endpointsList(principal), query.cursor, {}).lastId : null;
       return { body: await listEndpointsPage(deps, principal, { limit: query.limit, lastId }) };
@@ -145,7 +153,13 @@ export const webhookEndpointRoutes = [
       requests: { url: "https://hooks.example.com/ledger", eventTypes: ["request.*"], description: "Orders" },
       connections: { url: "https://hooks.example.com/status", eventTypes: ["connection.status_changed"] },
     },
-    response: { status: 201, description: "The webhook endpoint with `secret` (`whsec_…`)" },
+    response: {
+      status: 201,
+      description: "The webhook endpoint with `secret` (`whsec_…`)",
+      schema: webhookEndpointWithSecretSchema,
+    },
+    // WEBHOOK_ENDPOINT_LIMIT_REACHED.
+    errors: [422],
     handler: async ({ deps, principal, body }) => ({
       status: 201,
       body: await createEndpoint(deps, principal, body),
@@ -158,7 +172,7 @@ export const webhookEndpointRoutes = [
     summary: "Retrieve a webhook endpoint",
     tag: TAG,
     pathParams: ["id"],
-    response: { status: 200, description: "The webhook endpoint" },
+    response: { status: 200, description: "The webhook endpoint", schema: webhookEndpointSchema },
     handler: async ({ deps, principal, params }) => ({
       body: serializeEndpoint(await loadEndpoint(deps, principal, params.id ?? "")),
     }),
@@ -175,7 +189,7 @@ export const webhookEndpointRoutes = [
       describe: { description: "Orders (billing team)" },
       subscribe: { eventTypes: ["request.succeeded", "request.failed"], includeSyncRequests: true },
     },
-    response: { status: 200, description: "The webhook endpoint" },
+    response: { status: 200, description: "The webhook endpoint", schema: webhookEndpointSchema },
     handler: async ({ deps, principal, params, body }) => ({
       body: await changeEndpoint(deps, principal, params.id ?? "", body),
     }),
@@ -188,7 +202,11 @@ export const webhookEndpointRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: noBody,
-    response: { status: 200, description: "`{id, objectType: 'webhook_endpoint', deleted: true}`" },
+    response: {
+      status: 200,
+      description: "`{id, objectType: 'webhook_endpoint', deleted: true}`",
+      schema: webhookEndpointDeletedSchema,
+    },
     handler: async ({ deps, principal, params }) => ({
       body: await removeEndpoint(deps, principal, params.id ?? ""),
     }),
@@ -201,7 +219,11 @@ export const webhookEndpointRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: noBody,
-    response: { status: 200, description: "The webhook endpoint with its new `secret` (shown once)" },
+    response: {
+      status: 200,
+      description: "The webhook endpoint with its new `secret` (shown once)",
+      schema: webhookEndpointWithSecretSchema,
+    },
     handler: async ({ deps, principal, params }) => ({
       body: await rotateSecret(deps, principal, params.id ?? ""),
     }),
@@ -214,7 +236,11 @@ export const webhookEndpointRoutes = [
     tag: TAG,
     pathParams: ["id"],
     body: noBody,
-    response: { status: 200, description: "The pending webhook delivery of the test event" },
+    response: {
+      status: 200,
+      description: "The pending webhook delivery of the test event",
+      schema: webhookDeliverySchema,
+    },
     handler: async ({ deps, principal, params }) => ({
       body: await sendTestEvent(deps, principal, params.id ?? ""),
     }),
@@ -231,7 +257,7 @@ export const webhookEndpointRoutes = [
       cursor: z.string().min(1).max(200).optional(),
       ...deliveryFilters.shape,
     }),
-    response: { status: 200, description: "A list of webhook deliveries" },
+    response: { status: 200, description: "A list of webhook deliveries", schema: webhookDeliveryListSchema },
     handler: async ({ deps, principal, params, query }) => {
       const endpointId = params.id ?? "";
       const continued = query.cursor ? decodeCursor(deliveriesList(endpointId), query.cursor, query) : null;
@@ -253,7 +279,7 @@ export const webhookEndpointRoutes = [
     tag: TAG,
     pathParams: ["id", "deliveryId"],
     body: noBody,
-    response: { status: 200, description: "The new pending webhook delivery" },
+    response: { status: 200, description: "The new pending webhook delivery", schema: webhookDeliverySchema },
     handler: async ({ deps, principal, params }) => ({
       body: await resendDelivery(deps, principal, params.id ?? "", params.deliveryId ?? ""),
     }),

@@ -28,8 +28,11 @@ export function outputSchemaRef(
     for (const field of shape.fields) {
       let schema: JsonSchema;
       if (field.form === "ref") schema = REFERENCE;
-      else if (field.form === "object" && field.shape) schema = outputSchemaRef(field.shape, components);
-      else schema = field.kind?.outputSchema() ?? { type: ["string", "null"] };
+      else if (field.form === "object" && field.shape) {
+        const nested = outputSchemaRef(field.shape, components);
+        // An absent aggregate is null (an address never set); an array's items are records.
+        schema = field.array ? nested : { anyOf: [nested, { type: "null" }] };
+      } else schema = field.kind?.outputSchema() ?? { type: ["string", "null"] };
       properties[field.json] = field.array ? { type: "array", items: schema } : schema;
       if (field.json === "id" && (shape.objectType || name)) {
         properties.objectType = { type: "string", const: name ?? shape.objectType };
