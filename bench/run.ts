@@ -29,7 +29,9 @@
  * All traffic is on 127.0.0.1; the run is bounded by a watchdog, which prints what was measured.
  *  8. Start-up time and idle memory of `npm start` (the compiled service), `node dist/main.js` and
  *     `npm run dev` (tsx), with the quick start's defaults (bench/startup.ts).
- * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
+ *  9. The service's RSS with no connector session on each store, after a first start and after a
+ *     restart, 10 s idle (bench/idle-memory.ts).
+ * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
@@ -55,6 +57,12 @@ import {
 import { codecRows, runTypedBench } from "./typed.ts";
 import { runBatchBench } from "./batch.ts";
 import { measureStartup } from "./startup.ts";
+import {
+  IDLE_MEMORY_WAIT_MS,
+  measureIdleMemory,
+  type IdleMemory,
+  type IdleMemoryResult,
+} from "./idle-memory.ts";
 import type { Arrival, ReceiverCommand, ReceiverReply } from "./webhook-receiver-worker.ts";
 
 const WARM_UP_CALLS = 30;
@@ -446,6 +454,24 @@ function p4Rows(result: IdleResult): Row[] {
   return rows;
 }
 
+function memoryRows(result: IdleMemoryResult): Row[] {
+  const value = (m: IdleMemory): string =>
+    `${mb(m.rssBytes)} (${mb(m.heapUsedBytes)}, ${mb(m.externalBytes)})`;
+  const idle = `dist/main.js, ${IDLE_MEMORY_WAIT_MS / 1000} s idle`;
+  return [
+    {
+      figure: `[${result.engine}] service RSS with no connector session (V8 heap used, external), restart (${idle})`,
+      value: value(result.restart),
+      goal: "≤ 150 MB",
+    },
+    {
+      figure: `[${result.engine}] service RSS with no connector session (V8 heap used, external), first start of a new store`,
+      value: value(result.firstStart),
+      goal: "≤ 150 MB",
+    },
+  ];
+}
+
 function p5Rows(result: TwoInstancesResult): Row[] {
   const { one, two } = result;
   return [
@@ -501,7 +527,7 @@ async function batchOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   }
 }
 
-const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup";
+const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory";
 
 function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -543,6 +569,18 @@ async function main(): Promise<void> {
       logLines.push(run.logLines);
       if (sections.has("p1")) rows.push(...p1Rows(run, run.engine));
       if (run.apiRate) rows.push(...p3Rows(run.apiRate, run.engine));
+    }
+  }
+  if (sections.has("memory")) {
+    // The service's weight with no connector session, on each store (issue 17).
+    for (const store of stores) {
+      try {
+        rows.push(...memoryRows(await measureIdleMemory(store)));
+      } catch (error) {
+        rows.push(
+          failureRow(`[${store ? "postgres" : "pglite"}] service RSS with no connector session`, error),
+        );
+      }
     }
   }
   if (sections.has("p4")) {

@@ -44,6 +44,12 @@ export const configSchema = z.object({
    */
   STORE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /**
+   * Embedded store (no `DATABASE_URL`): its shared buffer pool in MB, resident for as long as the
+   * service runs. Raise it when the store in `DATA_DIR` grows well past it and reads slow down
+   * (decision 0024).
+   */
+  STORE_EMBEDDED_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(1024).default(16),
+  /**
    * Runs the simulated end users (Web Connector + company file) inside the service: the demo end user
    * and its sample data, and the "Use a simulated company file" button. `off` for real deployments.
    */

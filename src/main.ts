@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     dataDir: config.DATA_DIR,
     connectTimeoutMs: config.STORE_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: config.STORE_STATEMENT_TIMEOUT_MS,
+    sharedBuffersMb: config.STORE_EMBEDDED_SHARED_BUFFERS_MB,
   });
   const deps: Deps = {
     config,

@@ -73,6 +73,7 @@ async function direct(config: Config, lock: DataDirLock | null): Promise<AdminSe
       dataDir: config.DATA_DIR,
       connectTimeoutMs: config.STORE_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: config.STORE_STATEMENT_TIMEOUT_MS,
+      sharedBuffersMb: config.STORE_EMBEDDED_SHARED_BUFFERS_MB,
     });
     // Not a service instance: it holds no connector session, so its instance ID is never registered.
     const deps = {

@@ -1,4 +1,7 @@
-import { mkdirSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { createHash } from "node:crypto";
 import {
@@ -11,6 +14,7 @@ import {
   type PostgresQueryResult,
 } from "kysely";
 import pg from "pg";
+import { configSchema } from "../config.ts";
 import { registerEventNotifier } from "./connection-events.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { LocalNotifier, PostgresNotifier, type Notifier } from "./notifier.ts";
@@ -32,6 +36,11 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; absent means in memory. */
   dataDir?: string | undefined;
+  /**
+   * PGlite: the size of its shared buffer pool in MB (`shared_buffers`). PGlite's own default, 128 MB,
+   * is most of its resident memory (decision 0024). Default {@link EMBEDDED_SHARED_BUFFERS_MB}.
+   */
+  sharedBuffersMb?: number | undefined;
   /**
    * Told of every statement the service runs through Kysely, with how long it took (profiling and
    * the bench's SQL profile). Transaction control (begin, commit, rollback) is not reported.
@@ -74,6 +83,20 @@ function logOption(observer: QueryObserver | undefined): { log?: (event: LogEven
         failed: event.level === "error",
       }),
   };
+}
+
+/**
+ * The embedded store's shared buffer pool, in MB (decision 0024; the configuration's default): PGlite reserves and touches the
+ * whole pool at start, so its 128 MB default was the largest part of the service's idle memory. The
+ * service's tables of a small deployment fit in 16 MB; pages beyond it are read from the data
+ * directory's files (the operating system's page cache).
+ */
+export const EMBEDDED_SHARED_BUFFERS_MB: number =
+  configSchema.shape.STORE_EMBEDDED_SHARED_BUFFERS_MB.parse(undefined);
+
+/** PGlite's start parameters: its own, plus the settings that size its memory. */
+export function embeddedStartParams(sharedBuffersMb: number): string[] {
+  return [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`];
 }
 
 // int8 (bigserial) as string, timestamps as Date: the pg defaults, stated explicitly.
@@ -119,8 +142,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       },
     };
   }
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const pgliteOptions = {
+    startParams: embeddedStartParams(options.sharedBuffersMb ?? EMBEDDED_SHARED_BUFFERS_MB),
+  };
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    await createEmbeddedDataDir(options.dataDir, pgliteOptions.startParams);
+  }
+  const pglite = options.dataDir ? new PGlite(options.dataDir, pgliteOptions) : new PGlite(pgliteOptions);
   await pglite.waitReady;
   const db = new Kysely<DatabaseSchema>({
     dialect: new PGliteDialect(pglite, options.gate),
@@ -139,6 +168,26 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await pglite.close();
     },
   };
+}
+
+/**
+ * Creates the embedded store's data directory (PostgreSQL's initdb) in a process of its own, when it
+ * has none yet. PGlite runs initdb in a second WebAssembly instance of its own whose memory is never
+ * given back once it closes: about 400 MB that the first start of a new data directory kept for as
+ * long as it ran (decision 0024). A child process returns it when it exits.
+ */
+async function createEmbeddedDataDir(dataDir: string, startParams: string[]): Promise<void> {
+  if (existsSync(join(dataDir, "PG_VERSION"))) return;
+  const script = [
+    "const { PGlite } = await import(process.argv[1]);",
+    "const pglite = new PGlite(process.argv[2], { startParams: JSON.parse(process.argv[3]) });",
+    "await pglite.waitReady;",
+    "await pglite.close();",
+  ].join("\n");
+  const args = [import.meta.resolve("@electric-sql/pglite"), dataDir, JSON.stringify(startParams)];
+  await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 /**

@@ -10,14 +10,18 @@ import { registerSetupPages } from "./setup-pages.ts";
 /** Unauthenticated pages: OpenAPI, docs, support, probes, the hosted setup flow. Not rate limited per project. */
 export async function registerPublicPages(app: FastifyInstance, deps: Deps): Promise<void> {
   registerProbes(app, deps);
-  const document = buildOpenApi(apiRoutes, deps.config.publicUrl);
-  app.get("/openapi.json", { config: { rateLimit: false } }, async () => document);
-  const page = docsPage(document);
+  // Built on first use, not at start: the document and the routes' fragments it derives are some
+  // 20 MB of heap that a service nobody reads the reference of never needs (decision 0024).
+  let document: ReturnType<typeof buildOpenApi> | undefined;
+  let page: string | undefined;
+  const openApi = (): ReturnType<typeof buildOpenApi> =>
+    (document ??= buildOpenApi(apiRoutes, deps.config.publicUrl));
+  app.get("/openapi.json", { config: { rateLimit: false } }, async () => openApi());
   // `/docs/errors#<code>` is every error's `docsUrl` (errors/catalogue.ts): the same page, whose error
   // table rows carry those anchors.
   for (const url of ["/docs", "/docs/errors"]) {
     app.get(url, { config: { rateLimit: false } }, async (_request, reply) =>
-      reply.type("text/html; charset=utf-8").send(page),
+      reply.type("text/html; charset=utf-8").send((page ??= docsPage(openApi()))),
     );
   }
   // `/support` is the `AppSupport` URL of every generated `.qwc` file (tenancy/qwc.ts): the Web
