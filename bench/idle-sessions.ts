@@ -7,6 +7,7 @@
  * hand-over p50/p99 of sync calls to one of them.
  */
 import { performance } from "node:perf_hooks";
+import { loadConfig } from "../src/config.ts";
 import { Fleet } from "./fleet.ts";
 import { freshStore, seedStore, startService } from "./service-process.ts";
 
@@ -52,7 +53,8 @@ export async function measureIdleSessions(serverUrl: string | undefined): Promis
   const max = Math.max(...IDLE_STEPS);
   const target = await freshStore(serverUrl);
   const seeded = await seedStore(target, max);
-  const holdMs = 20_000;
+  // The service's own hold (CONNECTOR_HOLD_MS's default) unless BENCH_HOLD_MS asks for another.
+  const holdMs = Number(process.env.BENCH_HOLD_MS ?? loadConfig({}).CONNECTOR_HOLD_MS);
   const service = await startService(target, {
     CONNECTOR_HOLD_MS: String(holdMs),
     RATE_LIMIT_MAX: "1000000",

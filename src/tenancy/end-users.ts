@@ -50,7 +50,13 @@ function serialize(
     sourceId: row.sourceId,
     email: row.email,
     integrationConnections: connection
-      ? [serializeConnection(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS)]
+      ? [
+          serializeConnection(
+            deps.activity.connection(connection),
+            now,
+            deps.config.CONNECTION_OFFLINE_AFTER_MS,
+          ),
+        ]
       : [],
   };
 }
