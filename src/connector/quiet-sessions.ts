@@ -30,6 +30,8 @@ export interface TrackedSession {
  */
 export class QuietSessions {
   private readonly tracked = new Map<string, TrackedSession>();
+  /** The ticket tracked for each connection: a connection has one open session at a time. */
+  private readonly byConnection = new Map<string, string>();
 
   constructor(
     private readonly notifier: Notifier,
@@ -44,7 +46,10 @@ export class QuietSessions {
     return entry;
   }
 
-  /** Tracks `session` (listening on its connection from now on), or refreshes what is known of it. */
+  /**
+   * Tracks `session` (listening on its connection from now on), or refreshes what is known of it.
+   * An older session of the same connection is forgotten: a newer check-in closed it.
+   */
   track(session: ConnectorSessionRow): TrackedSession {
     const known = this.tracked.get(session.ticket_hash);
     if (known) {
@@ -52,6 +57,8 @@ export class QuietSessions {
       known.usedAt = this.realNow();
       return known;
     }
+    const older = this.byConnection.get(session.connection_id);
+    if (older !== undefined) this.forget(older);
     const entry: TrackedSession = {
       session,
       changes: 0,
@@ -63,6 +70,7 @@ export class QuietSessions {
       entry.changes += 1;
     });
     this.tracked.set(session.ticket_hash, entry);
+    this.byConnection.set(session.connection_id, session.ticket_hash);
     return entry;
   }
 
@@ -86,6 +94,8 @@ export class QuietSessions {
     if (!entry) return;
     entry.stop();
     this.tracked.delete(ticketHash);
+    if (this.byConnection.get(entry.session.connection_id) === ticketHash)
+      this.byConnection.delete(entry.session.connection_id);
   }
 
   /** Drops the sessions no call used for `unusedMs` (real time): their connector stopped calling. */

@@ -146,13 +146,15 @@ export async function authenticate(
   if (updated.status === "offline")
     await moveConnection(deps, connection.id, "online", {}, (current) => current.status === "offline");
   // A newer check-in ends the older session (PG p.42); what it had in flight was not answered.
-  for (const session of await openSessions(deps.db, connection.id))
+  for (const session of await openSessions(deps.db, connection.id)) {
+    ctx.quiet.forget(session.ticket_hash);
     await closeSession(
       deps,
       session,
       "A new connector session started before the answer arrived",
       TEXTS.replaced,
     );
+  }
   for (const row of await sentRequests(deps.db, connection.id))
     await interruptSent(deps, row, "A new connector session started before the answer arrived");
   for (const row of await waitingRequests(deps.db, connection.id, ["waiting_for_connection"])) {
@@ -288,9 +290,13 @@ function ticketExpired(deps: Deps, session: ConnectorSessionRow, nowMs: number):
  * nothing to do, if nothing woke its connection since and its ticket is still good; its activity
  * noted. Null sends the call the long way, through the store.
  */
-function quietSession(ctx: ConnectorContext, ticketHash: string): TrackedSession | null {
+function quietSession(
+  ctx: ConnectorContext,
+  ticketHash: string,
+  usable: (session: ConnectorSessionRow) => boolean = () => true,
+): TrackedSession | null {
   const entry = ctx.quiet.quiet(ticketHash);
-  if (!entry) return null;
+  if (!entry || !usable(entry.session)) return null;
   const { deps } = ctx;
   const { session } = entry;
   const now = deps.clock.now();
@@ -626,8 +632,7 @@ export async function getLastError(ctx: ConnectorContext, ticket: string): Promi
   const { deps } = ctx;
   const ticketHash = hashSecret(ticket);
   // After an empty hold of a quiet session: NoOp from memory (decision 0023).
-  const quiet = quietSession(ctx, ticketHash);
-  if (quiet && quiet.session.last_error === null) return NOOP;
+  if (quietSession(ctx, ticketHash, (session) => session.last_error === null)) return NOOP;
   const session = await findSession(deps.db, ticketHash);
   if (!session) return TEXTS.unknownTicket;
   if (session.state !== "open") {
