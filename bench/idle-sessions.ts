@@ -14,8 +14,12 @@ import { freshStore, seedStore, startService } from "./service-process.ts";
 /** Session counts measured, in order (the fleet grows from one to the next). */
 export const IDLE_STEPS = [1000, 5000];
 const HANDOVER_SAMPLES = 100;
-/** How long the service's CPU use is watched while every session idles. */
-const IDLE_WINDOW_MS = 10_000;
+/**
+ * How long the service's CPU use is watched while every session idles: one whole idle cycle (the
+ * hold and the connector's pause), so that each session's re-ask falls in it once whatever the
+ * hold; a shorter window measured either a quiet stretch or a burst of re-asks.
+ */
+const idleWindowMs = (holdMs: number): number => holdMs + NOOP_PAUSE_MS;
 /** The real connector waits 5 s after NoOp before asking again. */
 const NOOP_PAUSE_MS = 5000;
 const RAMP_CONCURRENCY = 50;
@@ -85,7 +89,7 @@ export async function measureIdleSessions(serverUrl: string | undefined): Promis
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const cpuBefore = service.cpuSeconds();
       const windowStart = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, IDLE_WINDOW_MS));
+      await new Promise((resolve) => setTimeout(resolve, idleWindowMs(holdMs)));
       const idleCpu = (service.cpuSeconds() - cpuBefore) / ((performance.now() - windowStart) / 1000);
       const rssBytes = service.rss();
       const memory = await service.memory();
