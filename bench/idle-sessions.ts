@@ -7,14 +7,19 @@
  * hand-over p50/p99 of sync calls to one of them.
  */
 import { performance } from "node:perf_hooks";
+import { loadConfig } from "../src/config.ts";
 import { Fleet } from "./fleet.ts";
 import { freshStore, seedStore, startService } from "./service-process.ts";
 
 /** Session counts measured, in order (the fleet grows from one to the next). */
 export const IDLE_STEPS = [1000, 5000];
 const HANDOVER_SAMPLES = 100;
-/** How long the service's CPU use is watched while every session idles. */
-const IDLE_WINDOW_MS = 10_000;
+/**
+ * How long the service's CPU use is watched while every session idles: one whole idle cycle (the
+ * hold and the connector's pause), so that each session's re-ask falls in it once whatever the
+ * hold; a shorter window measured either a quiet stretch or a burst of re-asks.
+ */
+const idleWindowMs = (holdMs: number): number => holdMs + NOOP_PAUSE_MS;
 /** The real connector waits 5 s after NoOp before asking again. */
 const NOOP_PAUSE_MS = 5000;
 const RAMP_CONCURRENCY = 50;
@@ -52,7 +57,8 @@ export async function measureIdleSessions(serverUrl: string | undefined): Promis
   const max = Math.max(...IDLE_STEPS);
   const target = await freshStore(serverUrl);
   const seeded = await seedStore(target, max);
-  const holdMs = 20_000;
+  // The service's own hold (CONNECTOR_HOLD_MS's default) unless BENCH_HOLD_MS asks for another.
+  const holdMs = Number(process.env.BENCH_HOLD_MS ?? loadConfig({}).CONNECTOR_HOLD_MS);
   const service = await startService(target, {
     CONNECTOR_HOLD_MS: String(holdMs),
     RATE_LIMIT_MAX: "1000000",
@@ -83,7 +89,7 @@ export async function measureIdleSessions(serverUrl: string | undefined): Promis
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const cpuBefore = service.cpuSeconds();
       const windowStart = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, IDLE_WINDOW_MS));
+      await new Promise((resolve) => setTimeout(resolve, idleWindowMs(holdMs)));
       const idleCpu = (service.cpuSeconds() - cpuBefore) / ((performance.now() - windowStart) / 1000);
       const rssBytes = service.rss();
       const memory = await service.memory();

@@ -33,6 +33,7 @@
  *     restart, 10 s idle (bench/idle-memory.ts).
  * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
+import { loadConfig } from "../src/config.ts";
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -543,7 +544,7 @@ function footer(started: number, sections: ReadonlySet<string>, logLines: number
     `typed figures run on an in-memory PGlite (or a fresh PostgreSQL database) with silent logging, the end user and its caller on a worker thread.\n` +
     `hand-over = HTTP call start (or Request commit) → document at the application; for P1–P3 the service runs ` +
     `on the main thread, the callers and the simulated end user (connector + company file) on worker threads; ` +
-    `for P4–P5 the service is dist/main.js (compiled) in its own process (P4: ${IDLE_STEPS.join(" then ")} sessions, real NoOp pause 5 s, hold 20 s), ` +
+    `for P4–P5 the service is dist/main.js (compiled) in its own process (P4: ${IDLE_STEPS.join(" then ")} sessions, real NoOp pause 5 s, hold ${(Number(process.env.BENCH_HOLD_MS ?? loadConfig({}).CONNECTOR_HOLD_MS) / 1000).toFixed(0)} s), ` +
     `the connectors and callers in another process. ` +
     `Figures run: ${[...sections].join(", ")}; one run, ${((performance.now() - started) / 1000).toFixed(1)} s, all on 127.0.0.1.`
   );

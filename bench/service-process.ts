@@ -5,6 +5,7 @@
  * simulator off. The bench seeds the store first, as an operator's provisioning would: a project
  * with keys and end users with connector credentials (`seedStore`).
  */
+import { ActivityStamps } from "../src/store/activity-stamps.ts";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -87,6 +88,7 @@ export async function seedStore(target: BenchStore, count: number): Promise<Seed
       clock: systemClock,
       logger: pino({ level: "silent" }),
       instanceId: newInstanceId(),
+      activity: new ActivityStamps(),
       metrics: new Metrics(),
     };
     const { project, keys } = await createProject(deps, { name: "Bench" });

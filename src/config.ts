@@ -61,10 +61,13 @@ export const configSchema = z.object({
   /** Cap on test company files (test connections) per organisation (spec: Limits, "Test company files"). */
   TEST_COMPANY_FILE_LIMIT: z.coerce.number().int().min(0).default(10),
   /**
-   * How long a connector's `sendRequestXML` is held open waiting for work (architecture §2); well
-   * under the connector's HTTP timeout.
+   * How long a connector's `sendRequestXML` is held open waiting for work (architecture §2,
+   * decision 0023). Under the Web Connector's own call timeout (reported near 2 minutes; hence
+   * the cap) and under the 60 s after which common reverse proxies and load balancers in front of
+   * the service drop a response that has not started. Raise it toward 100 s when the proxy allows:
+   * an idle session then re-asks less often. Keep it well inside `CONNECTION_OFFLINE_AFTER_MS`.
    */
-  CONNECTOR_HOLD_MS: z.coerce.number().int().positive().default(20_000),
+  CONNECTOR_HOLD_MS: z.coerce.number().int().positive().max(110_000).default(55_000),
   /** A connector session with no work for this long is closed (architecture §2). */
   CONNECTOR_IDLE_CLOSE_MS: z.coerce.number().int().positive().default(300_000),
   /** A connector session ticket expires this long after its last use. */

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
+import type { ActivityStamps } from "./store/activity-stamps.ts";
 import type { Clock } from "./platform/clock.ts";
 import type { Metrics } from "./platform/metrics.ts";
 import type { Db, Store } from "./store/database.ts";
@@ -19,6 +20,11 @@ export interface Deps {
   instanceId: string;
   /** Prometheus metrics of this instance (platform/metrics.ts), fed where things happen. */
   metrics: Metrics;
+  /**
+   * The activity stamps of connector calls, written in batches (store/activity-stamps.ts).
+   * A reader of a connection's `last_seen_at` applies them with `activity.connection(row)`.
+   */
+  activity: ActivityStamps;
   /**
    * Simulator mode only (`SIMULATOR=on`): attaches simulated Web Connectors and company files to
    * connections (the setup page's button, the CLI). Absent otherwise, and then nothing offers it.

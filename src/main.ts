@@ -1,3 +1,4 @@
+import { ActivityStamps } from "./store/activity-stamps.ts";
 import { pino } from "pino";
 import { startAdminChannel, type AdminChannel } from "./admin/channel.ts";
 import { DataDirBusyError, ownDataDir } from "./admin/connect.ts";
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     logger,
     instanceId: newInstanceId(),
+    activity: new ActivityStamps(),
     metrics: new Metrics({ defaults: true }),
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));

@@ -1,3 +1,4 @@
+import { ActivityStamps } from "../store/activity-stamps.ts";
 import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { systemClock } from "../platform/clock.ts";
@@ -83,6 +84,7 @@ async function direct(config: Config, lock: DataDirLock | null): Promise<AdminSe
       clock: systemClock,
       logger: pino({ level: "silent" }),
       instanceId: newInstanceId(),
+      activity: new ActivityStamps(),
       metrics: new Metrics(),
     };
     return {

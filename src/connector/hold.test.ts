@@ -3,7 +3,8 @@ import { getEventListeners } from "node:events";
 import { test } from "node:test";
 import { SoapByHand } from "../testing/soap-by-hand.ts";
 import { startSystem } from "../testing/system.ts";
-import { sendRequestXML, type ConnectorContext } from "./session.ts";
+import { QuietSessions } from "./quiet-sessions.ts";
+import { HOLD_CLOCK, sendRequestXML, type ConnectorContext } from "./session.ts";
 
 /**
  * Held `sendRequestXML` calls leave the shared shutdown signal alone (issue 8, P4): with thousands
@@ -14,7 +15,13 @@ import { sendRequestXML, type ConnectorContext } from "./session.ts";
 test("held calls add no listener to the shared shutdown signal and all return at shutdown", async (t) => {
   const sys = await startSystem(t, { config: { CONNECTOR_HOLD_MS: "60000", RATE_LIMIT_MAX: "1000000" } });
   const shutdown = new AbortController();
-  const ctx: ConnectorContext = { deps: sys.deps, shutdown: shutdown.signal, held: new Set() };
+  const ctx: ConnectorContext = {
+    deps: sys.deps,
+    shutdown: shutdown.signal,
+    held: new Set(),
+    quiet: new QuietSessions(sys.deps.store.notifier),
+    holdClock: HOLD_CLOCK,
+  };
   const held: Promise<string>[] = [];
   const before = sys.fakeClock?.sleeperCount ?? 0;
   for (let i = 0; i < 5; i++) {

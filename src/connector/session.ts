@@ -3,7 +3,7 @@ import type { ServiceError } from "../errors/service-error.ts";
 import { readAnswer } from "../ledger/xml/answer.ts";
 import { closingQueryDocument, recoveryQueryDocument } from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
-import { systemClock } from "../platform/clock.ts";
+import { systemClock, type Clock } from "../platform/clock.ts";
 import { randomToken } from "../platform/random.ts";
 import { hashSecret, secretMatches } from "../platform/secrets.ts";
 import {
@@ -11,6 +11,7 @@ import {
   connectionChannel,
   interruptSent,
   nextWork,
+  type NextWork,
   resolveRecovery,
   transition,
 } from "../requests/engine.ts";
@@ -26,7 +27,6 @@ import {
   findSession,
   insertSession,
   openSessions,
-  touchSessionAndConnection,
   updateSession,
   type ConnectorSessionRow,
 } from "../store/connector-sessions.ts";
@@ -44,6 +44,7 @@ import {
   errorForHResult,
   markUnavailable,
 } from "./company-file.ts";
+import type { QuietSessions, TrackedSession } from "./quiet-sessions.ts";
 
 /**
  * The connector session state machine (ledger-protocol §1.2–1.3, programmer's guide ch. 8 and
@@ -106,14 +107,18 @@ export interface ConnectorContext {
    * listeners on one signal cost time in proportion to their number at every hold (N²).
    */
   held: Set<AbortController>;
+  /** The sessions whose re-asks are answered from memory (decision 0023). */
+  quiet: QuietSessions;
+  /**
+   * The clock of the hold (`CONNECTOR_HOLD_MS`): real time whatever clock the service runs on, since
+   * the hold is a transport keep-alive and the connector's HTTP client would give up on a call held
+   * longer. Business time rules (the idle close, ticket expiry) use the service clock. Tests inject one.
+   */
+  holdClock: Clock;
 }
 
-/**
- * The hold is a transport keep-alive, bounded in real time whatever clock the service runs on:
- * the connector's HTTP client would give up on a call held longer. Business time rules (the idle
- * close, ticket expiry) use the injected clock.
- */
-const realTime = systemClock;
+/** The hold's clock when none is given: real time. */
+export const HOLD_CLOCK: Clock = systemClock;
 
 export async function authenticate(
   ctx: ConnectorContext,
@@ -121,12 +126,14 @@ export async function authenticate(
   password: string,
 ): Promise<string[]> {
   const { deps } = ctx;
-  const connection = await findConnectionByUsername(deps.db, userName);
+  let connection = await findConnectionByUsername(deps.db, userName);
   if (!connection || !secretMatches(password, connection.password_hash) || connection.status === "disabled") {
     deps.metrics.connectorCheckIns.inc({ result: "nvu" });
     return ["", "nvu"];
   }
   const now = new Date(deps.clock.now());
+  // The gap since the connector was last seen counts its calls not yet written (activity stamps).
+  connection = deps.activity.connection(connection);
   const seen = {
     last_seen_at: now,
     last_check_in_at: now,
@@ -141,13 +148,15 @@ export async function authenticate(
   if (updated.status === "offline")
     await moveConnection(deps, connection.id, "online", {}, (current) => current.status === "offline");
   // A newer check-in ends the older session (PG p.42); what it had in flight was not answered.
-  for (const session of await openSessions(deps.db, connection.id))
+  for (const session of await openSessions(deps.db, connection.id)) {
+    ctx.quiet.forget(session.ticket_hash);
     await closeSession(
       deps,
       session,
       "A new connector session started before the answer arrived",
       TEXTS.replaced,
     );
+  }
   for (const row of await sentRequests(deps.db, connection.id))
     await interruptSent(deps, row, "A new connector session started before the answer arrived");
   for (const row of await waitingRequests(deps.db, connection.id, ["waiting_for_connection"])) {
@@ -236,17 +245,15 @@ async function noteReplacedTicket(deps: Deps, session: ConnectorSessionRow | nul
   await touchConnection(deps.db, session.connection_id, { shared_connector_at: new Date(deps.clock.now()) });
 }
 
-/** Activity stamps are written at most this often (they feed diagnosis and offline detection). */
-const TOUCH_INTERVAL_MS = 1000;
-
-/** A live session for a ticket, touched; null for unknown, closed or expired tickets. */
-async function liveSession(deps: Deps, ticket: string): Promise<ConnectorSessionRow | null> {
-  return keepAlive(deps, await findSession(deps.db, hashSecret(ticket)));
+/** A live session for a ticket, its activity noted; null for unknown, closed or expired tickets. */
+async function liveSession(deps: Deps, ticketHash: string): Promise<ConnectorSessionRow | null> {
+  return keepAlive(deps, await findSession(deps.db, ticketHash));
 }
 
 /**
- * The session if it is open and its ticket has not expired (touched at most once a second); an
- * expired one is closed here, on the injected clock.
+ * The session if it is open and its ticket has not expired, its activity noted (the stamps are
+ * written in batches: store/activity-stamps.ts); an expired one is closed here, on the
+ * injected clock.
  */
 async function keepAlive(
   deps: Deps,
@@ -261,16 +268,51 @@ async function keepAlive(
   if (session.instance_id !== deps.instanceId) {
     if (!(await takeSession(deps.db, session.ticket_hash, deps.instanceId))) return null;
     session = { ...session, instance_id: deps.instanceId };
+    // The instance that served it before forgets what it knew of it from memory (QuietSessions).
+    await deps.store.notifier.notify(connectionChannel(session.connection_id));
   }
   const now = deps.clock.now();
-  if (now - session.last_activity_at.getTime() > deps.config.CONNECTOR_TICKET_TTL_MS) {
+  if (ticketExpired(deps, session, now)) {
     await closeSession(deps, session, "The session ticket expired", TEXTS.expired);
     return null;
   }
-  if (now - session.last_activity_at.getTime() >= TOUCH_INTERVAL_MS) {
-    await touchSessionAndConnection(deps.db, session.ticket_hash, session.connection_id, new Date(now));
-  }
+  deps.activity.note(session.ticket_hash, session.connection_id, now);
   return session;
+}
+
+/** Whether the session's ticket expired at `nowMs`, counting its activity not yet written. */
+function ticketExpired(deps: Deps, session: ConnectorSessionRow, nowMs: number): boolean {
+  const noted = deps.activity.sessionSeenAt(session.ticket_hash)?.getTime() ?? 0;
+  const last = Math.max(session.last_activity_at.getTime(), noted);
+  return nowMs - last > deps.config.CONNECTOR_TICKET_TTL_MS;
+}
+
+/**
+ * A re-ask answered from memory (decision 0023): the session this instance holds and found with
+ * nothing to do, if nothing woke its connection since and its ticket is still good; its activity
+ * noted. Null sends the call the long way, through the store.
+ */
+function quietSession(
+  ctx: ConnectorContext,
+  ticketHash: string,
+  usable: (session: ConnectorSessionRow) => boolean = () => true,
+): TrackedSession | null {
+  const entry = ctx.quiet.quiet(ticketHash);
+  if (!entry || !usable(entry.session)) return null;
+  const { deps } = ctx;
+  const { session } = entry;
+  const now = deps.clock.now();
+  if (
+    session.state !== "open" ||
+    session.instance_id !== deps.instanceId ||
+    ticketExpired(deps, session, now)
+  ) {
+    ctx.quiet.forget(ticketHash);
+    return null;
+  }
+  deps.activity.note(ticketHash, session.connection_id, now);
+  deps.metrics.connectorQuietCalls.inc();
+  return entry;
 }
 
 export interface SendRequestInput {
@@ -289,9 +331,16 @@ export async function sendRequestXML(
   callerGone: AbortSignal,
 ): Promise<string> {
   const { deps } = ctx;
-  let session = await liveSession(deps, input.ticket);
+  const ticketHash = hashSecret(input.ticket);
+  // The connector asks again after an empty hold and nothing changed since: no store call.
+  const quiet = quietSession(ctx, ticketHash);
+  if (quiet) return hold(ctx, quiet.session, false, callerGone);
+  let session = await liveSession(deps, ticketHash);
   // A dead ticket: "" makes the connector ask getLastError, which explains, and it stops.
-  if (!session) return "";
+  if (!session) {
+    ctx.quiet.forget(ticketHash);
+    return "";
+  }
   if (!session.hcp_received) {
     const connection = await findConnectionById(deps.db, session.connection_id);
     if (!connection) return "";
@@ -310,9 +359,22 @@ export async function sendRequestXML(
   if (session.closing_query_sent) {
     // The closing query's answer never came (it was a read: nothing to recover); the session goes on.
     await updateSession(deps.db, session.ticket_hash, { closing_query_sent: false });
+    session = { ...session, closing_query_sent: false };
   }
-  const version = session.xml_version ?? "13.0";
-  const holdUntil = realTime.now() + deps.config.CONNECTOR_HOLD_MS;
+  return hold(ctx, session, true, callerGone);
+}
+
+/**
+ * Holds a sendRequestXML until work is handed over or `CONNECTOR_HOLD_MS` passes on the hold's
+ * clock. `look`: the store is asked for work first (false for a quiet re-ask, decision 0023).
+ */
+async function hold(
+  ctx: ConnectorContext,
+  session: ConnectorSessionRow,
+  look: boolean,
+  callerGone: AbortSignal,
+): Promise<string> {
+  const holdUntil = ctx.holdClock.now() + ctx.deps.config.CONNECTOR_HOLD_MS;
   // This call ends early when the server shuts down or the connector hangs up.
   const call = new AbortController();
   const endCall = (): void => call.abort();
@@ -320,24 +382,36 @@ export async function sendRequestXML(
   ctx.held.add(call);
   callerGone.addEventListener("abort", endCall, { once: true });
   try {
-    return await holdForWork(ctx, session, version, holdUntil, call.signal, callerGone);
+    return await holdForWork(ctx, session, look, holdUntil, call.signal, callerGone);
   } finally {
     ctx.held.delete(call);
     callerGone.removeEventListener("abort", endCall);
   }
 }
 
-/** The hold loop of one sendRequestXML: work is handed over, or "" (NoOp) when the hold ends. */
+/**
+ * The hold loop of one sendRequestXML: work is handed over, or "" (NoOp) when the hold ends.
+ * The store is asked for work when the call starts (unless the session is quiet) and after every
+ * wake-up on the connection's channel; a hold that only waits out its timers touches no store.
+ */
 async function holdForWork(
   ctx: ConnectorContext,
   opened: ConnectorSessionRow,
-  version: string,
+  look: boolean,
   holdUntil: number,
   callEnded: AbortSignal,
   callerGone: AbortSignal,
 ): Promise<string> {
   const { deps } = ctx;
   let session = opened;
+  const version = session.xml_version ?? "13.0";
+  // Tracked from before the first look, so a wake-up during the look is counted.
+  const tracked = ctx.quiet.track(session);
+  let mustLook = look;
+  const over = (): string => {
+    ctx.quiet.forget(session.ticket_hash);
+    return "";
+  };
   for (;;) {
     // Listen before looking, so a request created between the look and the wait still wakes us.
     const stop = new AbortController();
@@ -348,24 +422,41 @@ async function holdForWork(
       // A connector that hung up must not be handed work it can never answer; its session is over.
       if (callerGone.aborted) {
         await closeSession(deps, session, "The connector hung up", TEXTS.hungUp);
-        return "";
+        return over();
       }
-      const work = await nextWork(deps, session.connection_id, session.ticket_hash, version);
-      if (work?.kind === "recovery") return recoveryQueryDocument(work.messageSetId, version);
-      if (work?.kind === "request") return work.xml;
+      let work: NextWork = null;
+      if (mustLook || !ctx.quiet.isQuiet(tracked)) {
+        const changes = tracked.changes;
+        work = await nextWork(deps, session.connection_id, session.ticket_hash, version);
+        mustLook = false;
+        if (work?.kind === "recovery") {
+          ctx.quiet.forget(session.ticket_hash);
+          return recoveryQueryDocument(work.messageSetId, version);
+        }
+        if (work?.kind === "request") {
+          ctx.quiet.forget(session.ticket_hash);
+          return work.xml;
+        }
+        if (work?.kind === "quiet") ctx.quiet.markQuiet(tracked, changes);
+        else ctx.quiet.markBusy(tracked);
+      }
       const now = deps.clock.now();
       const idleLeft = session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - now;
       if (idleLeft <= 0) {
         // Idle too long: end cleanly. Its answer is acknowledged with 100 (receiveResponseXML).
         await updateSession(deps.db, session.ticket_hash, { closing_query_sent: true, last_error: null });
+        ctx.quiet.forget(session.ticket_hash);
         return closingQueryDocument(version);
       }
-      const holdLeft = holdUntil - realTime.now();
+      const holdLeft = holdUntil - ctx.holdClock.now();
       if (holdLeft <= 0 || ctx.shutdown.aborted) {
         // An empty answer makes the connector ask getLastError, which must say NoOp. Written only
         // when there is something to clear: an idle session ends a hold every hold period.
-        if (session.last_error !== null)
+        if (session.last_error !== null) {
           await updateSession(deps.db, session.ticket_hash, { last_error: null });
+          session = { ...session, last_error: null };
+          tracked.session = session;
+        }
         return "";
       }
       await Promise.race([
@@ -375,15 +466,18 @@ async function holdForWork(
           work?.kind === "spaced" ? Math.min(idleLeft, work.untilMs - now) : idleLeft,
           stop.signal,
         ),
-        realTime.sleep(holdLeft, stop.signal),
+        ctx.holdClock.sleep(holdLeft, stop.signal),
       ]);
+      // Only a timer ended the wait and nothing woke the connection: the session is as it was.
+      if (!callerGone.aborted && ctx.quiet.isQuiet(tracked)) continue;
       const fresh = await findSession(deps.db, session.ticket_hash);
-      if (!fresh || fresh.state !== "open") return "";
+      if (!fresh || fresh.state !== "open") return over();
       if (callerGone.aborted) {
         await closeSession(deps, fresh, "The connector hung up", TEXTS.hungUp);
-        return "";
+        return over();
       }
       session = fresh;
+      tracked.session = fresh;
     } finally {
       stop.abort();
       callEnded.removeEventListener("abort", onEnded);
@@ -399,6 +493,7 @@ export async function receiveResponseXML(
   message: string,
 ): Promise<number> {
   const { deps } = ctx;
+  ctx.quiet.forget(hashSecret(ticket));
   const found = await findSessionWithInFlight(deps.db, hashSecret(ticket));
   const session = await keepAlive(deps, found?.session ?? null);
   if (!session) return SESSION_ENDED;
@@ -493,6 +588,7 @@ export async function connectionError(
   message: string,
 ): Promise<string> {
   const { deps } = ctx;
+  ctx.quiet.forget(hashSecret(ticket));
   const session = await keepAlive(deps, await findSession(deps.db, hashSecret(ticket)));
   if (!session) return "done";
   const connection = await findConnectionById(deps.db, session.connection_id);
@@ -524,6 +620,7 @@ export async function connectionError(
  * a write goes to recovery), never re-sent blindly.
  */
 export async function connectorHungUp(ctx: ConnectorContext, ticket: string): Promise<void> {
+  ctx.quiet.forget(hashSecret(ticket));
   const session = await findSession(ctx.deps.db, hashSecret(ticket));
   if (session && session.state === "open")
     await closeSession(ctx.deps, session, "The connector hung up during the hand-over", TEXTS.hungUp);
@@ -535,7 +632,10 @@ export async function connectorHungUp(ctx: ConnectorContext, ticket: string): Pr
  */
 export async function getLastError(ctx: ConnectorContext, ticket: string): Promise<string> {
   const { deps } = ctx;
-  const session = await findSession(deps.db, hashSecret(ticket));
+  const ticketHash = hashSecret(ticket);
+  // After an empty hold of a quiet session: NoOp from memory (decision 0023).
+  if (quietSession(ctx, ticketHash, (session) => session.last_error === null)) return NOOP;
+  const session = await findSession(deps.db, ticketHash);
   if (!session) return TEXTS.unknownTicket;
   if (session.state !== "open") {
     await noteReplacedTicket(deps, session);
@@ -549,6 +649,7 @@ export async function getLastError(ctx: ConnectorContext, ticket: string): Promi
 /** Ends the session; answers the text the connector shows in its status column. */
 export async function closeConnection(ctx: ConnectorContext, ticket: string): Promise<string> {
   const { deps } = ctx;
+  ctx.quiet.forget(hashSecret(ticket));
   const session = await findSession(deps.db, hashSecret(ticket));
   if (!session) return TEXTS.unknownTicket;
   if (session.state === "open")

@@ -102,6 +102,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Connector calls answered from memory (decision 0023): the re-asks of sessions with nothing to
+   * do (`sendRequestXML` held with no store call, `getLastError` answering NoOp).
+   */
+  readonly connectorQuietCalls = new Counter({
+    name: "ledger_bridge_connector_quiet_calls_total",
+    help: "Connector calls of sessions with nothing to do, answered without the store",
+    registers: [this.registry],
+  });
+
   readonly sweepRuns = new Counter({
     name: "ledger_bridge_sweep_runs_total",
     help: "Background sweeps by result (ok, error)",

@@ -95,8 +95,10 @@ interface Gathered {
 
 async function gather(deps: Deps, row: RequestRow, queuePosition: number | null): Promise<Gathered | null> {
   if (!row.connection_id) return null;
-  const connection = await findConnectionById(deps.db, row.connection_id);
-  if (!connection) return null;
+  const stored = await findConnectionById(deps.db, row.connection_id);
+  if (!stored) return null;
+  // The connector's calls not yet written count (activity stamps, decision 0023).
+  const connection = deps.activity.connection(stored);
   const now = deps.clock.now();
   const waiting = isWaiting(row.status);
   const sessions = await recentSessions(deps.db, connection.id, RECENT_SESSIONS);

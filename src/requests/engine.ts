@@ -20,7 +20,13 @@ import {
   type RequestRow,
   type TransitionStamps,
 } from "../store/requests.ts";
-import { TRANSITIONS, isSettled, type TransitionName, type TransitionRule } from "./lifecycle.ts";
+import {
+  REQUEST_STATUSES,
+  TRANSITIONS,
+  isSettled,
+  type TransitionName,
+  type TransitionRule,
+} from "./lifecycle.ts";
 import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
 import { batchPlanOf, unknownMembers } from "../ledger/batch.ts";
 import { diagnose } from "./diagnosis.ts";
@@ -35,6 +41,9 @@ import { timelineEntry } from "./timeline.ts";
  */
 export const connectionChannel = (connectionId: string): string => `conn:${connectionId}`;
 export const requestChannel = (requestId: string): string => `req:${requestId}`;
+
+/** The statuses of a request still to be handed over, answered or recovered. */
+const UNSETTLED_STATUSES: readonly string[] = REQUEST_STATUSES.filter((status) => !isSettled(status));
 
 export function errorBodyOf(deps: Deps, error: ServiceError, requestId: string): ErrorBody {
   return toErrorBody(error, requestId, deps.config.publicUrl);
@@ -160,6 +169,12 @@ export type NextWork =
   /** The next request writes to a record written less than a second ago: it is sent at `untilMs`. */
   | { kind: "spaced"; untilMs: number }
   | { kind: "request"; row: Pick<RequestRow, "id" | "is_write" | "created_at">; xml: string }
+  /**
+   * Nothing to hand over and no request of the connection left unsettled: only a notification on
+   * the connection's channel can change that (a new request, one moved back to `queued`).
+   */
+  | { kind: "quiet" }
+  /** Nothing to hand over now, but requests of the connection are not settled (sent, waiting). */
   | null;
 
 /**
@@ -192,6 +207,7 @@ export async function nextWork(
     entry: timelineEntry(handOver.to, "Handed to the connector", now.getTime(), now),
     // Writes to one record are sent more than a second apart, counted from the previous answer.
     spacingMs: deps.config.RECORD_WRITE_SPACING_MS,
+    unsettled: UNSETTLED_STATUSES,
   });
   const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = claim;
   if (hasExpired) await expireQueued(deps, connectionId);
@@ -207,7 +223,7 @@ export async function nextWork(
   }
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
   if (claim.spacedUntil !== null) return { kind: "spaced", untilMs: claim.spacedUntil.getTime() };
-  if (!claimed) return null;
+  if (!claimed) return claim.unsettled || hasExpired ? null : { kind: "quiet" };
   deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - claimed.created_at.getTime()) / 1000);
   deps.logger.debug({ requestId: claimed.id, connectionId }, "request handed to the connector");
   return { kind: "request", row: claimed, xml: handOverXml(claimed, xmlVersion) };

@@ -11,7 +11,7 @@ import {
   type SessionOwners,
 } from "../store/instances.ts";
 import { markSyncCallersGone } from "../store/requests.ts";
-import { interruptSent } from "./engine.ts";
+import { connectionChannel, interruptSent } from "./engine.ts";
 
 /**
  * Service instances and their leases (issue 8 §2, migration 0008). Several instances may share one
@@ -55,7 +55,11 @@ export async function recoverDeadInstances(
   const now = new Date(deps.clock.now());
   const instances = await claimDeadInstances(deps.db, deps.instanceId, now);
   const owners: SessionOwners = { instanceIds: instances, legacy: options.legacy ?? false };
-  const sessionsClosed = await closeSessionsOf(deps.db, owners, now, INSTANCE_GONE_TEXT);
+  const closedOn = await closeSessionsOf(deps.db, owners, now, INSTANCE_GONE_TEXT);
+  const sessionsClosed = closedOn.length;
+  // An instance still alive whose lease had run out (a stall) forgets what it knew of them from memory.
+  for (const connectionId of new Set(closedOn))
+    await deps.store.notifier.notify(connectionChannel(connectionId));
   // Their sync callers are gone too: webhooks then report those requests to every endpoint.
   await markSyncCallersGone(deps.db, owners, now);
   let requestsInterrupted = 0;

@@ -156,6 +156,7 @@ test("the lifecycle table runs", async (t) => {
         expirable: TRANSITIONS.queue_ttl.from,
         entry: timelineEntry("sent", "test", now.getTime(), now),
         spacingMs: 1000,
+        unsettled: ["queued", "waiting_for_connection", "sent", "outcome_unknown"],
       });
     assert.equal((await claim(TRANSITIONS.hand_over.from)).claimed, null, "the table hands over only queued");
     assert.equal(

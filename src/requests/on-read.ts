@@ -31,7 +31,8 @@ export async function asOfNow(deps: Deps, row: RequestRow): Promise<RequestRow> 
     const connection = await findConnectionById(deps.db, row.connection_id);
     if (
       connection &&
-      effectiveStatus(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS) === "offline" &&
+      effectiveStatus(deps.activity.connection(connection), now, deps.config.CONNECTION_OFFLINE_AFTER_MS) ===
+        "offline" &&
       // A session still open would hand it over; only a connector that is away parks it.
       (await openSessions(deps.db, connection.id)).length === 0
     ) {

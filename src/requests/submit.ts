@@ -321,7 +321,8 @@ function endedBeforeReachingLedger(row: RequestRow): boolean {
   );
 }
 
-function isReachable(deps: Deps, connection: ConnectionRow): boolean {
+function isReachable(deps: Deps, stored: ConnectionRow): boolean {
+  const connection = deps.activity.connection(stored);
   return (
     effectiveStatus(connection, deps.clock.now(), deps.config.CONNECTION_OFFLINE_AFTER_MS) !== "offline" &&
     connection.last_seen_at !== null
@@ -347,9 +348,10 @@ function admissionError(
     return new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
   if (connection.status === "disabled") return new ServiceError("INTEGRATION_CONNECTION_DISABLED");
   if (!s.options.async && !isReachable(deps, connection)) {
+    const seen = deps.activity.connection(connection).last_seen_at;
     return new ServiceError("INTEGRATION_CONNECTION_NOT_ACTIVE", {
-      message: connection.last_seen_at
-        ? `The connector was last seen ${Math.round((deps.clock.now() - connection.last_seen_at.getTime()) / 1000)} s ago.`
+      message: seen
+        ? `The connector was last seen ${Math.round((deps.clock.now() - seen.getTime()) / 1000)} s ago.`
         : "The connector has not checked in yet.",
     });
   }

@@ -80,6 +80,9 @@ export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise
     if (rows.length < batchSize) break;
   }
   let connectionsOffline = 0;
+  // This instance's connector calls not yet written count as seen (activity stamps, decision 0023);
+  // another instance's are written within ACTIVITY_FLUSH_MS, far inside the offline window.
+  await deps.activity.flush(deps.db);
   for (let batch = 0; batch < SWEEP_BATCHES_MAX && !signal?.aborted; batch++) {
     const seenBefore = new Date(deps.clock.now() - deps.config.CONNECTION_OFFLINE_AFTER_MS);
     const ids = await silentConnections(deps.db, GOES_OFFLINE_WHEN_SILENT, seenBefore, batchSize);

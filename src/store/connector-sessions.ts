@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Db } from "./database.ts";
 import type { ConnectorSessionsTable } from "./schema.ts";
 
@@ -27,28 +27,38 @@ export async function updateSession(db: Db, ticketHash: string, changes: Session
   await db.updateTable("connector_sessions").set(changes).where("ticket_hash", "=", ticketHash).execute();
 }
 
+/** One activity stamp: a session's ticket, its connection and when the connector last called. */
+export interface ActivityStamp {
+  ticketHash: string;
+  connectionId: string;
+  at: Date;
+}
+
 /**
- * Stamps a live session's activity and its connection's `last_seen_at` in one statement (the hot
- * path of every connector call: an idle session re-asks each hold period).
+ * Writes a batch of activity stamps (store/activity-stamps.ts) in one statement: each session's
+ * `last_activity_at` and each connection's `last_seen_at`, never moved backwards (a check-in written
+ * meanwhile, or another instance's newer stamp, wins).
  */
-export async function touchSessionAndConnection(
-  db: Db,
-  ticketHash: string,
-  connectionId: string,
-  at: Date,
-): Promise<void> {
-  await db
-    .with("session", (w) =>
-      w
-        .updateTable("connector_sessions")
-        .set({ last_activity_at: at })
-        .where("ticket_hash", "=", ticketHash)
-        .returning("ticket_hash"),
+export async function writeActivityStamps(db: Db, stamps: readonly ActivityStamp[]): Promise<void> {
+  if (stamps.length === 0) return;
+  const latest = new Map<string, Date>();
+  for (const s of stamps) {
+    const seen = latest.get(s.connectionId);
+    if (!seen || seen < s.at) latest.set(s.connectionId, s.at);
+  }
+  const iso = (d: Date): string => d.toISOString();
+  await sql`
+    with session as (
+      update connector_sessions c set last_activity_at = v.at
+      from unnest(${stamps.map((s) => s.ticketHash)}::text[], ${stamps.map((s) => iso(s.at))}::timestamptz[])
+        as v(ticket_hash, at)
+      where c.ticket_hash = v.ticket_hash and c.last_activity_at < v.at
+      returning c.ticket_hash
     )
-    .updateTable("connections")
-    .set({ last_seen_at: at })
-    .where("id", "=", connectionId)
-    .execute();
+    update connections c set last_seen_at = v.at
+    from unnest(${[...latest.keys()]}::text[], ${[...latest.values()].map(iso)}::timestamptz[]) as v(id, at)
+    where c.id = v.id and (c.last_seen_at is null or c.last_seen_at < v.at)
+  `.execute(db);
 }
 
 /** Which of these connections have an open session now (the connector is checked in). */

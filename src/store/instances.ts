@@ -79,15 +79,15 @@ export interface SessionOwners {
 
 /**
  * Closes the open connector sessions of the given owners (the calls they held died with their
- * instance); returns how many were closed.
+ * instance); returns the connections whose sessions were closed.
  */
 export async function closeSessionsOf(
   db: Db,
   owners: SessionOwners,
   at: Date,
   lastError: string,
-): Promise<number> {
-  if (owners.instanceIds.length === 0 && !owners.legacy) return 0;
+): Promise<string[]> {
+  if (owners.instanceIds.length === 0 && !owners.legacy) return [];
   const closed = await db
     .updateTable("connector_sessions")
     .set({ state: "closed", closed_at: at, last_error: lastError })
@@ -98,9 +98,9 @@ export async function closeSessionsOf(
         ...(owners.legacy ? [eb("instance_id", "is", null)] : []),
       ]),
     )
-    .returning("ticket_hash")
+    .returning("connection_id")
     .execute();
-  return closed.length;
+  return closed.map((row) => row.connection_id);
 }
 
 /**

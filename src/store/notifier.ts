@@ -18,6 +18,12 @@ export interface Notifier {
    * long-lived consumer such as the webhook dispatcher must not miss a wake-up between two waits).
    */
   listen(channel: string, listener: (payload?: unknown) => void): () => void;
+  /**
+   * Whether every wake-up reaches this process's listeners now (false while PostgreSQL's LISTEN
+   * connection is being restored, when notifications from other instances are lost). What is known
+   * from memory only because nothing woke it is not trusted meanwhile.
+   */
+  readonly delivering: boolean;
   close(): Promise<void>;
 }
 
@@ -47,6 +53,9 @@ export class LocalNotifier implements Notifier {
   listen(channel: string, listener: (payload?: unknown) => void): () => void {
     this.emitter.on(channel, listener);
     return () => this.emitter.off(channel, listener);
+  }
+  get delivering(): boolean {
+    return true;
   }
   /** Waiters and listeners registered in this process, over all channels (leak checks in tests). */
   get waiterCount(): number {
@@ -146,6 +155,10 @@ export class PostgresNotifier extends LocalNotifier {
 
   /** Whether the LISTEN client is connected (false while reconnecting). */
   get listening(): boolean {
+    return this.client !== undefined;
+  }
+
+  override get delivering(): boolean {
     return this.client !== undefined;
   }
 

@@ -275,6 +275,8 @@ export interface ClaimInput {
   entry: TimelineEntryRow;
   /** Consecutive writes to one record are sent more than this apart (spec: common record fields); 0: not spaced. */
   spacingMs: number;
+  /** The statuses of a request that is not settled (lifecycle table): `unsettled` tells whether any is left. */
+  unsettled: readonly string[];
 }
 
 export interface ClaimResult {
@@ -286,6 +288,8 @@ export interface ClaimResult {
   recoveryMessageSetId: string | null;
   /** Unsent requests of the connection whose queue TTL has passed (to be ended). */
   hasExpired: boolean;
+  /** Whether the connection has a request in one of the `unsettled` statuses (before this claim). */
+  unsettled: boolean;
   /**
    * A request this session was handed and has not answered: asking for more work means its answer
    * was lost. Nothing is claimed while it is `sent`.
@@ -317,6 +321,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     recovery_id: string | null;
     lost_id: string | null;
     has_expired: boolean;
+    unsettled: boolean;
     spaced_since: Date | string | null;
   }>`
     with recovery as (
@@ -375,7 +380,10 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         select 1 from requests
         where connection_id = ${c.connectionId} and status in (${sql.join(c.expirable)})
           and queue_ttl_expires_at <= ${c.now}
-      ) as has_expired
+      ) as has_expired,
+      exists (
+        select 1 from requests where connection_id = ${c.connectionId} and status in (${sql.join(c.unsettled)})
+      ) as unsettled
     from (select 1) as one left join claimed on true
   `.execute(db);
   const row = result.rows[0];
@@ -394,6 +402,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     claimed,
     recoveryMessageSetId: row?.recovery_id ?? null,
     hasExpired: row?.has_expired ?? false,
+    unsettled: row?.unsettled ?? true,
     lostRequestId: row?.lost_id ?? null,
     spacedUntil:
       row?.spaced_since == null ? null : new Date(new Date(row.spaced_since).getTime() + c.spacingMs + 1),

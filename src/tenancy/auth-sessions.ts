@@ -263,7 +263,11 @@ export async function loadSetup(
     session,
     connection,
     password,
-    connectionStatus: effectiveStatus(connection, now, deps.config.CONNECTION_OFFLINE_AFTER_MS),
+    connectionStatus: effectiveStatus(
+      deps.activity.connection(connection),
+      now,
+      deps.config.CONNECTION_OFFLINE_AFTER_MS,
+    ),
   };
 }
 

@@ -56,7 +56,12 @@ function serialize(
     sourceId: row.sourceId,
     email: row.email,
     integrationConnections: connection
-      ? [serializeConnection(connection, { ...view, sessionOpen: inSession.has(connection.id) })]
+      ? [
+          serializeConnection(deps.activity.connection(connection), {
+            ...view,
+            sessionOpen: inSession.has(connection.id),
+          }),
+        ]
       : [],
   };
 }

@@ -1,3 +1,4 @@
+import { ActivityStamps } from "../store/activity-stamps.ts";
 import { randomBytes } from "node:crypto";
 import type { TestContext } from "node:test";
 import type { FastifyInstance } from "fastify";
@@ -88,6 +89,7 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
     clock,
     logger: pino({ level: "silent" }),
     instanceId: newInstanceId(),
+    activity: new ActivityStamps(),
     metrics: new Metrics(),
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));

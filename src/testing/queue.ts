@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { newId } from "../platform/ids.ts";
+import { connectionChannel } from "../requests/engine.ts";
 import { newRequestRow } from "../requests/new-request.ts";
 import { insertRequest } from "../store/requests.ts";
 import type { TestApp } from "./harness.ts";
@@ -73,5 +74,7 @@ export async function queueRequest(
       h.clock.now(),
     ),
   );
+  // As admission does: the connection's held connector call (or its next re-ask) looks again.
+  await h.deps.store.notifier.notify(connectionChannel(target.connectionId));
   return id;
 }

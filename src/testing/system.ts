@@ -1,3 +1,4 @@
+import { ActivityStamps } from "../store/activity-stamps.ts";
 import { createServer } from "node:net";
 import type { TestContext } from "node:test";
 import type { FastifyInstance } from "fastify";
@@ -53,6 +54,8 @@ export interface SystemOptions {
   changeFeed?: boolean;
   /** Called before every statement (`StoreOptions.gate`): tests make the store fail with it. */
   gate?: StatementGate;
+  /** The activity stamps (a test that counts statements writes them by hand: a long `flushMs`). */
+  activity?: ActivityStamps;
 }
 
 export interface System {
@@ -152,6 +155,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     clock,
     logger: options.logger ?? pino({ level: "silent" }),
     instanceId: newInstanceId(),
+    activity: options.activity ?? new ActivityStamps(),
     metrics: new Metrics(),
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(opened.store.db, deps.instanceId));

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { pino } from "pino";
 import { buildApp } from "../../src/app.ts";
+import { ActivityStamps } from "../../src/store/activity-stamps.ts";
 import { loadConfig } from "../../src/config.ts";
 import { FakeClock } from "../../src/platform/clock.ts";
 import { newInstanceId } from "../../src/platform/ids.ts";
@@ -23,6 +24,7 @@ test("liveness and readiness while the store is up, and once it is down", async 
     logger: pino({ level: "silent" }),
     instanceId: newInstanceId(),
     metrics: new Metrics(),
+    activity: new ActivityStamps(),
   };
   const app = await buildApp(deps);
   t.after(async () => {
