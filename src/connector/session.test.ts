@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openSessions } from "../store/connector-sessions.ts";
+import { openSessions, updateSession } from "../store/connector-sessions.ts";
+import { hashSecret } from "../platform/secrets.ts";
 import { findConnectionById } from "../store/connections.ts";
 import {
   answerWith,
@@ -145,6 +146,18 @@ void describe("a ticket whose session the service ended", () => {
     assert.equal(await s.hand.receive("no-such-ticket", "<QBXML />"), -1);
     assert.equal(await s.hand.close("no-such-ticket"), TEXTS.unknownTicket);
   });
+});
+
+void it("a closed session is final: a write that raced its close does not rewrite what its connector is told", async () => {
+  const s = await setUp();
+  const ticket = await openSession(s);
+  await s.hand.authenticate(); // a newer check-in replaces the session
+  assert.equal(await s.hand.lastError(ticket), TEXTS.replaced);
+  // What a hold ending on its timer writes from its snapshot, or a late closing answer.
+  await updateSession(s.sys.deps.db, hashSecret(ticket), { last_error: null });
+  await updateSession(s.sys.deps.db, hashSecret(ticket), { state: "closed", last_error: TEXTS.ended });
+  assert.equal(await s.hand.lastError(ticket), TEXTS.replaced);
+  assert.equal(await s.hand.close(ticket), TEXTS.replaced);
 });
 
 void describe("receiveResponseXML", () => {

@@ -23,8 +23,18 @@ export async function findSession(db: Db, ticketHash: string): Promise<Connector
   return r ?? null;
 }
 
+/**
+ * Changes an open session; a closed session is final (its `last_error` is what its connector is
+ * told from then on), so a change from a call that raced the close — a hold ending on its timer, a
+ * late answer — never rewrites it, and a second close never replaces the first one's reason.
+ */
 export async function updateSession(db: Db, ticketHash: string, changes: SessionChanges): Promise<void> {
-  await db.updateTable("connector_sessions").set(changes).where("ticket_hash", "=", ticketHash).execute();
+  await db
+    .updateTable("connector_sessions")
+    .set(changes)
+    .where("ticket_hash", "=", ticketHash)
+    .where("state", "=", "open")
+    .execute();
 }
 
 /** One activity stamp: a session's ticket, its connection and when the connector last called. */
