@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { catalogue, type ErrorType, type FixActor, type Outcome } from "../errors/catalogue.ts";
+import { ERROR_TYPES, FIX_ACTORS, OUTCOMES, catalogue } from "../errors/catalogue.ts";
 import type { ErrorBody } from "../errors/service-error.ts";
 import { SUPPORTED_XML_VERSIONS } from "../ledger/xml/message-set.ts";
 import { REQUEST_STATUSES } from "../requests/lifecycle.ts";
@@ -30,25 +30,6 @@ const platformId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_$
 /** UTC ISO 8601 with milliseconds (spec: platform object timestamps). */
 const timestamp = () => z.string().meta({ format: "date-time" });
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
-const ERROR_TYPES = [
-  "INVALID_REQUEST_ERROR",
-  "AUTHENTICATION_ERROR",
-  "PERMISSION_ERROR",
-  "BILLING_ERROR",
-  "RATE_LIMIT_ERROR",
-  "INTEGRATION_CONNECTION_ERROR",
-  "INTEGRATION_ERROR",
-  "OUTCOME_UNKNOWN_ERROR",
-  "INTERNAL_ERROR",
-] as const satisfies readonly ErrorType[];
-const OUTCOMES = [
-  "applied",
-  "not_applied",
-  "pending",
-  "unknown",
-  "not_applicable",
-] as const satisfies readonly Outcome[];
-const FIX_ACTORS = ["developer", "end_user", "support"] as const satisfies readonly FixActor[];
 const ERROR_CODES = Object.keys(catalogue) as [keyof typeof catalogue, ...(keyof typeof catalogue)[]];
 
 /** The error object (spec: Errors), inside `{error}` and on a Request's `error`. */

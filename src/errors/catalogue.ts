@@ -6,23 +6,27 @@
  * fixes. Nothing else in the service invents error fields.
  */
 
-export type ErrorType =
-  | "INVALID_REQUEST_ERROR"
-  | "AUTHENTICATION_ERROR"
-  | "PERMISSION_ERROR"
-  | "BILLING_ERROR"
-  | "RATE_LIMIT_ERROR"
-  | "INTEGRATION_CONNECTION_ERROR"
-  | "INTEGRATION_ERROR"
-  | "OUTCOME_UNKNOWN_ERROR"
-  | "INTERNAL_ERROR";
+export const ERROR_TYPES = [
+  "INVALID_REQUEST_ERROR",
+  "AUTHENTICATION_ERROR",
+  "PERMISSION_ERROR",
+  "BILLING_ERROR",
+  "RATE_LIMIT_ERROR",
+  "INTEGRATION_CONNECTION_ERROR",
+  "INTEGRATION_ERROR",
+  "OUTCOME_UNKNOWN_ERROR",
+  "INTERNAL_ERROR",
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
 
 /** The spec's retry rules, one per code. */
 export type RetryRule =
   "retry_same_request" | "poll_request" | "never_resend_check_first" | "change_request_or_environment";
 
-export type Outcome = "applied" | "not_applied" | "pending" | "unknown" | "not_applicable";
-export type FixActor = "developer" | "end_user" | "support";
+export const OUTCOMES = ["applied", "not_applied", "pending", "unknown", "not_applicable"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export const FIX_ACTORS = ["developer", "end_user", "support"] as const;
+export type FixActor = (typeof FIX_ACTORS)[number];
 export interface Fix {
   actor: FixActor;
   action: string;
