@@ -12,7 +12,7 @@ import {
   stopConnector,
   type RequestResource,
 } from "./helpers.ts";
-import { queueRead, readRequest, untilSessionOpen, untilStatus } from "./waiting-helpers.ts";
+import { queueRead, readRequest, untilStatus } from "./waiting-helpers.ts";
 
 /**
  * LEDGER_NOT_RESPONDING (decision 0019): the connector reached the application (a session is open)
@@ -92,7 +92,10 @@ test("a sync call is refused with 503 LEDGER_NOT_RESPONDING while the applicatio
     await stopConnector(sys, eu);
     sys.ledger.setFault({ kind: "hang_on_open" });
     void eu.connector.checkInNow();
-    await untilSessionOpen(sys, eu);
+    // The new session, whose company file report never comes (not an older session still closing).
+    await eventually("a session waiting for its company file", async () =>
+      (await openSessions(sys.deps.db, eu.connectionId)).some((session) => !session.hcp_received),
+    );
     await clock.advance(LIMIT_MS + 1000);
     await assertNotResponding(sys, eu, "Refused-Opening");
     // The dialog closes: the company file opens and its report arrives in the same session.
