@@ -39,7 +39,7 @@ export const UNKNOWN_FIRST_VERSION = "16.0";
 const NEWER_SAMPLE_VERSION = "14.0";
 
 /** The samples' edition names → the connector's `qbXMLCountry`; the online edition is not ours. */
-const EDITIONS: Readonly<Record<string, string | null>> = {
+export const EDITIONS: Readonly<Record<string, string | null>> = {
   QBD: "US",
   QBCA: "CA",
   QBUK: "UK",
@@ -47,6 +47,16 @@ const EDITIONS: Readonly<Record<string, string | null>> = {
   QBOE: null,
 };
 const COUNTRIES = ["US", "CA", "UK", "AU"];
+
+/** The samples' own code for an edition (a country, or null for the online edition). */
+export function editionCode(country: string | null): string {
+  const code = Object.entries(EDITIONS).find(([, c]) => c === country)?.[0];
+  if (code === undefined) throw new Error(`no edition for ${String(country)}`);
+  return code;
+}
+
+/** Matches any edition code of the samples: none may reach the committed table. */
+export const EDITION_CODE = new RegExp(Object.keys(EDITIONS).join("|"), "i");
 
 /** The annotation of one element of a sample. */
 interface Annotation {

@@ -27,7 +27,7 @@ export function ledgerSchemaDir(): string {
 }
 
 /** Product brand tokens that may appear inside enumeration values of the SDK schema. */
-const BRANDED_VALUE = /QBDT|QBO|QuickBooks|Intuit/i;
+export const BRANDED_VALUE = /QBDT|QBO|QuickBooks|Intuit/i;
 
 const NEWER = "qbxmlops160.xsd";
 const OLDER = "qbxmlops130.xsd";
