@@ -240,7 +240,17 @@ test("a store that fails in the middle of a call leaves nothing half-done", asyn
       ).length > 0;
     for (let i = 0; i < 500 && !(await stored()); i++) await new Promise((r) => setTimeout(r, 10));
     outage.all();
-    await sys.fakeClock?.advance(6000);
+    // Stored is not yet waiting: the caller arms its deadline on the clock a moment after the insert,
+    // so the clock moves on until the caller has answered (one step past the deadline is enough once
+    // it is armed; a step taken before is simply repeated).
+    let answered = false;
+    void waiting.finally(() => {
+      answered = true;
+    });
+    for (let i = 0; i < 200 && !answered; i++) {
+      await sys.fakeClock?.advance(6000);
+      await new Promise((r) => setTimeout(r, 25));
+    }
     const response = await waiting;
     outage.end();
     const text = await response.clone().text();
