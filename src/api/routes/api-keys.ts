@@ -15,8 +15,9 @@ const createBody = z.strictObject({
 
 /**
  * `GET/POST /v1/api-keys`, `POST /v1/api-keys/{id}/revoke` (decision 0026): the caller's project's
- * keys in the caller's mode. The secret appears once, in the create response, which is therefore
- * never stored for `Idempotency-Key` replays.
+ * keys in the caller's mode. The secret appears once, in the create response (an `Idempotency-Key`
+ * replay returns that response, stored sealed with the idempotency key, as for auth sessions and
+ * webhook endpoints).
  */
 export const apiKeyRoutes = [
   defineRoute({
@@ -39,7 +40,6 @@ export const apiKeyRoutes = [
     summary: "Create a key in the caller's project and mode; the response carries the key (shown once)",
     tag: TAG,
     body: createBody,
-    idempotency: "none",
     examples: { secret: { kind: "secret" }, readOnly: { kind: "secret", readOnly: true } },
     response: { status: 201, description: "The API key with `secret`", schema: apiKeyWithSecretSchema },
     handler: async ({ deps, principal, body }) => ({
