@@ -221,10 +221,17 @@ test("an offline end user's waiting request shows its reason and expected check-
   assert.equal(await page.locator('.timeline [data-segment="queued"]').count(), 1);
   await screenshot(page, "request-waiting");
 
-  // The connector returns: the page follows the request to its end.
+  // Two minutes later (the service's clock) the connector returns: the page follows the request to its end.
+  await clock.advance(2 * MINUTE);
   void eu.connector.checkInNow();
   await page.locator('dd [data-status="succeeded"]').waitFor({ timeout: 60_000 });
   await page.locator('.timeline [data-segment="answered"]').first().waitFor();
+  // The drawing: two minutes queued, then sent and answered.
+  assert.match((await page.locator(".timeline-figure figcaption").textContent()) ?? "", /^Queued 2 min,/);
+  assert.match(
+    (await page.locator('.timeline [data-segment="queued"]').textContent()) ?? "",
+    /queued · 2 min/,
+  );
   await page.getByText("No diagnosis: the request did not wait or run long.").waitFor();
   assert.match(
     (await page.getByLabel("Result JSON").textContent()) ?? "",
@@ -333,6 +340,16 @@ test("keys: a new key's secret is shown once; revoking one on the page stops it 
   await page.getByRole("heading", { name: "Keys" }).waitFor();
   assert.ok(!(await page.content()).includes(secret));
   await screenshot(page, "keys");
+
+  // A read-only key sees the keys and may not change them: the API's refusal, on the page.
+  const readOnly = await json<{ secret: string }>(
+    await sys.call("POST", "/v1/api-keys", { body: { readOnly: true } }),
+  );
+  await signIn(page, sys, readOnly.secret);
+  await nav(page, "Keys").click();
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.locator("#key-result").filter({ hasText: "API_KEY_READ_ONLY" }).waitFor();
+  assert.equal(await rows.count(), 4, "nothing was created");
   assert.deepEqual(problems, [], "no CSP violation and no script error");
 });
 

@@ -85,7 +85,8 @@ function duration(ms) {
   const seconds = ms / 1000;
   if (seconds < 120) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 120) return `${minutes} min ${Math.round(seconds % 60)} s`;
+  const rest = Math.round(seconds % 60);
+  if (minutes < 120) return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
