@@ -123,6 +123,9 @@ test("the page: strict CSP, never framed, no store; a bad key is refused; the ke
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
   assert.equal(headers["x-frame-options"], "DENY");
   assert.equal(headers["cache-control"], "no-store");
+  const slash = await fetch(`${sys.url}/console/`, { redirect: "manual" });
+  assert.equal(slash.status, 301);
+  assert.equal(slash.headers.get("location"), "/console");
   for (const asset of ["/console/console.js", "/console/console.css"]) {
     const fetched = await fetch(`${sys.url}${asset}`);
     assert.equal(fetched.status, 200, asset);

@@ -28,6 +28,10 @@ export const CONSOLE_CSP = [
 ].join("; ");
 
 export function registerConsole(app: FastifyInstance): void {
+  // `/console/` as typed by hand: the page lives at `/console` (its files are under `/console/`).
+  app.get("/console/", { config: { rateLimit: false } }, async (_request, reply) =>
+    reply.redirect("/console", 301),
+  );
   for (const [url, asset] of Object.entries(ASSETS)) {
     const body = readFileSync(new URL(`../console/${asset.file}`, import.meta.url));
     app.get(url, { config: { rateLimit: false } }, async (_request, reply) =>
