@@ -131,6 +131,28 @@ export default tseslint.config(
     rules: { "boundaries/element-types": ["error", { default: "disallow", rules: ARROWS }] },
   },
   {
+    // The operator console's browser module (decision 0026): plain JavaScript, not type-checked.
+    files: ["src/api/console/**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: "module",
+      globals: Object.fromEntries(
+        [
+          "document",
+          "window",
+          "location",
+          "fetch",
+          "URLSearchParams",
+          "FormData",
+          "Node",
+          "setTimeout",
+          "clearTimeout",
+        ].map((name) => [name, "readonly"]),
+      ),
+    },
+  },
+  {
     files: [
       "**/*.test.ts",
       "test/**",

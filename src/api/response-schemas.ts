@@ -6,6 +6,7 @@ import { REQUEST_STATUSES } from "../requests/lifecycle.ts";
 import { PROBABLE_CAUSE_CODES, WAITING_REASONS } from "../requests/probable-causes.ts";
 import type { serializeRequest } from "../requests/resource.ts";
 import type { SubscriptionResource } from "../change-feed/subscriptions.ts";
+import type { ApiKeyResource } from "../tenancy/api-keys.ts";
 import type { AuthSessionResource } from "../tenancy/auth-sessions.ts";
 import { CHECK_IN_BASES, CHECK_IN_CONFIDENCES, type CheckInEstimate } from "../tenancy/check-in-estimate.ts";
 import { CONNECTION_STATUSES } from "../tenancy/connection-status.ts";
@@ -360,6 +361,32 @@ export const passthroughJsonResultSchema = z
   .object({ xml: z.string().meta({ description: "The application's response document" }) })
   .meta({ id: "PassthroughResult" });
 
+const apiKeyFields = {
+  id: platformId("key"),
+  objectType: z.literal("api_key"),
+  createdAt: timestamp(),
+  projectId: platformId("proj"),
+  kind: z.enum(["secret", "publishable"]),
+  mode: z.enum(["live", "test"]),
+  readOnly: z.boolean(),
+  hint: z.string().meta({ description: "The key's last four characters" }),
+  revokedAt: nullable(timestamp()),
+  current: z.boolean().meta({ description: "Whether this is the key the call was made with" }),
+};
+export const apiKeySchema = z
+  .object(apiKeyFields)
+  .meta({ id: "ApiKey", description: "A key of the project (never its secret; decision 0026)" });
+export const apiKeyWithSecretSchema = z
+  .object({
+    ...apiKeyFields,
+    secret: z
+      .string()
+      .regex(/^(sk|pk)_(live|test)_[A-Za-z0-9]+$/)
+      .meta({ description: "The key itself, shown only here" }),
+  })
+  .meta({ id: "ApiKeyWithSecret" });
+export const apiKeyListSchema = platformList("ApiKeyList", "/v1/api-keys", apiKeySchema);
+
 /*
  * Compile-time ties: each schema names exactly the fields its serializer returns (values are
  * checked by the e2e contract test against real responses).
@@ -381,4 +408,5 @@ export const SCHEMA_TIES = [
     true,
   ),
   tied<SameKeys<Out<typeof changeFeedSubscriptionSchema>, SubscriptionResource>>(true),
+  tied<SameKeys<Out<typeof apiKeySchema>, ApiKeyResource>>(true),
 ] as const;

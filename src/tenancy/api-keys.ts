@@ -4,10 +4,12 @@ import { newId } from "../platform/ids.ts";
 import { randomAlphanumeric } from "../platform/random.ts";
 import { hashSecret, secretMatches } from "../platform/secrets.ts";
 import { API_KEYS_CHANNEL, type ApiKeyCache } from "./api-key-cache.ts";
+import { pageOf, type PlatformPage } from "./pagination.ts";
 import {
   findApiKeyByHash,
   insertApiKey,
   insertProject,
+  listApiKeys,
   revokeApiKey,
   type ApiKeyRow,
   type ProjectRow,
@@ -158,4 +160,108 @@ export async function checkPublishableKey(
     throw new ServiceError("PUBLISHABLE_KEY_PROJECT_MISMATCH", { param: "publishableKey" });
   }
   return row.mode;
+}
+
+/**
+ * `/v1/api-keys` (decision 0026): a project's keys as the public API shows them — never the secret
+ * nor its digest, only its last four characters. A caller sees and manages the keys of its own
+ * project in its own mode (a test key never lists, makes or revokes live keys).
+ */
+export interface ApiKeyResource {
+  id: string;
+  objectType: "api_key";
+  createdAt: string;
+  projectId: string;
+  kind: KeyKind;
+  mode: KeyMode;
+  readOnly: boolean;
+  /** The key's last four characters, to tell keys apart. */
+  hint: string;
+  revokedAt: string | null;
+  /** Whether this is the key the call was made with. */
+  current: boolean;
+}
+
+export function serializeApiKey(key: ApiKeyRow, principal: Principal): ApiKeyResource {
+  return {
+    id: key.id,
+    objectType: "api_key",
+    createdAt: key.createdAt.toISOString(),
+    projectId: key.projectId,
+    kind: key.kind,
+    mode: key.mode,
+    readOnly: key.readOnly,
+    hint: key.hint,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+    current: key.id === principal.keyId,
+  };
+}
+
+/** The name of a caller's key list in cursors: one project, one mode. */
+export function apiKeysList(principal: Principal): string {
+  return `api_keys:${principal.projectId}:${principal.mode}`;
+}
+
+/** The caller's project's keys in its mode, newest first, revoked ones included (with `revokedAt`). */
+export async function listApiKeysPage(
+  deps: Deps,
+  principal: Principal,
+  query: { limit: number; lastId: string | null },
+): Promise<PlatformPage<ApiKeyResource>> {
+  const rows = (await listApiKeys(deps.db, principal.projectId))
+    .filter((row) => row.mode === principal.mode && (query.lastId === null || row.id < query.lastId))
+    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .slice(0, query.limit + 1);
+  return pageOf(apiKeysList(principal), "/v1/api-keys", { limit: query.limit }, rows, (row) =>
+    serializeApiKey(row, principal),
+  );
+}
+
+/** Creates a key in the caller's project and mode; the response is the only place the secret appears. */
+export async function createApiKeyFor(
+  deps: Deps,
+  principal: Principal,
+  body: { kind: KeyKind; readOnly: boolean },
+): Promise<ApiKeyResource & { secret: string }> {
+  if (body.kind === "publishable" && body.readOnly) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: "readOnly",
+      message: "Only a secret key can be read-only.",
+    });
+  }
+  const created = await createApiKey(deps, principal.projectId, {
+    kind: body.kind,
+    mode: principal.mode,
+    readOnly: body.readOnly,
+  });
+  return { ...serializeApiKey(created.key, principal), secret: created.secret };
+}
+
+async function ownKey(deps: Deps, principal: Principal, keyId: string): Promise<ApiKeyRow> {
+  const row = (await listApiKeys(deps.db, principal.projectId)).find(
+    (key) => key.id === keyId && key.mode === principal.mode,
+  );
+  if (!row) throw new ServiceError("RESOURCE_MISSING", { param: "id", message: "No such API key." });
+  return row;
+}
+
+/**
+ * Revokes one of the caller's project's keys (in its mode). Revoking an already revoked key answers
+ * it unchanged. The key making the call cannot revoke itself (403 PERMISSION_DENIED): make a new
+ * key, switch to it, then revoke the old one with the new.
+ */
+export async function revokeApiKeyFor(
+  deps: Deps,
+  principal: Principal,
+  keyId: string,
+): Promise<ApiKeyResource> {
+  const row = await ownKey(deps, principal, keyId);
+  if (row.id === principal.keyId) {
+    throw new ServiceError("PERMISSION_DENIED", {
+      param: "id",
+      message: "A key cannot revoke itself. Create a new key, use it, then revoke this one with the new key.",
+    });
+  }
+  if (row.revokedAt === null) await revokeKey(deps, principal.projectId, row.id);
+  return serializeApiKey(await ownKey(deps, principal, keyId), principal);
 }

@@ -251,6 +251,7 @@ async function snapshot(tenant: Tenant): Promise<unknown> {
     deliveries: (
       (await get(`/v1/webhook-endpoints/${tenant.webhookEndpoint}/deliveries`)) as { data: unknown[] }
     ).data,
+    apiKeys: ((await get("/v1/api-keys?limit=100")) as { data: unknown[] }).data,
   };
 }
 
@@ -268,9 +269,14 @@ describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, 
       await eachOperation(
         (op) =>
           op.pathParams.some((p) =>
-            ["endUser", "request", "webhookEndpoint", "webhookDelivery", "changeFeedSubscription"].includes(
-              pathObjectOf(op, p),
-            ),
+            [
+              "endUser",
+              "request",
+              "webhookEndpoint",
+              "webhookDelivery",
+              "changeFeedSubscription",
+              "apiKey",
+            ].includes(pathObjectOf(op, p)),
           ),
         async (op, objects) => {
           const res = await call(world, op, foreignOf(), { objects });
@@ -285,6 +291,7 @@ describe("Security: isolation between projects and modes (404 RESOURCE_MISSING, 
             webhookEndpoint: owner.webhookEndpoint,
             webhookDelivery: owner.webhookDelivery,
             changeFeedSubscription: owner.changeFeedSubscription,
+            apiKey: owner.apiKey,
           }),
           witnesses: [NO_REQUEST, { change: "changed the owner's objects", read: () => snapshot(owner) }],
         },

@@ -140,7 +140,8 @@ export type PathObject =
   | "integrationSlug"
   | "webhookEndpoint"
   | "webhookDelivery"
-  | "changeFeedSubscription";
+  | "changeFeedSubscription"
+  | "apiKey";
 
 /**
  * How each path parameter is filled. A platform path the table does not know fails loudly, so a new
@@ -154,6 +155,7 @@ export function pathObjectOf(op: Operation, param: string): PathObject {
   if (param === "id" && op.path.startsWith("/v1/webhook-endpoints/{id}")) return "webhookEndpoint";
   if (param === "id" && op.path.startsWith("/v1/change-feed-subscriptions/{id}"))
     return "changeFeedSubscription";
+  if (param === "id" && op.path.startsWith("/v1/api-keys/{id}")) return "apiKey";
   if (param === "deliveryId" && op.path.startsWith("/v1/webhook-endpoints/{id}/deliveries/")) {
     return "webhookDelivery";
   }
@@ -176,6 +178,8 @@ export interface Tenant {
   webhookDelivery: string;
   /** A change feed subscription of its own. */
   changeFeedSubscription: string;
+  /** A spare secret key of its own (not one the suites call with). */
+  apiKey: string;
 }
 
 export interface World {
@@ -222,6 +226,7 @@ export async function buildWorld(): Promise<World> {
       webhookEndpoint,
       webhookDelivery: await testDelivery(h, partial, webhookEndpoint),
       changeFeedSubscription: await newSubscription(h, partial),
+      apiKey: (await createApiKey(h.deps, projectId, { kind: "secret", mode })).key.id,
     };
   };
   const keys = h.project.keys;
@@ -334,8 +339,9 @@ export async function queuedRequest(h: TestApp, tenant: Tenant, endUser = tenant
 }
 
 /**
- * The path objects `op` needs that must be made first: a queued Request of the tenant, and a fresh
- * end user or webhook endpoint for a DELETE (the world's objects must survive every test).
+ * The path objects `op` needs that must be made first: a queued Request of the tenant, a fresh
+ * end user or webhook endpoint for a DELETE and a fresh key to revoke (the world's objects must
+ * survive every test).
  */
 export async function objectsFor(
   world: World,
@@ -353,6 +359,12 @@ export async function objectsFor(
   }
   if (kinds.includes("changeFeedSubscription") && op.method === "DELETE") {
     objects.changeFeedSubscription = await newSubscription(world.h, tenant);
+  }
+  // Revoking is the only operation on a key: each call gets a fresh one.
+  if (kinds.includes("apiKey")) {
+    objects.apiKey = (
+      await createApiKey(world.h.deps, tenant.projectId, { kind: "secret", mode: tenant.mode })
+    ).key.id;
   }
   return objects;
 }
@@ -383,6 +395,7 @@ const ownObjects = (tenant: Tenant): Partial<Record<PathObject, string>> => ({
   webhookEndpoint: tenant.webhookEndpoint,
   webhookDelivery: tenant.webhookDelivery,
   changeFeedSubscription: tenant.changeFeedSubscription,
+  apiKey: tenant.apiKey,
   integrationSlug: "ledger_desktop",
   ledgerRecord: "80000001-1700000000",
 });

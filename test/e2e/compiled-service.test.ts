@@ -118,6 +118,17 @@ test("npm start serves dist/: the quick start's banner and commands, probes, the
   for (const probe of ["/livez", "/readyz"]) {
     assert.equal((await fetch(`${ws.url}${probe}`)).status, 200, probe);
   }
+  // The console's static files are copied into dist/ by the build (decision 0026).
+  for (const [asset, type] of [
+    ["/console", /^text\/html/],
+    ["/console/console.js", /^text\/javascript/],
+    ["/console/console.css", /^text\/css/],
+  ] as const) {
+    const res = await fetch(`${ws.url}${asset}`);
+    assert.equal(res.status, 200, asset);
+    assert.match(res.headers.get("content-type") ?? "", type, asset);
+    assert.ok((await res.text()).length > 100, asset);
+  }
 
   // The compiled CLI reaches the service over its admin channel; the service it names runs dist/.
   const cli = spawnSync(process.execPath, ["bin/ledger-bridge.mjs", "projects", "list"], {

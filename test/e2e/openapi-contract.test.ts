@@ -96,6 +96,16 @@ describe("platform routes answer as openapi.json says", () => {
     expect(await api("DELETE", `/v1/end-users/${id}`), 200, "delete");
   });
 
+  test("API keys: list, create, revoke", async () => {
+    expect(await api("GET", "/v1/api-keys"), 200, "list");
+    const created = expect(
+      await api("POST", "/v1/api-keys", { body: { kind: "secret", readOnly: true } }),
+      201,
+      "create",
+    );
+    expect(await api("POST", `/v1/api-keys/${String(created.id)}/revoke`, { body: {} }), 200, "revoke");
+  });
+
   test("webhook endpoints and deliveries", async () => {
     const created = expect(
       await api("POST", "/v1/webhook-endpoints", {

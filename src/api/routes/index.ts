@@ -1,4 +1,5 @@
 import type { RouteDefinition } from "../route.ts";
+import { apiKeyRoutes } from "./api-keys.ts";
 import { authSessionRoutes } from "./auth-sessions.ts";
 import { endUserRoutes } from "./end-users.ts";
 import { ledgerResourceRoutes } from "./ledger-resources.ts";
@@ -16,4 +17,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...ledgerResourceRoutes(),
   ...webhookEndpointRoutes,
   ...changeFeedSubscriptionRoutes,
+  ...apiKeyRoutes,
 ];

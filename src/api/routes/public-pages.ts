@@ -4,10 +4,11 @@ import { buildOpenApi } from "../openapi.ts";
 import { docsPage } from "../docs-page.ts";
 import { renderSupportPage } from "../support-page-html.ts";
 import { apiRoutes } from "./index.ts";
+import { registerConsole } from "./console.ts";
 import { registerProbes } from "./probes.ts";
 import { registerSetupPages } from "./setup-pages.ts";
 
-/** Unauthenticated pages: OpenAPI, docs, support, probes, the hosted setup flow. Not rate limited per project. */
+/** Unauthenticated pages: OpenAPI, docs, support, probes, the hosted setup flow, the operator console. Not rate limited per project. */
 export async function registerPublicPages(app: FastifyInstance, deps: Deps): Promise<void> {
   registerProbes(app, deps);
   // Built on first use, not at start: the document and the routes' fragments it derives are some
@@ -31,4 +32,5 @@ export async function registerPublicPages(app: FastifyInstance, deps: Deps): Pro
     reply.header("X-Content-Type-Options", "nosniff").type("text/html; charset=utf-8").send(support),
   );
   registerSetupPages(app, deps);
+  registerConsole(app);
 }

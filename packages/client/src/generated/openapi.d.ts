@@ -4132,6 +4132,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project's keys in the caller's mode, newest first (never the secret) */
+        get: operations["apiKeys.list"];
+        put?: never;
+        /** Create a key in the caller's project and mode; the response carries the key (shown once) */
+        post: operations["apiKeys.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a key of the caller's project (not the key making the call); it stops working at once */
+        post: operations["apiKeys.revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4183,6 +4218,57 @@ export interface components {
             line3: string | null;
             line4: string | null;
             line5: string | null;
+        };
+        /** @description A key of the project (never its secret; decision 0026) */
+        ApiKey: {
+            id: string;
+            /** @constant */
+            objectType: "api_key";
+            /** Format: date-time */
+            createdAt: string;
+            projectId: string;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @enum {string} */
+            mode: "live" | "test";
+            readOnly: boolean;
+            /** @description The key's last four characters */
+            hint: string;
+            revokedAt: string | null;
+            /** @description Whether this is the key the call was made with */
+            current: boolean;
+        };
+        /** @description A page of /v1/api-keys, newest first */
+        ApiKeyList: {
+            /** @constant */
+            objectType: "list";
+            /** @example /v1/api-keys */
+            url: string;
+            data: components["schemas"]["ApiKey"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+            remainingCount: null;
+            cursorExpiresAt: null;
+        };
+        ApiKeyWithSecret: {
+            id: string;
+            /** @constant */
+            objectType: "api_key";
+            /** Format: date-time */
+            createdAt: string;
+            projectId: string;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @enum {string} */
+            mode: "live" | "test";
+            readOnly: boolean;
+            /** @description The key's last four characters */
+            hint: string;
+            revokedAt: string | null;
+            /** @description Whether this is the key the call was made with */
+            current: boolean;
+            /** @description The key itself, shown only here */
+            secret: string;
         };
         AppliedToTxnRet: {
             transactionId: string | null;
@@ -54189,6 +54275,170 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "apiKeys.list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A list of API keys */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "apiKeys.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters: a repeat replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default secret
+                     * @enum {string}
+                     */
+                    kind?: "secret" | "publishable";
+                    /** @default false */
+                    readOnly?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The API key with `secret` */
+            201: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "apiKeys.revoke": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters: a repeat replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The revoked API key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

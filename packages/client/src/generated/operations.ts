@@ -86,6 +86,9 @@ export interface OperationRow {
 }
 
 export const OPERATIONS = {
+  "apiKeys.create": {"method":"POST","path":"/v1/api-keys","pathParams":[],"input":"body","inputRequired":false,"endUser":false,"async":false,"idempotent":true,"paginated":false},
+  "apiKeys.list": {"method":"GET","path":"/v1/api-keys","pathParams":[],"input":"query","inputRequired":false,"endUser":false,"async":false,"idempotent":false,"paginated":true},
+  "apiKeys.revoke": {"method":"POST","path":"/v1/api-keys/{id}/revoke","pathParams":["id"],"input":"body","inputRequired":false,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "authSessions.create": {"method":"POST","path":"/v1/auth-sessions","pathParams":[],"input":"body","inputRequired":true,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "changeFeedSubscriptions.create": {"method":"POST","path":"/v1/change-feed-subscriptions","pathParams":[],"input":"body","inputRequired":true,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "changeFeedSubscriptions.delete": {"method":"DELETE","path":"/v1/change-feed-subscriptions/{id}","pathParams":["id"],"input":"body","inputRequired":false,"endUser":false,"async":false,"idempotent":true,"paginated":false},

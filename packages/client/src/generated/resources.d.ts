@@ -3,6 +3,15 @@
 import type { CallOptions, BodyOf, QueryOf, ResultOf, ItemOf } from "../types.js";
 import type { PagePromise } from "../pagination.js";
 
+export interface ApiKeysResources {
+  /** Create a key in the caller's project and mode; the response carries the key (shown once) (`POST /v1/api-keys`) */
+  create(body?: BodyOf<"apiKeys.create">, options?: CallOptions): Promise<ResultOf<"apiKeys.create">>;
+  /** List the project's keys in the caller's mode, newest first (never the secret) (`GET /v1/api-keys`) */
+  list(query?: QueryOf<"apiKeys.list">, options?: CallOptions): PagePromise<ResultOf<"apiKeys.list">, ItemOf<"apiKeys.list">>;
+  /** Revoke a key of the caller's project (not the key making the call); it stops working at once (`POST /v1/api-keys/{id}/revoke`) */
+  revoke(id: string, body?: BodyOf<"apiKeys.revoke">, options?: CallOptions): Promise<ResultOf<"apiKeys.revoke">>;
+}
+
 export interface AuthSessionsResources {
   /** Create an auth session: a time-limited link to the hosted setup flow (`POST /v1/auth-sessions`) */
   create(body: BodyOf<"authSessions.create">, options?: CallOptions): Promise<ResultOf<"authSessions.create">>;
@@ -1126,6 +1135,7 @@ export interface WebhookEndpointsResources {
 }
 
 export interface ClientResources {
+  apiKeys: ApiKeysResources;
   authSessions: AuthSessionsResources;
   changeFeedSubscriptions: ChangeFeedSubscriptionsResources;
   endUsers: EndUsersResources;
