@@ -130,6 +130,25 @@ export const configSchema = z.object({
     .int()
     .min(7 * 24 * 3600 * 1000)
     .default(30 * 24 * 3600 * 1000),
+  /**
+   * Retention of a connection's status history (the console's history and 7-day availability strip,
+   * decision 0028); then the sweep deletes the older changes. At least 8 days, so the strip is whole.
+   */
+  CONNECTION_HISTORY_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(8 * 24 * 3600 * 1000)
+    .default(30 * 24 * 3600 * 1000),
+  /**
+   * The application's answer to a Request is kept (redacted when shown, `GET /v1/requests/{id}/messages`)
+   * up to this many bytes; a larger answer keeps only its size. 0 keeps no answer. Deleted with its Request.
+   */
+  REQUEST_ANSWER_KEEP_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(32 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Retention of a closed connector session after it closed; then the sweep deletes it. */
   CONNECTOR_SESSION_RETENTION_MS: z.coerce
     .number()

@@ -4,11 +4,13 @@ import type { ErrorBody } from "../errors/service-error.ts";
 import { SUPPORTED_XML_VERSIONS } from "../ledger/xml/message-set.ts";
 import { REQUEST_STATUSES } from "../requests/lifecycle.ts";
 import { PROBABLE_CAUSE_CODES, WAITING_REASONS } from "../requests/probable-causes.ts";
+import type { RequestMessagesResource } from "../requests/messages.ts";
 import type { serializeRequest } from "../requests/resource.ts";
 import type { SubscriptionResource } from "../change-feed/subscriptions.ts";
 import type { ApiKeyResource } from "../tenancy/api-keys.ts";
 import type { AuthSessionResource } from "../tenancy/auth-sessions.ts";
 import { CHECK_IN_BASES, CHECK_IN_CONFIDENCES, type CheckInEstimate } from "../tenancy/check-in-estimate.ts";
+import { AVAILABILITY_STATES, type ConnectionHistoryResource } from "../tenancy/connection-history.ts";
 import { CONNECTION_STATUSES } from "../tenancy/connection-status.ts";
 import type { ConnectionResource } from "../tenancy/connections.ts";
 import type { EndUserResource } from "../tenancy/end-users.ts";
@@ -119,6 +121,90 @@ export const endUserSchema = z
     integrationConnections: z.array(connectionSchema).max(1),
   })
   .meta({ id: "EndUser", description: "One of the developer's customers, mapped to one company file" });
+
+const statusSchema = z.enum(CONNECTION_STATUSES);
+const availabilityStateSchema = z.enum(AVAILABILITY_STATES);
+
+export const connectionHistorySchema = z
+  .object({
+    objectType: z.literal("connection_history"),
+    endUserId: platformId("eu"),
+    connectionId: nullable(platformId("conn")).meta({
+      description: "Null: the end user has no connection yet",
+    }),
+    from: timestamp().meta({
+      description: "The window's start: `days` ago, or when the connection was made",
+    }),
+    to: timestamp(),
+    status: nullable(statusSchema).meta({
+      description: "The connection's status now, as the end user shows it",
+    }),
+    changes: z
+      .array(
+        z.object({
+          previousStatus: statusSchema,
+          status: statusSchema,
+          statusReason: z.string().nullable(),
+          changedAt: timestamp(),
+        }),
+      )
+      .meta({ description: "The status changes inside the window, newest first (at most `limit`)" }),
+    hasMoreChanges: z.boolean(),
+    availability: z.object({
+      segments: z
+        .array(z.object({ state: availabilityStateSchema, from: timestamp(), to: timestamp() }))
+        .meta({ description: "The window cut into spans of one state, oldest first" }),
+      seconds: z
+        .object(
+          Object.fromEntries(AVAILABILITY_STATES.map((s) => [s, z.number().int().min(0)])) as Record<
+            (typeof AVAILABILITY_STATES)[number],
+            z.ZodNumber
+          >,
+        )
+        .meta({ description: "Seconds spent in each state inside the window" }),
+    }),
+  })
+  .meta({
+    id: "ConnectionHistory",
+    description:
+      "An end user's connection over the last days: its status changes and an availability strip (decision 0028)",
+  });
+
+const messageViewSchema = z.object({
+  xml: z
+    .string()
+    .nullable()
+    .meta({ description: "The document, indented, secrets redacted; null when not kept" }),
+  bytes: z.number().int().nullable().meta({ description: "Its size as it was sent or received" }),
+  redactedValues: z.number().int().min(0).meta({ description: "How many values were masked" }),
+  note: z.string().nullable().meta({ description: "Why `xml` is null, when it is" }),
+});
+
+export const requestMessagesSchema = z
+  .object({
+    objectType: z.literal("request_messages"),
+    requestId: platformId("req"),
+    input: z
+      .object({
+        json: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .meta({
+            description: "`query` and `body` as validated (a batch: its members); null for passthrough",
+          }),
+        redactedValues: z.number().int().min(0),
+      })
+      .meta({ description: "The typed call's JSON input, secrets masked" }),
+    message: messageViewSchema.meta({ description: "The message set as handed to the connector" }),
+    answer: messageViewSchema
+      .extend({ receivedAt: nullable(timestamp()) })
+      .meta({ description: "The application's answer as it arrived" }),
+  })
+  .meta({
+    id: "RequestMessages",
+    description:
+      "A Request's XML message and the application's answer, with secrets redacted (decision 0028)",
+  });
 
 /** A platform list (spec: list envelope; platform cursors do not expire). */
 function platformList<T extends z.ZodType>(id: string, url: string, item: T) {
@@ -409,4 +495,6 @@ export const SCHEMA_TIES = [
   ),
   tied<SameKeys<Out<typeof changeFeedSubscriptionSchema>, SubscriptionResource>>(true),
   tied<SameKeys<Out<typeof apiKeySchema>, ApiKeyResource>>(true),
+  tied<SameKeys<Out<typeof connectionHistorySchema>, ConnectionHistoryResource>>(true),
+  tied<SameKeys<Out<typeof requestMessagesSchema>, RequestMessagesResource>>(true),
 ] as const;

@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   event: "evt",
   changeFeedSubscription: "cfs",
   apiKey: "key",
+  /** A row of a connection's status history (decision 0028). */
+  statusChange: "csc",
   /** An HTTP exchange that is not a Request (`Svc-Request-Id` outside application operations). */
   call: "call",
 } as const;

@@ -84,13 +84,14 @@ export async function prepareBatch(
     if (call.kind !== "submit") throw new ServiceError("INTERNAL_ERROR");
     prepared.push(call.prepared);
   }
-  return batchSubmission(onError, prepared, options);
+  return batchSubmission(onError, prepared, options, parsed.data);
 }
 
 function batchSubmission(
   onError: BatchOnError,
   members: readonly PreparedMessage[],
   options: Omit<TypedCallOptions, "mode" | "paramPrefix">,
+  input: unknown,
 ): Submission {
   const plan: BatchPlan = {
     onError,
@@ -119,6 +120,7 @@ function batchSubmission(
     },
     options: options.call,
     batch: plan,
+    input,
     ...(beforeQueue ? { beforeQueue } : {}),
   };
 }

@@ -235,7 +235,7 @@ export async function nextWork(
  * messages apart (`request_on_error` null) holds the whole document: its messages and `onError`
  * are read back first (a text that is no message set is handed over as it is, as before).
  */
-function handOverXml(
+export function handOverXml(
   claimed: Pick<RequestRow, "request_xml" | "request_on_error" | "message_set_id">,
   xmlVersion: string,
 ): string {
@@ -280,6 +280,9 @@ export async function completeFromAnswer(
   const now = deps.clock.now();
   const session = { ticketHash, at: new Date(now) };
   const base = { completed_at: new Date(now) };
+  // The answer as it arrived is kept for the Request's messages view (decision 0028).
+  const keep = keptAnswer(deps, answer.responseXml, new Date(now));
+  const kept = keep ? { session, answer: keep } : { session };
   // The application wrote (or refused) by now: the next write to these records waits from here.
   if (row.connection_id && row.write_targets?.length)
     await noteRecordWrites(deps.db, row.connection_id, row.write_targets, new Date(now));
@@ -294,7 +297,7 @@ export async function completeFromAnswer(
         "result_lost",
         { outcome: "unknown", error: errorBodyOf(deps, outcomeUnknownError(row), row.id) },
         `${detail}: the write may have been applied`,
-        { session },
+        kept,
       );
     }
     const error = new ServiceError(mapping.code, {
@@ -312,7 +315,7 @@ export async function completeFromAnswer(
         error: errorBodyOf(deps, error, row.id),
       },
       detail,
-      { session },
+      kept,
     );
   }
   const tooLarge = oversizedRead(deps, row, answer.responseXml);
@@ -324,7 +327,7 @@ export async function completeFromAnswer(
       "refused",
       { ...base, outcome: "not_applicable", error: errorBodyOf(deps, tooLarge, row.id) },
       "The answer is larger than the service serves a read from",
-      { session },
+      kept,
     );
   }
   // The answer is parsed here, once: the summary and the decoder read the same tree.
@@ -344,7 +347,7 @@ export async function completeFromAnswer(
         error: errorBodyOf(deps, error, row.id),
       },
       "The answer could not be read",
-      { session },
+      kept,
     );
   }
   const first = parsed.summary.statuses[0];
@@ -372,7 +375,7 @@ export async function completeFromAnswer(
       },
       "The application answered",
       {
-        session,
+        ...kept,
         ...(row.connection_id
           ? { connectionSucceeded: { connectionId: row.connection_id, at: new Date(now) } }
           : {}),
@@ -390,8 +393,23 @@ export async function completeFromAnswer(
       error: errorBodyOf(deps, decoded.error, row.id),
     },
     `The application answered with status ${first?.statusCode ?? "?"}`,
-    { session },
+    kept,
   );
+}
+
+/**
+ * The answer kept with its Request: the XML up to `REQUEST_ANSWER_KEEP_BYTES`, else its size only
+ * (decision 0028); nothing when there is no document. Shown redacted by `GET /v1/requests/{id}/messages`.
+ */
+function keptAnswer(
+  deps: Deps,
+  xml: string,
+  at: Date,
+): { xml: string | null; bytes: number; at: Date } | null {
+  // A failure reported instead of an answer has no document (its HRESULT is in the error).
+  if (xml === "") return null;
+  const bytes = Buffer.byteLength(xml, "utf8");
+  return { xml: bytes <= deps.config.REQUEST_ANSWER_KEEP_BYTES ? xml : null, bytes, at };
 }
 
 /**

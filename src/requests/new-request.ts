@@ -28,6 +28,8 @@ export type NewRequestFields = Pick<
   write_targets?: string[];
   /** A batch's members (ledger/batch.ts). */
   batch?: unknown;
+  /** The call's JSON input (JSON text), shown by the messages view. */
+  input?: string | null;
 };
 
 /** Why a new request is refused at admission: it is created `failed` with this error. */

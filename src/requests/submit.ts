@@ -69,6 +69,8 @@ export interface Submission {
   background?: boolean;
   /** A batch's members, kept on the Request to read its answer member by member. */
   batch?: BatchPlan;
+  /** The call's JSON input as validated (a typed call's query and body), kept for the messages view. */
+  input?: unknown;
   /**
    * What billing counts this Request as (decision 0019): a batch counts its members, a passthrough
    * document its request messages; 1 otherwise.
@@ -212,6 +214,7 @@ async function createOrAttach(
         caller_instance_id: s.options.async ? null : deps.instanceId,
         ...(s.background ? { background: true } : {}),
         ...(s.batch ? { batch: s.batch } : {}),
+        ...(s.input === undefined ? {} : { input: JSON.stringify(s.input) }),
         ...writeTargetsColumn(s),
       },
       now,

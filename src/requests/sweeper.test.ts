@@ -26,6 +26,7 @@ const NOTHING_SWEPT = {
   connectionsOffline: 0,
   requestsDeleted: 0,
   sessionsDeleted: 0,
+  statusChangesDeleted: 0,
   recordWritesDeleted: 0,
 };
 

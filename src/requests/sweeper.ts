@@ -7,6 +7,7 @@ import {
   expiredWaitingRequests,
   silentConnections,
 } from "../store/sweeps.ts";
+import { deleteStatusChangesBefore } from "../store/connection-history.ts";
 import { GOES_OFFLINE_WHEN_SILENT, markOfflineIfSilent } from "../tenancy/connection-status.ts";
 import { expireUnsent } from "./engine.ts";
 
@@ -25,7 +26,8 @@ import { expireUnsent } from "./engine.ts";
  * 3. deletes idempotency keys past their 7-day retention (spec: Limits; `IDEMPOTENCY_RETENTION_MS`);
  * 4. retention: deletes finished Requests (succeeded, failed, canceled) `REQUEST_RETENTION_MS`
  *    after they completed, and closed connector sessions `CONNECTOR_SESSION_RETENTION_MS` after
- *    they closed. Waiting, sent and `outcome_unknown` requests and open sessions are never deleted;
+ *    they closed, and connections' status history `CONNECTION_HISTORY_RETENTION_MS` after each
+ *    change. Waiting, sent and `outcome_unknown` requests and open sessions are never deleted;
  * 5. deletes the stamps of the service's writes to records once they can hold no write back.
  *
  * Open connector sessions are not closed here: their tickets have no stored expiry (it is derived
@@ -55,6 +57,8 @@ export interface SweepResult {
   requestsDeleted: number;
   /** Closed connector sessions deleted after their retention. */
   sessionsDeleted: number;
+  /** Rows of connections' status history past `CONNECTION_HISTORY_RETENTION_MS`. */
+  statusChangesDeleted: number;
   /** Stamps of the service's writes to records, old enough to hold nothing back. */
   recordWritesDeleted: number;
 }
@@ -102,6 +106,9 @@ export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise
   const sessionsDeleted = await deleteInBatches(signal, batchSize, (limit) =>
     deleteClosedSessions(deps.db, new Date(now() - deps.config.CONNECTOR_SESSION_RETENTION_MS), limit),
   );
+  const statusChangesDeleted = await deleteInBatches(signal, batchSize, (limit) =>
+    deleteStatusChangesBefore(deps.db, new Date(now() - deps.config.CONNECTION_HISTORY_RETENTION_MS), limit),
+  );
   const recordWritesDeleted = await deleteRecordWritesBefore(
     deps.db,
     new Date(now() - RECORD_WRITES_KEPT_MS),
@@ -112,6 +119,7 @@ export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise
     connectionsOffline,
     requestsDeleted,
     sessionsDeleted,
+    statusChangesDeleted,
     recordWritesDeleted,
   };
 }

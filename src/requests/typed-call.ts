@@ -294,6 +294,7 @@ export async function prepareTypedCall(
     isWrite: operation.access === "write",
     document: messageSet([planned.message]),
     fingerprintBody: prepared.fingerprint,
+    input: callInputShown(prepared.query, input.body),
     options: options.call,
     ...(options.background ? { background: true } : {}),
     ...(beforeQueue ? { beforeQueue } : {}),
@@ -429,4 +430,16 @@ async function readRecord(
   throw new ServiceError("LEDGER_REQUEST_ERROR", {
     message: `Reading the record before the update failed: ${stored?.message ?? stored?.code ?? row.status}`,
   });
+}
+
+/** The call's JSON input as the messages view shows it: the query and body it was given, when any. */
+export function callInputShown(
+  query: Readonly<Record<string, unknown>>,
+  body: unknown,
+): Record<string, unknown> {
+  const hasBody = typeof body === "object" && body !== null && Object.keys(body).length > 0;
+  return {
+    ...(Object.keys(query).length > 0 ? { query } : {}),
+    ...(hasBody ? { body } : {}),
+  };
 }

@@ -47,7 +47,8 @@ export interface StatusChange {
  * the status machine allows into it, tenancy/connection-status.ts) or already that status (then
  * only the other fields change), and `onlyIf` holds for the locked row (evidence that must still
  * be true, such as a silence). The row is locked for the check, so the compare-and-set holds
- * across instances; a real change writes `connection.status_changed` in the same transaction.
+ * across instances; a real change writes `connection.status_changed` (when subscribed) and its row of the status
+ * history in the same transaction.
  */
 export async function changeConnectionStatus(
   db: Db,
@@ -57,6 +58,8 @@ export async function changeConnectionStatus(
     status: string;
   },
   onlyIf: (current: ConnectionRow) => boolean = () => true,
+  /** When the evidence says the new status began (the history's time; default: now, `updated_at`). */
+  beganAt?: (current: ConnectionRow) => Date,
 ): Promise<StatusChange> {
   const result = await db.transaction().execute(async (trx) => {
     const before = await trx
@@ -77,6 +80,18 @@ export async function changeConnectionStatus(
     if (before.status === after.status)
       return { row: after, previousStatus: before.status, refused: false, written: false };
     const at = after.updated_at;
+    // The status history is kept whether or not anyone subscribes to the event (decision 0028).
+    await trx
+      .insertInto("connection_status_changes")
+      .values({
+        id: newId("statusChange"),
+        connection_id: after.id,
+        previous_status: before.status,
+        status: after.status,
+        status_reason: after.status_reason,
+        changed_at: beganAt?.(before) ?? at,
+      })
+      .execute();
     const written = await insertEventIfSubscribed(trx, {
       id: newId("event"),
       projectId: after.project_id,

@@ -15,6 +15,7 @@ import * as m0015 from "./migrations/0015-simulated-application-edition.ts";
 import * as m0016 from "./migrations/0016-request-messages.ts";
 import * as m0017 from "./migrations/0017-project-standing-and-usage.ts";
 import * as m0020 from "./migrations/0020-check-in-history.ts";
+import * as m0021 from "./migrations/0021-connection-history-and-answers.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   "0016-request-messages": m0016,
   "0017-project-standing-and-usage": m0017,
   "0020-check-in-history": m0020,
+  "0021-connection-history-and-answers": m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -19,10 +19,13 @@ export type NewRequestRow = Omit<
   | "diagnosis"
   | "write_targets"
   | "batch"
+  | "input"
   | "request_on_error"
 > & {
   /** A batch's members (ledger/batch.ts). */
   batch?: unknown;
+  /** The call's JSON input, as JSON text (the messages view). */
+  input?: string | null;
   /** The message set's `onError` (the messages are in `request_xml`). */
   request_on_error?: "stopOnError" | "continueOnError" | null;
   /** The existing records a write changes (spaced a second apart by the claim). */
@@ -112,7 +115,16 @@ export async function listRequests(
 export type RequestChanges = Partial<
   Omit<
     RequestRow,
-    "id" | "seq" | "timeline" | "warnings" | "result" | "error" | "diagnosis" | "write_targets" | "batch"
+    | "id"
+    | "seq"
+    | "timeline"
+    | "warnings"
+    | "result"
+    | "error"
+    | "diagnosis"
+    | "write_targets"
+    | "batch"
+    | "input"
   >
 > & {
   warnings?: unknown[];
@@ -127,6 +139,8 @@ export interface TransitionStamps {
   session?: { ticketHash: string; at: Date };
   /** The connection completed a request successfully now. */
   connectionSucceeded?: { connectionId: string; at: Date };
+  /** The application's answer that settles the request (its XML null when too large to keep). */
+  answer?: { xml: string | null; bytes: number; at: Date };
 }
 
 /** Where a transition may start, and the requests it applies to (the engine's lifecycle table). */
@@ -189,11 +203,30 @@ export async function transitionRequest(
           .where((eb) => eb.exists(eb.selectFrom("moved").select("moved.id"))),
       )
     : withSession;
+  const { answer } = stamps;
+  const withAnswer = answer
+    ? withConnection.with("keep_answer", (q) =>
+        q
+          .insertInto("request_answers")
+          .columns(["request_id", "answer_xml", "answer_bytes", "received_at"])
+          .expression((eb) =>
+            eb
+              .selectFrom("moved")
+              .select([
+                "moved.id",
+                sql<string | null>`${answer.xml}::text`.as("answer_xml"),
+                sql<number>`${answer.bytes}::integer`.as("answer_bytes"),
+                sql<Date>`${answer.at}::timestamptz`.as("received_at"),
+              ]),
+          )
+          .onConflict((oc) => oc.column("request_id").doNothing()),
+      )
+    : withConnection;
   if (!event) {
-    const r = await withConnection.selectFrom("moved").selectAll().executeTakeFirst();
+    const r = await withAnswer.selectFrom("moved").selectAll().executeTakeFirst();
     return r ? { ...r, eventWritten: false } : null;
   }
-  const r = await withConnection
+  const r = await withAnswer
     .with("event", () => requestEventInsert(event))
     .selectFrom("moved")
     .selectAll()

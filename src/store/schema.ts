@@ -107,6 +107,24 @@ export interface AuthSessionsTable {
   completed_at: NullableTimestamp;
 }
 
+/** A change of a connection's stored status (migration 0021; the console's history and availability). */
+export interface ConnectionStatusChangesTable {
+  id: string;
+  connection_id: string;
+  previous_status: string;
+  status: string;
+  status_reason: string | null;
+  changed_at: Timestamp;
+}
+
+/** The application's answer to a Request as it arrived (migration 0021; null XML when too large to keep). */
+export interface RequestAnswersTable {
+  request_id: string;
+  answer_xml: string | null;
+  answer_bytes: number;
+  received_at: Timestamp;
+}
+
 export interface RequestsTable {
   id: string;
   seq: Generated<string>;
@@ -158,6 +176,8 @@ export interface RequestsTable {
   diagnosis: Json<unknown> | null;
   /** IDs of the existing records a write changes (its Mod, Del and Void messages); null otherwise. */
   write_targets: ColumnType<string[] | null, string | null | undefined, string | null>;
+  /** The typed call's JSON input as validated (query, body; a batch's members); null otherwise (migration 0021). */
+  input: ColumnType<unknown, string | null | undefined, string | null>;
   /** A batch's members, in order (ledger/batch.ts `BatchPlan`); null for every other Request. */
   batch: ColumnType<unknown, string | null | undefined, string | null>;
 }
@@ -368,6 +388,8 @@ export interface DatabaseSchema {
   connections: ConnectionsTable;
   auth_sessions: AuthSessionsTable;
   requests: RequestsTable;
+  request_answers: RequestAnswersTable;
+  connection_status_changes: ConnectionStatusChangesTable;
   idempotency_keys: IdempotencyKeysTable;
   connector_sessions: ConnectorSessionsTable;
   ledger_cursors: LedgerCursorsTable;

@@ -70,6 +70,7 @@ export async function moveConnection(
   to: ConnectionStatus,
   changes: ConnectionChanges = {},
   onlyIf?: (current: ConnectionRow) => boolean,
+  beganAt?: (current: ConnectionRow) => Date,
 ): Promise<StatusChange> {
   const reason = OWN_REASON[to];
   return changeConnectionStatus(
@@ -83,6 +84,7 @@ export async function moveConnection(
       status: to,
     },
     onlyIf,
+    beganAt,
   );
 }
 
@@ -116,6 +118,8 @@ export async function markOfflineIfSilent(deps: Deps, connectionId: string): Pro
     (current) =>
       GOES_OFFLINE_WHEN_SILENT.some((from) => from === current.status) &&
       isSilent(current, now, deps.config.CONNECTION_OFFLINE_AFTER_MS),
+    // The history dates the silence from where reads began to show it offline, not from the sweep.
+    (current) => new Date((current.last_seen_at?.getTime() ?? now) + deps.config.CONNECTION_OFFLINE_AFTER_MS),
   );
   return !change.refused && change.row !== null;
 }

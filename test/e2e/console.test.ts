@@ -241,6 +241,43 @@ test("an offline end user's waiting request shows its reason and expected check-
     /"xml"|CustomerRet|CustomerQueryRs/,
   );
   await screenshot(page, "request-done");
+  // Its XML: the message as handed over and the application's answer (secrets masked by the API).
+  await page.getByText("The message sent to the application and its answer").click();
+  const message = (await page.locator("#xml-message pre").textContent()) ?? "";
+  assert.match(message, /<QBXMLMsgsRq onError="stopOnError">\n\s+<CustomerQueryRq>/);
+  const answer = (await page.locator("#xml-answer pre").textContent()) ?? "";
+  assert.match(answer, /<CustomerQueryRs statusCode="0"/);
+  await page.locator("#xml-answer").scrollIntoViewIfNeeded();
+  await screenshot(page, "request-xml");
+
+  // The end user's page: the connection's status history and its 7-day availability strip.
+  await nav(page, "End users").click();
+  await page.getByRole("link", { name: "Schedule Co" }).click();
+  await page.getByRole("heading", { name: "Status history" }).waitFor();
+  const history = await json<{
+    changes: { status: string }[];
+    availability: { segments: { state: string }[] };
+  }>(await sys.call("GET", `/v1/end-users/${eu.endUserId}/connection-history`));
+  const bands = await page
+    .locator("#availability-strip .band")
+    .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-state")));
+  assert.deepEqual(
+    bands,
+    history.availability.segments.map((segment) => segment.state),
+  );
+  assert.ok(bands.includes("online"), "it was online");
+  const rows = page.locator("table tbody tr");
+  assert.equal(await rows.count(), history.changes.length);
+  assert.ok(history.changes.length >= 2, "it went online, and offline while away");
+  assert.match((await page.locator("#availability-totals").textContent()) ?? "", /online: \d/);
+  // The bands fill the strip, each as wide as its span lasted (set through the CSS object model).
+  const widths = await page
+    .locator("#availability-strip .band")
+    .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().width));
+  const strip = await page.locator("#availability-strip").evaluate((node) => node.clientWidth);
+  assert.ok(Math.abs(widths.reduce((a, b) => a + b, 0) - strip) <= 2, `${widths.join("+")} ≈ ${strip}`);
+  assert.equal(await page.getByText("null", { exact: true }).count(), 0);
+  await screenshot(page, "end-user");
   await stopConnector(sys, eu);
   assert.deepEqual(problems, [], "no CSP violation and no script error");
 });

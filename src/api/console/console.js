@@ -180,7 +180,13 @@ async function endUsersPage() {
     return h(
       "tr",
       { "data-end-user-id": user.id },
-      h("td", {}, h("strong", {}, user.companyName), h("br"), h("code", {}, user.id)),
+      h(
+        "td",
+        {},
+        h("a", { href: `#/end-users/${user.id}` }, h("strong", {}, user.companyName)),
+        h("br"),
+        h("code", {}, user.id),
+      ),
       h(
         "td",
         {},
@@ -222,6 +228,129 @@ async function endUsersPage() {
       "No end users yet.",
     ),
   );
+}
+
+const AVAILABILITY_LABEL = {
+  online: "online",
+  offline: "offline",
+  ledger_unavailable: "application unavailable",
+  not_set_up: "not set up",
+  disabled: "disabled",
+};
+
+/** The availability strip (decision 0028): the window cut into spans of one state, each as wide as it lasted. */
+function availabilityStrip(history) {
+  const { segments, seconds: byState } = history.availability;
+  const total = Object.values(byState).reduce((sum, value) => sum + value, 0) || 1;
+  const share = (value) => `${((value / total) * 100).toFixed(value / total < 0.1 ? 1 : 0)} %`;
+  const summary = Object.entries(byState)
+    .filter(([, value]) => value > 0)
+    .map(([state, value]) => `${AVAILABILITY_LABEL[state] ?? state} ${share(value)} (${seconds(value)})`);
+  return h(
+    "figure",
+    { class: "timeline-figure" },
+    h(
+      "div",
+      {
+        class: "strip",
+        id: "availability-strip",
+        role: "img",
+        "aria-label": `Availability from ${when(history.from)} to ${when(history.to)}: ${summary.join(", ") || "no data"}`,
+      },
+      segments.map((segment) => {
+        const ms = Date.parse(segment.to) - Date.parse(segment.from);
+        return h("div", {
+          class: `band ${segment.state}`,
+          "data-state": segment.state,
+          "data-grow": String(Math.max(1, Math.round((ms / 1000 / total) * 1000))),
+          title: `${AVAILABILITY_LABEL[segment.state] ?? segment.state}: ${when(segment.from)} → ${when(segment.to)}`,
+        });
+      }),
+    ),
+    h(
+      "figcaption",
+      {},
+      h("span", { class: "muted" }, `${when(history.from)} → ${when(history.to)}. `),
+      h(
+        "ul",
+        { class: "legend", id: "availability-totals" },
+        Object.entries(byState).map(([state, value]) =>
+          h(
+            "li",
+            { "data-state": state },
+            h("span", { class: `swatch ${state}`, "aria-hidden": "true" }),
+            `${AVAILABILITY_LABEL[state] ?? state}: ${share(value)}`,
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+async function endUserPage(id, myGeneration) {
+  const path = `/v1/end-users/${encodeURIComponent(id)}`;
+  const [user, history] = await Promise.all([
+    api("GET", path),
+    api("GET", `${path}/connection-history?days=7&limit=100`),
+  ]);
+  if (myGeneration !== generation) return;
+  const connection = user.integrationConnections[0] ?? null;
+  const file = connection?.companyFile ?? null;
+  const root = pageRoot(
+    user.companyName,
+    h("p", {}, h("a", { href: "#/end-users" }, "← All end users")),
+    h(
+      "div",
+      { class: "panel" },
+      facts([
+        ["End user", h("code", {}, user.id)],
+        ["Status", connection ? statusPill(connection.status) : "no connection"],
+        ["Status reason", connection?.statusReason ?? "—"],
+        ["Last check-in", when(connection?.lastCheckInAt)],
+        ["Check-in interval", seconds(connection?.checkInEstimate.intervalSeconds)],
+        [
+          "Session",
+          connection?.checkInEstimate.basis === "session_open" ? "open" : connection ? "closed" : "—",
+        ],
+        [
+          "Company file",
+          file ? [file.companyName, file.product, file.xmlVersion].filter(Boolean).join(" · ") : "—",
+        ],
+        [
+          "Expected check-in",
+          connection ? expected(connection.checkInEstimate, connection.expectedCheckInAt) : "—",
+        ],
+        [
+          "Requests",
+          h("a", { href: `#/requests?endUserId=${encodeURIComponent(user.id)}` }, "this end user's requests"),
+        ],
+      ]),
+    ),
+    h("h2", {}, "Availability, last 7 days"),
+    history.connectionId === null
+      ? h("p", { class: "muted" }, "No connection yet.")
+      : availabilityStrip(history),
+    h("h2", {}, "Status history"),
+    table(
+      "Connection status changes, newest first",
+      ["Changed", "From", "To", "Reason"],
+      history.changes.map((change) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, when(change.changedAt)),
+          h("td", {}, statusPill(change.previousStatus)),
+          h("td", {}, statusPill(change.status)),
+          h("td", {}, change.statusReason ?? "—"),
+        ),
+      ),
+      "No status change in the last 7 days.",
+    ),
+    ...(history.hasMoreChanges
+      ? [h("p", { class: "muted" }, "Older changes in this window are not shown.")]
+      : []),
+  );
+  sizeSegments(root);
 }
 
 async function requestsPage(params) {
@@ -391,13 +520,27 @@ function timelinePicture(request, nowMs) {
 
 /** Segment widths: set through the CSS object model (CSP forbids inline `style` attributes). */
 function sizeSegments(root) {
-  for (const segment of root.querySelectorAll(".segment")) {
+  for (const segment of root.querySelectorAll(".segment, .band")) {
     segment.style.flexGrow = segment.dataset.grow ?? "1";
   }
 }
 
+/** One XML document of a Request (its message or its answer), secrets already masked by the API. */
+function xmlView(view, label, id) {
+  const size = view.bytes === null ? "" : ` · ${view.bytes.toLocaleString("en")} bytes`;
+  const masked = view.redactedValues > 0 ? ` · ${view.redactedValues} value(s) masked` : "";
+  return h(
+    "section",
+    { class: "xml-view", id },
+    h("h3", {}, label, h("span", { class: "muted" }, `${size}${masked}`)),
+    view.note ? h("p", { class: "muted" }, view.note) : null,
+    view.xml === null ? null : h("pre", { tabindex: "0", "aria-label": `${label} XML` }, view.xml),
+  );
+}
+
 async function requestPage(id, myGeneration) {
-  const request = await api("GET", `/v1/requests/${encodeURIComponent(id)}`);
+  const path = `/v1/requests/${encodeURIComponent(id)}`;
+  const [request, messages] = await Promise.all([api("GET", path), api("GET", `${path}/messages`)]);
   if (myGeneration !== generation) return;
   const diagnosis = request.diagnosis;
   const connector = diagnosis?.connector ?? null;
@@ -473,10 +616,26 @@ async function requestPage(id, myGeneration) {
           ]),
         )
       : h("p", { class: "muted" }, "No diagnosis: the request did not wait or run long."),
+    h("h2", {}, "Input (JSON in)"),
+    messages.input.json === null
+      ? h("p", { class: "muted" }, "No JSON input: a passthrough call sends XML (see Messages below).")
+      : json(messages.input.json, "Input JSON"),
     h("h2", {}, "Result (JSON out)"),
     request.result === null
       ? h("p", { class: "muted" }, "No result yet.")
       : json(request.result, "Result JSON"),
+    h("h2", {}, "Messages (XML)"),
+    h(
+      "details",
+      { id: "messages", open: request.status === "failed" },
+      h("summary", {}, "The message sent to the application and its answer (secrets masked)"),
+      xmlView(messages.message, "Message", "xml-message"),
+      xmlView(
+        messages.answer,
+        `Answer${messages.answer.receivedAt ? `, ${when(messages.answer.receivedAt)}` : ""}`,
+        "xml-answer",
+      ),
+    ),
     h("h2", {}, "The Request (JSON)"),
     json({ ...request, result: undefined }, "Request JSON"),
   );
@@ -741,7 +900,9 @@ async function route() {
   const myGeneration = generation;
   try {
     const requestMatch = /^\/requests\/([A-Za-z0-9_]+)$/.exec(path);
+    const endUserMatch = /^\/end-users\/([A-Za-z0-9_]+)$/.exec(path);
     if (requestMatch) await requestPage(requestMatch[1], myGeneration);
+    else if (endUserMatch) await endUserPage(endUserMatch[1], myGeneration);
     else if (path === "/requests") await requestsPage(params);
     else if (path === "/webhooks") await webhooksPage(params);
     else if (path === "/keys") await keysPage();

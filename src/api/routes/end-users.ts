@@ -9,10 +9,18 @@ import {
 } from "../../tenancy/end-users.ts";
 import { defineRoute } from "../route.ts";
 import { createEndUserBody, platformListQuery, resetCompanyFileBody, updateEndUserBody } from "../schemas.ts";
-import { endUserDeletedSchema, endUserListSchema, endUserSchema } from "../response-schemas.ts";
+import {
+  connectionHistorySchema,
+  endUserDeletedSchema,
+  endUserListSchema,
+  endUserSchema,
+} from "../response-schemas.ts";
+import { connectionHistory } from "../../tenancy/connection-history.ts";
 
 const TAG = "End users";
 const noBody = z.strictObject({});
+const daysMessage = "`days` must be an integer from 1 to 30.";
+const historyLimitMessage = "`limit` must be an integer from 1 to 200.";
 
 /** `GET/POST /v1/end-users`, `GET/POST/DELETE /v1/end-users/{id}`, reset-company-file (architecture §5). */
 export const endUserRoutes = [
@@ -93,6 +101,32 @@ export const endUserRoutes = [
     response: { status: 200, description: "The end user", schema: endUserSchema },
     handler: async ({ deps, principal, params, body }) => ({
       body: await resetCompanyFile(deps, principal, params.id ?? "", body.mode),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/v1/end-users/:id/connection-history",
+    operationId: "endUsers.connectionHistory",
+    summary: "The connection's status changes and availability over the last `days` days (default 7)",
+    tag: TAG,
+    pathParams: ["id"],
+    query: z.strictObject({
+      days: z.coerce
+        .number({ error: daysMessage })
+        .int({ error: daysMessage })
+        .min(1, { error: daysMessage })
+        .max(30, { error: daysMessage })
+        .default(7),
+      limit: z.coerce
+        .number({ error: historyLimitMessage })
+        .int({ error: historyLimitMessage })
+        .min(1, { error: historyLimitMessage })
+        .max(200, { error: historyLimitMessage })
+        .default(50),
+    }),
+    response: { status: 200, description: "The connection's history", schema: connectionHistorySchema },
+    handler: async ({ deps, principal, params, query }) => ({
+      body: await connectionHistory(deps, principal, params.id ?? "", query),
     }),
   }),
 ];

@@ -12,7 +12,8 @@ import { decodeCursor, encodeCursor, filtersOf, type ListFilters } from "../../t
 import { defineRoute } from "../route.ts";
 import { text } from "../../ledger/fields.ts";
 import { endUserIdSchema, platformLimit } from "../schemas.ts";
-import { requestListSchema, requestSchema } from "../response-schemas.ts";
+import { requestListSchema, requestMessagesSchema, requestSchema } from "../response-schemas.ts";
+import { requestMessages } from "../../requests/messages.ts";
 
 const TAG = "Requests";
 const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
@@ -123,6 +124,18 @@ export const requestRoutes = [
         watch.close();
       }
     },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/v1/requests/:id/messages",
+    operationId: "requests.messages",
+    summary: "The XML message the Request sent and the application's answer, secrets redacted",
+    tag: TAG,
+    pathParams: ["id"],
+    response: { status: 200, description: "The Request's messages", schema: requestMessagesSchema },
+    handler: async ({ deps, principal, params }) => ({
+      body: await requestMessages(deps, await load(deps, principal, params.id ?? "")),
+    }),
   }),
   defineRoute({
     method: "POST",

@@ -88,3 +88,21 @@ export function renderDocument(root: XmlElement): string {
   renderElement(root, out);
   return `${out.join("\n")}\n`;
 }
+
+/** An element tree as indented text, one element per line (for people: the console's XML view). */
+export function renderIndented(root: XmlElement, indent = "  "): string {
+  const out: string[] = [];
+  const walk = (element: XmlElement, depth: number): void => {
+    const pad = indent.repeat(depth);
+    if (element.children.length === 0) {
+      out.push(pad + renderElementText(element));
+      return;
+    }
+    const attrs = element.attrs.map(([key, value]) => ` ${key}="${escapeAttr(value)}"`).join("");
+    out.push(`${pad}<${element.name}${attrs}>`);
+    for (const c of element.children) walk(c, depth + 1);
+    out.push(`${pad}</${element.name}>`);
+  };
+  walk(root, 0);
+  return `${out.join("\n")}\n`;
+}

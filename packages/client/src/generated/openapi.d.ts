@@ -54,6 +54,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/end-users/{id}/connection-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The connection's status changes and availability over the last `days` days (default 7) */
+        get: operations["endUsers.connectionHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth-sessions": {
         parameters: {
             query?: never;
@@ -97,6 +114,23 @@ export interface paths {
         };
         /** Retrieve a request; `waitSeconds` (up to 60) long-polls until it settles */
         get: operations["requests.retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The XML message the Request sent and the application's answer, secrets redacted */
+        get: operations["requests.messages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4458,6 +4492,53 @@ export interface components {
             quantityOnHand: number | null;
             quantityNeeded: number | null;
         };
+        /** @description An end user's connection over the last days: its status changes and an availability strip (decision 0028) */
+        ConnectionHistory: {
+            /** @constant */
+            objectType: "connection_history";
+            endUserId: string;
+            /** @description Null: the end user has no connection yet */
+            connectionId: string | null;
+            /**
+             * Format: date-time
+             * @description The window's start: `days` ago, or when the connection was made
+             */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description The connection's status now, as the end user shows it */
+            status: ("pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled") | null;
+            /** @description The status changes inside the window, newest first (at most `limit`) */
+            changes: {
+                /** @enum {string} */
+                previousStatus: "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+                /** @enum {string} */
+                status: "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+                statusReason: string | null;
+                /** Format: date-time */
+                changedAt: string;
+            }[];
+            hasMoreChanges: boolean;
+            availability: {
+                /** @description The window cut into spans of one state, oldest first */
+                segments: {
+                    /** @enum {string} */
+                    state: "online" | "offline" | "ledger_unavailable" | "not_set_up" | "disabled";
+                    /** Format: date-time */
+                    from: string;
+                    /** Format: date-time */
+                    to: string;
+                }[];
+                /** @description Seconds spent in each state inside the window */
+                seconds: {
+                    online: number;
+                    offline: number;
+                    ledger_unavailable: number;
+                    not_set_up: number;
+                    disabled: number;
+                };
+            };
+        };
         CreditCardInfo: {
             number: string | null;
             expirationMonth: number | null;
@@ -5104,6 +5185,43 @@ export interface components {
             hasMore: boolean;
             remainingCount: null;
             cursorExpiresAt: null;
+        };
+        /** @description A Request's XML message and the application's answer, with secrets redacted (decision 0028) */
+        RequestMessages: {
+            /** @constant */
+            objectType: "request_messages";
+            requestId: string;
+            /** @description The typed call's JSON input, secrets masked */
+            input: {
+                /** @description `query` and `body` as validated (a batch: its members); null for passthrough */
+                json: {
+                    [key: string]: unknown;
+                } | null;
+                redactedValues: number;
+            };
+            /** @description The message set as handed to the connector */
+            message: {
+                /** @description The document, indented, secrets redacted; null when not kept */
+                xml: string | null;
+                /** @description Its size as it was sent or received */
+                bytes: number | null;
+                /** @description How many values were masked */
+                redactedValues: number;
+                /** @description Why `xml` is null, when it is */
+                note: string | null;
+            };
+            /** @description The application's answer as it arrived */
+            answer: {
+                /** @description The document, indented, secrets redacted; null when not kept */
+                xml: string | null;
+                /** @description Its size as it was sent or received */
+                bytes: number | null;
+                /** @description How many values were masked */
+                redactedValues: number;
+                /** @description Why `xml` is null, when it is */
+                note: string | null;
+                receivedAt: string | null;
+            };
         };
         /** @description A request as lists show it (without `result`) */
         RequestSummary: {
@@ -24317,6 +24435,56 @@ export interface operations {
             };
         };
     };
+    "endUsers.connectionHistory": {
+        parameters: {
+            query?: {
+                days?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection's history */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "authSessions.create": {
         parameters: {
             query?: never;
@@ -24453,6 +24621,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Request"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "requests.messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Request's messages */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestMessages"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -31,6 +31,8 @@ export interface ChangeFeedSubscriptionsResources {
 }
 
 export interface EndUsersResources {
+  /** The connection's status changes and availability over the last `days` days (default 7) (`GET /v1/end-users/{id}/connection-history`) */
+  connectionHistory(id: string, query?: QueryOf<"endUsers.connectionHistory">, options?: CallOptions): Promise<ResultOf<"endUsers.connectionHistory">>;
   /** Create an end user (`POST /v1/end-users`) */
   create(body: BodyOf<"endUsers.create">, options?: CallOptions): Promise<ResultOf<"endUsers.create">>;
   /** Delete an end user with its connection, credentials and stored requests (`DELETE /v1/end-users/{id}`) */
@@ -1105,6 +1107,8 @@ export interface RequestsResources {
   cancel(id: string, body?: BodyOf<"requests.cancel">, options?: CallOptions): Promise<ResultOf<"requests.cancel">>;
   /** List requests (summaries), newest first (`GET /v1/requests`) */
   list(query?: QueryOf<"requests.list">, options?: CallOptions): PagePromise<ResultOf<"requests.list">, ItemOf<"requests.list">>;
+  /** The XML message the Request sent and the application's answer, secrets redacted (`GET /v1/requests/{id}/messages`) */
+  messages(id: string, options?: CallOptions): Promise<ResultOf<"requests.messages">>;
   /** Retrieve a request; `waitSeconds` (up to 60) long-polls until it settles (`GET /v1/requests/{id}`) */
   retrieve(id: string, query?: QueryOf<"requests.retrieve">, options?: CallOptions): Promise<ResultOf<"requests.retrieve">>;
 }
