@@ -186,12 +186,9 @@ export const requestMessagesSchema = z
     requestId: platformId("req"),
     input: z
       .object({
-        json: z
-          .record(z.string(), z.unknown())
-          .nullable()
-          .meta({
-            description: "`query` and `body` as validated (a batch: its members); null for passthrough",
-          }),
+        json: z.record(z.string(), z.unknown()).nullable().meta({
+          description: "`query` and `body` as validated (a batch: its members); null for passthrough",
+        }),
         redactedValues: z.number().int().min(0),
       })
       .meta({ description: "The typed call's JSON input, secrets masked" }),
