@@ -454,4 +454,11 @@ test("isolation: another project's end users, requests, endpoints and keys never
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").filter({ hasText: "RESOURCE_MISSING" }).waitFor();
   }
+  // So is another project's end user (its page reads its history too), asked for by address.
+  await page.goto(`${sys.url}/console#/end-users/${theirEndUser.id}`);
+  await page.reload(); // a new load: signed out, the address kept
+  await page.getByLabel("Secret key", { exact: true }).fill(sys.project.keys.secretLive);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("alert").filter({ hasText: "RESOURCE_MISSING" }).waitFor();
+  assert.ok(!(await page.content()).includes("Theirs Secret Co"));
 });

@@ -71,6 +71,12 @@ describe("platform routes answer as openapi.json says", () => {
     expect(await api("GET", "/v1/end-users?limit=2"), 200, "list");
     expect(await api("GET", `/v1/end-users/${id}`), 200, "retrieve");
     expect(await api("GET", `/v1/end-users/${eu.endUserId}`), 200, "retrieve a connected one");
+    const history = expect(
+      await api("GET", `/v1/end-users/${eu.endUserId}/connection-history`),
+      200,
+      "connection history",
+    );
+    assert.ok((history.changes as unknown[]).length > 0, "a connected end user has a history");
     expect(await api("POST", `/v1/end-users/${id}`, { body: { email: "ops@example.com" } }), 200, "update");
     const session = expect(
       await api("POST", "/v1/auth-sessions", {
@@ -188,6 +194,8 @@ describe("platform routes answer as openapi.json says", () => {
       "the async request, settled",
     );
     assert.equal(done.status, "succeeded", JSON.stringify(done).slice(0, 500));
+    const messages = expect(await api("GET", `/v1/requests/${String(queued.id)}/messages`), 200, "messages");
+    assert.ok((messages.answer as { xml: string | null }).xml, "an answered Request shows its answer");
     expect(await api("GET", `/v1/requests?endUserId=${eu.endUserId}&limit=5`), 200, "requests list");
     // A sent request cannot be canceled.
     expect(await api("POST", `/v1/requests/${String(queued.id)}/cancel`), 409, "not cancelable");
@@ -289,6 +297,7 @@ describe("typed operations answer as openapi.json says", () => {
     assert.ok(waiting.waitingReason, "and a waiting reason");
     const canceled = expect(await api("POST", `/v1/requests/${String(queued.id)}/cancel`), 200, "cancel");
     assert.equal(canceled.status, "canceled");
+    expect(await api("GET", `/v1/requests/${String(queued.id)}/messages`), 200, "messages");
   });
 });
 
