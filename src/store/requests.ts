@@ -1,5 +1,5 @@
 import { sql, type Selectable, type Transaction } from "kysely";
-import { json, type Db } from "./database.ts";
+import { json, type Db, type Store } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import { requestEventInsert, type RequestEventInput } from "./events.ts";
 import type { DatabaseSchema, RequestsTable, TimelineEntryRow } from "./schema.ts";
@@ -38,6 +38,18 @@ export type NewRequestRow = Omit<
 };
 
 type Executor = Db | Transaction<DatabaseSchema>;
+
+/**
+ * The wake-up that tells every instance's cache of settled Requests (requests/settled-cache.ts)
+ * that stored Requests were deleted (the retention sweep, an end user deleted with its Requests):
+ * through LISTEN/NOTIFY on PostgreSQL.
+ */
+export const REQUESTS_GONE_CHANNEL = "requests-gone";
+
+/** Tells every instance that stored Requests were deleted (their caches forget what they kept). */
+export async function requestsGone(store: Pick<Store, "notifier">): Promise<void> {
+  await store.notifier.notify(REQUESTS_GONE_CHANNEL);
+}
 
 export async function insertRequest(db: Executor, row: NewRequestRow): Promise<RequestRow> {
   return db
