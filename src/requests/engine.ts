@@ -193,6 +193,7 @@ export async function nextWork(
   ticketHash: string,
   xmlVersion: string,
   lostAlreadyHandled = false,
+  heldBy?: string,
 ): Promise<NextWork> {
   const now = new Date(deps.clock.now());
   const handOver = TRANSITIONS.hand_over;
@@ -208,7 +209,10 @@ export async function nextWork(
     // Writes to one record are sent more than a second apart, counted from the previous answer.
     spacingMs: deps.config.RECORD_WRITE_SPACING_MS,
     unsettled: UNSETTLED_STATUSES,
+    heldBy,
   });
+  // The session (not read first) is no longer open here: the caller reads it and sees why.
+  if (!claim.sessionHeld) return null;
   const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = claim;
   if (hasExpired) await expireQueued(deps, connectionId);
   if (lostRequestId !== null && !lostAlreadyHandled) {
@@ -219,7 +223,7 @@ export async function nextWork(
         lost,
         "The connector asked for the next request without answering this one: its answer was lost",
       );
-    return nextWork(deps, connectionId, ticketHash, xmlVersion, true);
+    return nextWork(deps, connectionId, ticketHash, xmlVersion, true, heldBy);
   }
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
   if (claim.spacedUntil !== null) return { kind: "spaced", untilMs: claim.spacedUntil.getTime() };
