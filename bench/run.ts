@@ -493,6 +493,8 @@ function memoryRows(result: IdleMemoryResult): Row[] {
   ];
 }
 
+const cpuMs = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : "n/a");
+
 function p5Rows(result: TwoInstancesResult): Row[] {
   const { one, two } = result;
   return [
@@ -500,6 +502,11 @@ function p5Rows(result: TwoInstancesResult): Row[] {
       figure: `[postgres] P5 two instances ÷ one, mixed API calls/s (${MIXED_CALLERS} callers, ${MIXED_END_USERS} connections)`,
       value: `${(two.perSecond / one.perSecond).toFixed(2)} (${rps(two.perSecond)} ÷ ${rps(one.perSecond)})`,
       goal: "≥ 1.7",
+    },
+    {
+      figure: "[postgres] P5 service CPU per API call, each instance (one instance → two instances)",
+      value: `${one.cpuMsPerCall.map(cpuMs).join(" / ")} → ${two.cpuMsPerCall.map(cpuMs).join(" / ")}`,
+      goal: "two ≤ one",
     },
     {
       figure: "[postgres] P5 of which sync passthrough round trips/s (two / one); failed calls",
