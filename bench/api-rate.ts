@@ -39,16 +39,25 @@ async function load(command: LoadCommand): Promise<LoadReply> {
 }
 
 /** A warm-up run, then the measured one, with the bench's settings. */
-async function measure(url: string, headers: Record<string, string>): Promise<LoadReply> {
+async function measure(
+  url: string,
+  headers: Record<string, string>,
+  afterWarmUp?: () => Promise<void>,
+): Promise<LoadReply> {
   await load({ url, headers, connections: LOAD_CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
+  await afterWarmUp?.();
   return load({ url, headers, connections: LOAD_CONNECTIONS, durationSeconds: LOAD_SECONDS });
 }
 
-/** The hello-world first, then `GET /v1/requests/{requestId}` on the service at `serviceUrl`. */
+/**
+ * The hello-world first, then `GET /v1/requests/{requestId}` on the service at `serviceUrl`;
+ * `beforeRetrieve` runs after the service's warm-up, right before its measured run (profiling).
+ */
 export async function measureApiRate(
   serviceUrl: string,
   secretKey: string,
   requestId: string,
+  beforeRetrieve?: () => Promise<void>,
 ): Promise<ApiRate> {
   const hello = Fastify();
   hello.get("/", async () => ({ hello: "world" }));
@@ -60,8 +69,10 @@ export async function measureApiRate(
   } finally {
     await hello.close();
   }
-  const retrieve = await measure(`${serviceUrl}/v1/requests/${requestId}`, {
-    authorization: `Bearer ${secretKey}`,
-  });
+  const retrieve = await measure(
+    `${serviceUrl}/v1/requests/${requestId}`,
+    { authorization: `Bearer ${secretKey}` },
+    beforeRetrieve,
+  );
   return { helloWorld, retrieve };
 }

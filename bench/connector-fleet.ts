@@ -47,7 +47,16 @@ export type FleetReply =
   | { cmd: "connected"; sessions: number; refused: number; ms: number }
   | { cmd: "held"; held: number; sessions: number; errors: number }
   | { cmd: "handover"; samples: number[]; failures: number }
-  | { cmd: "mixed"; calls: number; passthrough: number; reads: number; failures: number; ms: number }
+  | {
+      cmd: "mixed";
+      calls: number;
+      passthrough: number;
+      reads: number;
+      failures: number;
+      ms: number;
+      /** Completed API calls per service URL (each instance's share). */
+      byUrl: Record<string, number>;
+    }
   | { cmd: "stopped" };
 
 export const PASSTHROUGH_BODY = "<CustomerQueryRq><MaxReturned>1</MaxReturned></CustomerQueryRq>";
@@ -237,6 +246,10 @@ async function mixed(command: Extract<FleetCommand, { cmd: "mixed" }>): Promise<
   let passthrough = 0;
   let reads = 0;
   let failures = 0;
+  const byUrl: Record<string, number> = {};
+  const served = (url: string): void => {
+    byUrl[url] = (byUrl[url] ?? 0) + 1;
+  };
   const started = now();
   const caller = async (seed: number): Promise<void> => {
     let turn = seed;
@@ -262,6 +275,7 @@ async function mixed(command: Extract<FleetCommand, { cmd: "mixed" }>): Promise<
         continue;
       }
       passthrough += 1;
+      served(target.url);
       for (const path of [`/v1/requests/${res.id}`, `/v1/end-users/${target.endUserId}`]) {
         const read = await post(
           `${target.url}${path}`,
@@ -269,13 +283,23 @@ async function mixed(command: Extract<FleetCommand, { cmd: "mixed" }>): Promise<
           "",
           "GET",
         ).catch(() => ({ status: 0, text: "" }));
-        if (read.status === 200) reads += 1;
-        else failures += 1;
+        if (read.status === 200) {
+          reads += 1;
+          served(target.url);
+        } else failures += 1;
       }
     }
   };
   await Promise.all(Array.from({ length: command.concurrency }, (_, i) => caller(i)));
-  return { cmd: "mixed", calls: passthrough + reads, passthrough, reads, failures, ms: now() - started };
+  return {
+    cmd: "mixed",
+    calls: passthrough + reads,
+    passthrough,
+    reads,
+    failures,
+    ms: now() - started,
+    byUrl,
+  };
 }
 
 process.on("message", (command: FleetCommand) => {

@@ -44,6 +44,7 @@ import { systemClock } from "../src/platform/clock.ts";
 import { newId } from "../src/platform/ids.ts";
 import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../src/store/events.ts";
 import { openStore } from "../src/store/database.ts";
+import { settledRequestsOf } from "../src/requests/settled-cache.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
 import { LOAD_CONNECTIONS, LOAD_SECONDS, measureApiRate, type ApiRate } from "./api-rate.ts";
 import { EndUserThread, setUpEndUser } from "./end-user-thread.ts";
@@ -119,6 +120,8 @@ interface StoreRun {
   throughput: ThroughputResult;
   webhooks: WebhookResult;
   apiRate: ApiRate | null;
+  /** The settled-Request cache's hits and misses during P3 (its warm-up included). */
+  cacheCounts: { hits: number; misses: number };
   logLines: number;
 }
 
@@ -343,6 +346,8 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
           stateChangeToDelivery: percentiles([]),
           latencyDelivered: 0,
         };
+    const cache = settledRequestsOf(sys.deps);
+    const [hitsBefore, missesBefore] = [cache.hits, cache.misses];
     const apiRate = sections.has("p3")
       ? await measureApiRate(
           sys.url,
@@ -350,9 +355,19 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
           await settledRequestId(sys, setup.endUserId),
         )
       : null;
+    const cacheCounts = { hits: cache.hits - hitsBefore, misses: cache.misses - missesBefore };
     destination.flushSync();
     const logLines = readFileSync(logFile, "utf8").split("\n").length - 1;
-    return { engine: sys.deps.store.engine, handOver, sequential, throughput, webhooks, apiRate, logLines };
+    return {
+      engine: sys.deps.store.engine,
+      handOver,
+      sequential,
+      throughput,
+      webhooks,
+      apiRate,
+      cacheCounts,
+      logLines,
+    };
   } finally {
     await endUser?.close();
     await sys.close();
@@ -412,7 +427,7 @@ function p1Rows(run: StoreRun, label: string): Row[] {
 const rps = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(0)}/s` : "n/a");
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-function p3Rows(rate: ApiRate, label: string): Row[] {
+function p3Rows(rate: ApiRate, cache: StoreRun["cacheCounts"], label: string): Row[] {
   const { helloWorld, retrieve } = rate;
   const settings = `${LOAD_CONNECTIONS} connections, ${LOAD_SECONDS} s`;
   return [
@@ -420,6 +435,11 @@ function p3Rows(rate: ApiRate, label: string): Row[] {
       figure: `[${label}] P3 GET /v1/requests/{id} ÷ Fastify hello-world (autocannon, ${settings})`,
       value: `${(retrieve.perSecond / helloWorld.perSecond).toFixed(2)} (${rps(retrieve.perSecond)} ÷ ${rps(helloWorld.perSecond)})`,
       goal: "≥ 0.4",
+    },
+    {
+      figure: `[${label}] P3 settled-Request cache hits / misses (warm-up included)`,
+      value: `${cache.hits} / ${cache.misses}`,
+      goal: "-",
     },
     {
       figure: `[${label}] P3 GET /v1/requests/{id} latency p50 / p99; non-2xx + errors`,
@@ -473,6 +493,8 @@ function memoryRows(result: IdleMemoryResult): Row[] {
   ];
 }
 
+const cpuMs = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : "n/a");
+
 function p5Rows(result: TwoInstancesResult): Row[] {
   const { one, two } = result;
   return [
@@ -480,6 +502,11 @@ function p5Rows(result: TwoInstancesResult): Row[] {
       figure: `[postgres] P5 two instances ÷ one, mixed API calls/s (${MIXED_CALLERS} callers, ${MIXED_END_USERS} connections)`,
       value: `${(two.perSecond / one.perSecond).toFixed(2)} (${rps(two.perSecond)} ÷ ${rps(one.perSecond)})`,
       goal: "≥ 1.7",
+    },
+    {
+      figure: "[postgres] P5 service CPU per API call, each instance (one instance → two instances)",
+      value: `${one.cpuMsPerCall.map(cpuMs).join(" / ")} → ${two.cpuMsPerCall.map(cpuMs).join(" / ")}`,
+      goal: "two ≤ one",
     },
     {
       figure: "[postgres] P5 of which sync passthrough round trips/s (two / one); failed calls",
@@ -569,7 +596,7 @@ async function main(): Promise<void> {
       const run = await runOnStore(store, sections);
       logLines.push(run.logLines);
       if (sections.has("p1")) rows.push(...p1Rows(run, run.engine));
-      if (run.apiRate) rows.push(...p3Rows(run.apiRate, run.engine));
+      if (run.apiRate) rows.push(...p3Rows(run.apiRate, run.cacheCounts, run.engine));
     }
   }
   if (sections.has("memory")) {

@@ -20,6 +20,11 @@ export interface MixedRun {
   perSecond: number;
   passthroughPerSecond: number;
   failures: number;
+  /**
+   * Each instance's CPU time (user + system, all its work: API calls and the connector calls they
+   * cause) during the mixed load ÷ the API calls it served, in ms.
+   */
+  cpuMsPerCall: number[];
 }
 
 export interface TwoInstancesResult {
@@ -53,6 +58,7 @@ async function mixedRun(serverUrl: string, instances: number): Promise<MixedRun>
       // Calls to each end user alternate between the instances (one target per instance).
       services.map((_, k) => ({ url: at(i + k), endUserId: e.endUserId })),
     );
+    const cpuBefore = services.map((service) => service.cpuSeconds());
     const mixed = await fleet.send<"mixed">({
       cmd: "mixed",
       secretKey: seeded.secretKey,
@@ -60,9 +66,14 @@ async function mixedRun(serverUrl: string, instances: number): Promise<MixedRun>
       concurrency: MIXED_CALLERS,
       durationMs: MIXED_SECONDS * 1000,
     });
+    const cpuMsPerCall = services.map(
+      (service, i) =>
+        ((service.cpuSeconds() - (cpuBefore[i] ?? 0)) * 1000) / (mixed.byUrl[service.url] ?? NaN),
+    );
     const seconds = mixed.ms / 1000;
     return {
       instances,
+      cpuMsPerCall,
       perSecond: mixed.calls / seconds,
       passthroughPerSecond: mixed.passthrough / seconds,
       failures: mixed.failures,

@@ -1,4 +1,10 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { registerAuth } from "./api/plugins/auth.ts";
 import { registerRateLimit } from "./api/plugins/rate-limit.ts";
 import { registerSvcHeaders } from "./api/plugins/svc-headers.ts";
@@ -20,6 +26,32 @@ import { ServiceError } from "./errors/service-error.ts";
 /** 20 MiB (spec: Limits, request body size). */
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
+/**
+ * The access log: one line per HTTP call, Fastify's "request completed" (or "request errored") with
+ * the call's ID, status and time, at the route's log level. Fastify also wrote an "incoming request"
+ * line as each call arrived: a second synchronous write per call that told nothing the first does
+ * not (decision 0027).
+ */
+class OneLinePerCall extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (this.isLogDisabled(request)) return;
+    const call = {
+      method: request.method,
+      url: request.url,
+      statusCode: reply.statusCode,
+      responseTime: reply.elapsedTime,
+    };
+    if (error) reply.log.error({ ...call, err: error }, "request errored");
+    else reply.log.info(call, "request completed");
+  }
+}
+
 /** Builds the HTTP application; never listens (tests use `inject` or listen on loopback themselves). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // `frameworkErrors` and `clientErrorHandler` need the instance (its rate limiter) once it exists.
@@ -30,6 +62,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: newCallId,
+    logController: new OneLinePerCall(),
     requestIdHeader: false,
     return503OnClosing: false,
     // Longer than any ID, so a long ID reaches its route (404 there), not a framework 414.

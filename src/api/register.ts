@@ -20,6 +20,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
   const unreleased = new UnreleasedClaims();
   for (const route of routes) {
     const write = route.write ?? route.method !== "GET";
+    const noQuery = route.query ? emptyQueryOf(route.query) : null;
     app.route({
       method: route.method,
       url: route.url,
@@ -31,7 +32,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
         const query = raw
           ? request.query
           : route.query
-            ? parseWith(route.query, request.query)
+            ? noQuery !== null && isEmptyObject(request.query)
+              ? { ...noQuery }
+              : parseWith(route.query, request.query)
             : rejectQuery(request);
         const body =
           raw || route.input === "rawBody"
@@ -54,6 +57,25 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
       },
     });
   }
+}
+
+/**
+ * What a query schema makes of no query parameters at all (its defaults), parsed once: most calls
+ * send none. Null when that is an error or holds anything but plain values (each call then parses).
+ */
+function emptyQueryOf(schema: z.ZodType): Record<string, unknown> | null {
+  const parsed = schema.safeParse({});
+  if (!parsed.success || parsed.data === null || typeof parsed.data !== "object") return null;
+  const values = Object.values(parsed.data);
+  return values.every((v) => v === null || typeof v !== "object")
+    ? (parsed.data as Record<string, unknown>)
+    : null;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  for (const _ in value) return false;
+  return true;
 }
 
 /** A body's problems name the field, or `body` itself when the whole body is wrong (an array, `null`…). */

@@ -28,10 +28,19 @@ export interface TrackedSession {
  * wake-up makes the next call look at the store again. While the notifier cannot deliver (its
  * LISTEN connection is down) nothing counts as quiet.
  */
+/** Answered sessions kept at most (a connector that stopped calling leaves one behind). */
+const MAX_ANSWERED = 10_000;
+
 export class QuietSessions {
   private readonly tracked = new Map<string, TrackedSession>();
   /** The ticket tracked for each connection: a connection has one open session at a time. */
   private readonly byConnection = new Map<string, string>();
+  /**
+   * Sessions whose answer this instance just took (receiveResponseXML, more to come): the
+   * connector's next sendRequestXML claims its next request without reading the session first
+   * (decision 0027). Taken once; the claim itself checks the session is still open here.
+   */
+  private readonly answered = new Map<string, ConnectorSessionRow>();
 
   constructor(
     private readonly notifier: Notifier,
@@ -89,7 +98,24 @@ export class QuietSessions {
     return entry.quietAt === entry.changes && this.notifier.delivering;
   }
 
+  /** Keeps what is known of `session` right after its answer was taken (see {@link takeAnswered}). */
+  noteAnswered(session: ConnectorSessionRow): void {
+    if (this.answered.size >= MAX_ANSWERED) {
+      const oldest = this.answered.keys().next();
+      if (!oldest.done) this.answered.delete(oldest.value);
+    }
+    this.answered.set(session.ticket_hash, session);
+  }
+
+  /** The session noted by {@link noteAnswered}, once; null when none (or it was forgotten since). */
+  takeAnswered(ticketHash: string): ConnectorSessionRow | null {
+    const session = this.answered.get(ticketHash) ?? null;
+    this.answered.delete(ticketHash);
+    return session;
+  }
+
   forget(ticketHash: string): void {
+    this.answered.delete(ticketHash);
     const entry = this.tracked.get(ticketHash);
     if (!entry) return;
     entry.stop();
@@ -105,6 +131,7 @@ export class QuietSessions {
   }
 
   clear(): void {
+    this.answered.clear();
     for (const hash of [...this.tracked.keys()]) this.forget(hash);
   }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openSessions, updateSession } from "../store/connector-sessions.ts";
+import { findSession, openSessions, updateSession } from "../store/connector-sessions.ts";
 import { hashSecret } from "../platform/secrets.ts";
 import { findConnectionById } from "../store/connections.ts";
 import {
@@ -360,5 +360,72 @@ void describe("connectionError", () => {
     await s.hand.close(ticket);
     await queue(s, READ);
     assert.deepEqual((await s.hand.authenticate()).slice(1), [moved]);
+  });
+});
+
+void describe("the connector's ask right after an answer (claimed without reading the session, decision 0027)", () => {
+  void it("hands over the next request at once", async () => {
+    const s = await setUp();
+    const ticket = await openSession(s);
+    const first = await queue(s, READ);
+    const second = await queue(s, READ);
+    const app = await applicationOf(s);
+    const document = await s.hand.send(ticket);
+    assert.match(document, /CustomerQueryRq/);
+    assert.equal(await s.hand.receive(ticket, await answerWith(app, document)), 50);
+    assert.equal((await request(s, first)).status, "succeeded");
+    assert.match(await s.hand.send(ticket), /CustomerQueryRq/);
+    assert.equal((await request(s, second)).status, "sent");
+  });
+
+  for (const change of [
+    {
+      name: "closed by another instance",
+      apply: { state: "closed" as const, closed_at: new Date(), last_error: TEXTS.replaced },
+    },
+    { name: "taken over by another instance", apply: { instance_id: "inst_elsewhere" } },
+  ]) {
+    void it(`hands over nothing once the session was ${change.name} in between`, async () => {
+      const s = await setUp();
+      const ticket = await openSession(s);
+      await queue(s, READ);
+      const second = await queue(s, READ);
+      const app = await applicationOf(s);
+      const document = await s.hand.send(ticket);
+      assert.equal(await s.hand.receive(ticket, await answerWith(app, document)), 50);
+      // Behind this instance's back (it remembers the session as it was at the answer).
+      await updateSession(s.sys.deps.db, hashSecret(ticket), change.apply);
+      const next = s.hand.send(ticket);
+      if (change.apply.state === "closed") assert.equal(await next, "", "a closed session gets nothing");
+      // A session another instance holds is taken back by this one the usual way (read first), then served.
+      else assert.match(await next, /CustomerQueryRq/);
+      assert.equal(
+        (await request(s, second)).status,
+        change.apply.state === "closed" ? "queued" : "sent",
+        "handed over only through a session read first",
+      );
+      const session = await findSession(s.sys.deps.db, hashSecret(ticket));
+      if (change.apply.state !== "closed")
+        assert.equal(
+          session?.instance_id,
+          s.sys.deps.instanceId,
+          "this instance took the session back first",
+        );
+    });
+  }
+
+  void it("hands over nothing once a newer check-in replaced the session in between", async () => {
+    const s = await setUp();
+    const ticket = await openSession(s);
+    await queue(s, READ);
+    const second = await queue(s, READ);
+    const app = await applicationOf(s);
+    const document = await s.hand.send(ticket);
+    assert.equal(await s.hand.receive(ticket, await answerWith(app, document)), 50);
+    // The connector's session is replaced before its next ask (a second computer checks in).
+    await s.hand.authenticate();
+    assert.equal(await s.hand.send(ticket), "", "the replaced session gets nothing");
+    assert.equal(await s.hand.lastError(ticket), TEXTS.replaced);
+    assert.equal((await request(s, second)).status, "queued", "the next request waits for the new session");
   });
 });

@@ -335,6 +335,9 @@ export async function sendRequestXML(
   // The connector asks again after an empty hold and nothing changed since: no store call.
   const quiet = quietSession(ctx, ticketHash);
   if (quiet) return hold(ctx, quiet.session, false, callerGone);
+  // Right after an answer this instance took: the next request is claimed at once.
+  const next = await nextAfterAnswer(ctx, ticketHash, callerGone);
+  if (next !== null) return next;
   let session = await liveSession(deps, ticketHash);
   // A dead ticket: "" makes the connector ask getLastError, which explains, and it stops.
   if (!session) {
@@ -362,6 +365,53 @@ export async function sendRequestXML(
     session = { ...session, closing_query_sent: false };
   }
   return hold(ctx, session, true, callerGone);
+}
+
+/**
+ * The connector asks for more right after this instance took its answer (receiveResponseXML said
+ * more may come): the session was read then, so the next request is claimed without reading it
+ * again (decision 0027). The claim itself hands over nothing unless the session is still open and
+ * held by this instance when it runs. Null when there is nothing to hand over at once, or anything
+ * is unusual (a hang-up, an expired ticket, the session changed): the call goes the usual way.
+ */
+async function nextAfterAnswer(
+  ctx: ConnectorContext,
+  ticketHash: string,
+  callerGone: AbortSignal,
+): Promise<string | null> {
+  const session = ctx.quiet.takeAnswered(ticketHash);
+  const { deps } = ctx;
+  const now = deps.clock.now();
+  if (
+    session === null ||
+    callerGone.aborted ||
+    ctx.shutdown.aborted ||
+    session.state !== "open" ||
+    session.instance_id !== deps.instanceId ||
+    !session.hcp_received ||
+    session.closing_query_sent ||
+    ticketExpired(deps, session, now)
+  ) {
+    return null;
+  }
+  const version = session.xml_version ?? "13.0";
+  // Tracked from before the look, so a wake-up during it is counted (as holdForWork does).
+  const tracked = ctx.quiet.track(session);
+  const changes = tracked.changes;
+  const work = await nextWork(deps, session.connection_id, ticketHash, version, false, deps.instanceId);
+  if (work === null || work.kind === "spaced") return null;
+  deps.activity.note(ticketHash, session.connection_id, now);
+  if (work.kind === "request") {
+    ctx.quiet.forget(ticketHash);
+    return work.xml;
+  }
+  if (work.kind === "recovery") {
+    ctx.quiet.forget(ticketHash);
+    return recoveryQueryDocument(work.messageSetId, version);
+  }
+  // Nothing to do and nothing unsettled: held as a quiet re-ask is (no second look).
+  ctx.quiet.markQuiet(tracked, changes);
+  return hold(ctx, session, false, callerGone);
 }
 
 /**
@@ -408,6 +458,9 @@ async function holdForWork(
   // Tracked from before the first look, so a wake-up during the look is counted.
   const tracked = ctx.quiet.track(session);
   let mustLook = look;
+  // After a wake-up the session is not read before the look: the claim checks it is still open and
+  // held here (decision 0027), and it is read when the look hands nothing over.
+  let unread = false;
   const over = (): string => {
     ctx.quiet.forget(session.ticket_hash);
     return "";
@@ -427,8 +480,22 @@ async function holdForWork(
       let work: NextWork = null;
       if (mustLook || !ctx.quiet.isQuiet(tracked)) {
         const changes = tracked.changes;
-        work = await nextWork(deps, session.connection_id, session.ticket_hash, version);
+        work = await nextWork(
+          deps,
+          session.connection_id,
+          session.ticket_hash,
+          version,
+          false,
+          unread ? deps.instanceId : undefined,
+        );
         mustLook = false;
+        if (work === null && unread) {
+          const fresh = await findSession(deps.db, session.ticket_hash);
+          if (!fresh || fresh.state !== "open") return over();
+          session = fresh;
+          tracked.session = fresh;
+        }
+        unread = false;
         if (work?.kind === "recovery") {
           ctx.quiet.forget(session.ticket_hash);
           return recoveryQueryDocument(work.messageSetId, version);
@@ -470,14 +537,12 @@ async function holdForWork(
       ]);
       // Only a timer ended the wait and nothing woke the connection: the session is as it was.
       if (!callerGone.aborted && ctx.quiet.isQuiet(tracked)) continue;
-      const fresh = await findSession(deps.db, session.ticket_hash);
-      if (!fresh || fresh.state !== "open") return over();
       if (callerGone.aborted) {
-        await closeSession(deps, fresh, "The connector hung up", TEXTS.hungUp);
+        const fresh = await findSession(deps.db, session.ticket_hash);
+        if (fresh?.state === "open") await closeSession(deps, fresh, "The connector hung up", TEXTS.hungUp);
         return over();
       }
-      session = fresh;
-      tracked.session = fresh;
+      unread = true;
     } finally {
       stop.abort();
       callEnded.removeEventListener("abort", onEnded);
@@ -507,7 +572,11 @@ export async function receiveResponseXML(
       { responseXml: response, hresult, message },
       session.ticket_hash,
     );
-    if (!failed) return PROGRESS;
+    if (!failed) {
+      // The connector asks for the next request now: it is claimed without reading the session again.
+      ctx.quiet.noteAnswered({ ...session, last_work_at: new Date(deps.clock.now()) });
+      return PROGRESS;
+    }
     // The application failed instead of answering: the end user is told why, and the session stops.
     // The connection's status is left to the next check-in, which opens the company file again
     // (a dialog closed meanwhile is then no obstacle): waiting callers are not failed here.

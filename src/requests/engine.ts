@@ -79,11 +79,23 @@ export async function transition(
   if (isSettled(to)) recordSettled(deps, updated);
   // Callers wait for a settled request (in this process they get the row with the wake-up);
   // held connector calls wait for queued work; the webhook dispatcher waits for events.
-  if (isSettled(to)) await deps.store.notifier.notify(requestChannel(row.id), updated);
-  if (to === "queued" && row.connection_id)
-    await deps.store.notifier.notify(connectionChannel(row.connection_id));
-  if (eventWritten) await deps.store.notifier.notify(EVENTS_CHANNEL);
+  if (isSettled(to)) wake(deps, requestChannel(row.id), updated);
+  if (to === "queued" && row.connection_id) wake(deps, connectionChannel(row.connection_id));
+  if (eventWritten) wake(deps, EVENTS_CHANNEL);
   return updated;
+}
+
+/**
+ * Wakes the waiters of `channel` after a transition committed: those in this process at once, as
+ * the notifier always does; other instances through PostgreSQL's NOTIFY, which the transition does
+ * not wait for (decision 0027: a NOTIFY is a round trip to the server, and the connector's next call
+ * waited for it). A wake-up lost because the store stopped answering only delays a waiter on another
+ * instance to its own next look (callers' deadlines, the connector's next call, the dispatcher's poll).
+ */
+function wake(deps: Deps, channel: string, payload?: unknown): void {
+  deps.store.notifier.notify(channel, payload).catch((error: unknown) => {
+    deps.logger.warn({ err: error, channel }, "wake-up to other instances lost");
+  });
 }
 
 /** A request created `failed` at admission is counted and logged like any settled one. */
@@ -193,6 +205,7 @@ export async function nextWork(
   ticketHash: string,
   xmlVersion: string,
   lostAlreadyHandled = false,
+  heldBy?: string,
 ): Promise<NextWork> {
   const now = new Date(deps.clock.now());
   const handOver = TRANSITIONS.hand_over;
@@ -208,7 +221,10 @@ export async function nextWork(
     // Writes to one record are sent more than a second apart, counted from the previous answer.
     spacingMs: deps.config.RECORD_WRITE_SPACING_MS,
     unsettled: UNSETTLED_STATUSES,
+    heldBy,
   });
+  // The session (not read first) is no longer open here: the caller reads it and sees why.
+  if (!claim.sessionHeld) return null;
   const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = claim;
   if (hasExpired) await expireQueued(deps, connectionId);
   if (lostRequestId !== null && !lostAlreadyHandled) {
@@ -219,7 +235,7 @@ export async function nextWork(
         lost,
         "The connector asked for the next request without answering this one: its answer was lost",
       );
-    return nextWork(deps, connectionId, ticketHash, xmlVersion, true);
+    return nextWork(deps, connectionId, ticketHash, xmlVersion, true, heldBy);
   }
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
   if (claim.spacedUntil !== null) return { kind: "spaced", untilMs: claim.spacedUntil.getTime() };

@@ -9,6 +9,7 @@ import {
 } from "../store/sweeps.ts";
 import { deleteStatusChangesBefore } from "../store/connection-history.ts";
 import { GOES_OFFLINE_WHEN_SILENT, markOfflineIfSilent } from "../tenancy/connection-status.ts";
+import { requestsGone } from "../store/requests.ts";
 import { expireUnsent } from "./engine.ts";
 
 /**
@@ -103,6 +104,8 @@ export async function sweepOnce(deps: Deps, options: SweepOptions = {}): Promise
   const requestsDeleted = await deleteInBatches(signal, batchSize, (limit) =>
     deleteFinishedRequests(deps.db, new Date(now() - deps.config.REQUEST_RETENTION_MS), limit),
   );
+  // Every instance's cache of settled Requests forgets them (it keeps none this old on its own clock).
+  if (requestsDeleted > 0) await requestsGone(deps.store);
   const sessionsDeleted = await deleteInBatches(signal, batchSize, (limit) =>
     deleteClosedSessions(deps.db, new Date(now() - deps.config.CONNECTOR_SESSION_RETENTION_MS), limit),
   );

@@ -1,5 +1,5 @@
 import { sql, type Selectable, type Transaction } from "kysely";
-import { json, type Db } from "./database.ts";
+import { json, type Db, type Store } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import { requestEventInsert, type RequestEventInput } from "./events.ts";
 import type { DatabaseSchema, RequestsTable, TimelineEntryRow } from "./schema.ts";
@@ -41,6 +41,18 @@ export type NewRequestRow = Omit<
 };
 
 type Executor = Db | Transaction<DatabaseSchema>;
+
+/**
+ * The wake-up that tells every instance's cache of settled Requests (requests/settled-cache.ts)
+ * that stored Requests were deleted (the retention sweep, an end user deleted with its Requests):
+ * through LISTEN/NOTIFY on PostgreSQL.
+ */
+export const REQUESTS_GONE_CHANNEL = "requests-gone";
+
+/** Tells every instance that stored Requests were deleted (their caches forget what they kept). */
+export async function requestsGone(store: Pick<Store, "notifier">): Promise<void> {
+  await store.notifier.notify(REQUESTS_GONE_CHANNEL);
+}
 
 export async function insertRequest(db: Executor, row: NewRequestRow): Promise<RequestRow> {
   return db
@@ -310,6 +322,11 @@ export interface ClaimInput {
   spacingMs: number;
   /** The statuses of a request that is not settled (lifecycle table): `unsettled` tells whether any is left. */
   unsettled: readonly string[];
+  /**
+   * Set when the session was not read first: nothing is claimed (and no recovery started) unless the
+   * session is open and held by this instance ID when the statement runs.
+   */
+  heldBy?: string | undefined;
 }
 
 export interface ClaimResult {
@@ -333,6 +350,8 @@ export interface ClaimResult {
    * claimed before this time.
    */
   spacedUntil: Date | null;
+  /** False when `heldBy` was given and the session was not open and held by it: nothing was done. */
+  sessionHeld: boolean;
 }
 
 /**
@@ -344,6 +363,11 @@ export interface ClaimResult {
  * session is reported as lost (the connector asks again without having answered).
  */
 export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
+  const held =
+    c.heldBy === undefined
+      ? sql<boolean>`true`
+      : sql<boolean>`exists (select 1 from connector_sessions
+          where ticket_hash = ${c.ticketHash} and state = 'open' and instance_id = ${c.heldBy})`;
   const result = await sql<{
     id: string | null;
     is_write: boolean | null;
@@ -356,10 +380,12 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     has_expired: boolean;
     unsettled: boolean;
     spaced_since: Date | string | null;
+    session_held: boolean;
   }>`
     with recovery as (
       select message_set_id from requests
       where connection_id = ${c.connectionId} and status = 'outcome_unknown' and message_set_id is not null
+        and ${held}
       order by seq limit 1
     ), mark_recovery as (
       update connector_sessions set recovery_message_set_id = (select message_set_id from recovery),
@@ -371,6 +397,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
         and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = ${c.handOver.to})
         and not exists (select 1 from recovery)
+        and ${held}
       -- Developers' requests first; the service's own (background) after them, each in order.
       order by background, seq limit 1
       for update skip locked
@@ -408,6 +435,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       (select last_write from spaced) as spaced_since,
       (select id from requests
         where connection_id = ${c.connectionId} and status = ${c.handOver.to} and ticket_hash = ${c.ticketHash}
+          and ${held}
         limit 1) as lost_id,
       exists (
         select 1 from requests
@@ -416,7 +444,8 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       ) as has_expired,
       exists (
         select 1 from requests where connection_id = ${c.connectionId} and status in (${sql.join(c.unsettled)})
-      ) as unsettled
+      ) as unsettled,
+      ${held} as session_held
     from (select 1) as one left join claimed on true
   `.execute(db);
   const row = result.rows[0];
@@ -439,6 +468,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     lostRequestId: row?.lost_id ?? null,
     spacedUntil:
       row?.spaced_since == null ? null : new Date(new Date(row.spaced_since).getTime() + c.spacingMs + 1),
+    sessionHeld: row?.session_held ?? false,
   };
 }
 

@@ -117,7 +117,13 @@ export async function authenticateSecretKey(
   const generation = cache?.generation ?? 0;
   const cached = cache?.get(hash) ?? null;
   const row = cached ?? (await findApiKeyByHash(deps.db, hash));
-  if (!row || row.kind !== "secret" || row.revokedAt !== null || !secretMatches(presented, row.hash)) {
+  // A cached key was found by this very digest: comparing it again would hash the key a second time.
+  if (
+    !row ||
+    row.kind !== "secret" ||
+    row.revokedAt !== null ||
+    (cached === null && !secretMatches(presented, row.hash))
+  ) {
     throw new ServiceError("API_KEY_INVALID");
   }
   // Kept from the store's answer only: a key in use does not extend its own lifetime.

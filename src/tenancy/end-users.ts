@@ -17,6 +17,7 @@ import {
   type EndUserChanges,
   type EndUserRow,
 } from "../store/end-users.ts";
+import { requestsGone } from "../store/requests.ts";
 import type { Tenant } from "../store/tenant.ts";
 import { moveConnection } from "./connection-status.ts";
 import { serializeConnection, type ConnectionResource } from "./connections.ts";
@@ -160,6 +161,8 @@ export async function removeEndUser(
   endUserId: string,
 ): Promise<{ id: string; objectType: "end_user"; deleted: true }> {
   if (!(await deleteEndUser(deps.db, tenant, endUserId))) throw missing();
+  // Its Requests went with it: every instance's cache of settled Requests forgets them.
+  await requestsGone(deps.store);
   return { id: endUserId, objectType: "end_user", deleted: true };
 }
 

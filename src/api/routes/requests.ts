@@ -5,6 +5,7 @@ import { asOfNow } from "../../requests/on-read.ts";
 import { REQUEST_STATUSES } from "../../requests/lifecycle.ts";
 import { serializeRequest } from "../../requests/resource.ts";
 import { CallerWatch } from "../../requests/request-watch.ts";
+import { settledRequestsOf } from "../../requests/settled-cache.ts";
 import { findRequest, listRequests, type RequestRow } from "../../store/requests.ts";
 import type { Deps } from "../../deps.ts";
 import type { Tenant } from "../../store/tenant.ts";
@@ -16,6 +17,8 @@ import { requestListSchema, requestMessagesSchema, requestSchema } from "../resp
 import { requestMessages } from "../../requests/messages.ts";
 
 const TAG = "Requests";
+/** A body already serialized to JSON text. */
+const JSON_TEXT = { "content-type": "application/json; charset=utf-8" };
 const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
 
 /** The filters of `GET /v1/requests` (also carried by its cursors). */
@@ -111,8 +114,18 @@ export const requestRoutes = [
     }),
     response: { status: 200, description: "The request", schema: requestSchema },
     handler: async ({ deps, principal, params, query }) => {
-      if (query.waitSeconds === 0)
-        return { body: await serializeRequest(deps, await load(deps, principal, params.id ?? "")) };
+      if (query.waitSeconds === 0) {
+        // A final Request is answered from memory once read (decision 0027).
+        const settled = settledRequestsOf(deps);
+        const id = params.id ?? "";
+        const cached = settled.get(principal, id);
+        if (cached !== null) return { body: cached, headers: JSON_TEXT };
+        const generation = settled.generation;
+        const row = await load(deps, principal, id);
+        const body = JSON.stringify(await serializeRequest(deps, row));
+        settled.set(row, body, generation);
+        return { body, headers: JSON_TEXT };
+      }
       // Watch before reading, so that a request settling in between still ends the wait.
       const watch = new CallerWatch(deps);
       try {

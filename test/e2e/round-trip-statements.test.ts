@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ActivityStamps } from "../../src/store/activity-stamps.ts";
+import type { ObservedQuery } from "../../src/store/database.ts";
+import { openTestStore } from "../../src/testing/harness.ts";
+import { startSystem } from "../../src/testing/system.ts";
+import { READ, bringOnline, eventually, passthroughPath, stopConnector } from "./helpers.ts";
+
+/**
+ * The statements of a sync round trip through a connector in session (issue 17, decision 0027),
+ * counted with the store's query observer: the caller's admission (call target, usage charge and
+ * insert in one transaction), the held call woken and claiming at once (the claim checks the session
+ * itself: it is not read first), the answer (session with its request in flight, then the settling
+ * transition), and the connector's next ask, claimed at once again without reading the session.
+ * A statement added back to this path fails here.
+ */
+const ROUND_TRIPS = 5;
+
+const kindOf = (sql: string): string => {
+  const text = sql.replace(/\s+/g, " ").trim().toLowerCase();
+  if (text === "begin" || text === "commit") return text;
+  if (text.startsWith("with recovery as")) return "claim";
+  if (text.startsWith('select * from "connector_sessions"')) return "session";
+  if (text.includes('to_jsonb(s) as "session_json"')) return "session with in-flight request";
+  if (text.startsWith('with "moved" as (update "requests"')) return "transition";
+  if (text.startsWith('insert into "requests"')) return "insert request";
+  if (text.startsWith('insert into "project_usage"')) return "charge usage";
+  if (text.startsWith('select "c".*')) return "call target";
+  return text.slice(0, 80);
+};
+
+test("a sync round trip runs nine statements, none of them a session read", async (t) => {
+  const seen: ObservedQuery[] = [];
+  const opened = await openTestStore({ onQuery: (query) => seen.push(query) });
+  // Stamps are written by hand, so that their timer cannot write while statements are counted.
+  const activity = new ActivityStamps(3_600_000);
+  const sys = await startSystem(null, {
+    store: opened.store,
+    activity,
+    // No hold ends while the round trips run: every call is answered by a wake-up.
+    config: { CONNECTOR_HOLD_MS: "100000", RATE_LIMIT_MAX: "1000000" },
+  });
+  t.after(async () => {
+    await sys.close();
+    await opened.store.close();
+    await opened.drop();
+  });
+  const eu = await sys.connectEndUser({ companyName: "Statement Books" });
+  await bringOnline(sys, eu);
+  t.after(() => stopConnector(sys, eu));
+  const roundTrip = async (): Promise<void> => {
+    const response = await sys.call("POST", passthroughPath(eu.endUserId), { body: READ });
+    assert.equal(response.status, 200, await response.clone().text());
+    await response.text();
+  };
+  // The connector asks again after each answer and finds nothing (a claim) before it is held:
+  // the counting waits for that claim, so that each window holds whole round trips.
+  const claims = (): number => seen.filter((q) => kindOf(q.sql) === "claim").length;
+  const roundTrips = async (n: number): Promise<void> => {
+    seen.length = 0;
+    for (let i = 0; i < n; i += 1) await roundTrip();
+    await eventually("the connector's last ask looked for work", async () => claims() >= 2 * n, 10_000);
+  };
+  await roundTrips(2);
+  await roundTrips(ROUND_TRIPS);
+  const counted = seen.map((q) => kindOf(q.sql));
+  const counts = new Map<string, number>();
+  for (const kind of counted) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  const perTrip = Object.fromEntries([...counts].map(([kind, n]) => [kind, n / ROUND_TRIPS]));
+  assert.deepEqual(
+    perTrip,
+    {
+      "call target": 1,
+      begin: 1,
+      "charge usage": 1,
+      "insert request": 1,
+      commit: 1,
+      // The woken hold's claim hands the request over; the ask after the answer finds nothing.
+      claim: 2,
+      "session with in-flight request": 1,
+      transition: 1,
+    },
+    `statements per round trip:\n${counted.join("\n")}`,
+  );
+});
