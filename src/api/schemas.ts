@@ -18,12 +18,13 @@ const text = (max: number) =>
 
 const email = z.email().max(320);
 
-export const platformLimit = z.coerce
-  .number({ error: "`limit` must be an integer from 1 to 100." })
-  .int({ error: "`limit` must be an integer from 1 to 100." })
-  .min(1, { error: "`limit` must be an integer from 1 to 100." })
-  .max(100, { error: "`limit` must be an integer from 1 to 100." })
-  .default(50);
+/** An integer query parameter from `min` to `max` (default `fallback`), every refusal saying so. */
+export function integerParam(name: string, min: number, max: number, fallback: number) {
+  const error = `\`${name}\` must be an integer from ${min} to ${max}.`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback);
+}
+
+export const platformLimit = integerParam("limit", 1, 100, 50);
 
 export const platformListQuery = z.strictObject({
   limit: platformLimit,

@@ -297,7 +297,9 @@ export async function completeFromAnswer(
   const session = { ticketHash, at: new Date(now) };
   const base = { completed_at: new Date(now) };
   // The answer as it arrived is kept for the Request's messages view (decision 0028).
-  const keep = keptAnswer(deps, answer.responseXml, new Date(now));
+  // The answer's size in bytes, measured once: what is kept of it, and whether a read is too large.
+  const answerBytes = Buffer.byteLength(answer.responseXml, "utf8");
+  const keep = keptAnswer(deps, answer.responseXml, answerBytes, new Date(now));
   const kept = keep ? { session, answer: keep } : { session };
   // The application wrote (or refused) by now: the next write to these records waits from here.
   if (row.connection_id && row.write_targets?.length)
@@ -334,7 +336,7 @@ export async function completeFromAnswer(
       kept,
     );
   }
-  const tooLarge = oversizedRead(deps, row, answer.responseXml);
+  const tooLarge = oversizedRead(deps, row, answerBytes);
   if (tooLarge) {
     await endCursorOfPage(deps.db, row);
     return transition(
@@ -420,11 +422,11 @@ export async function completeFromAnswer(
 function keptAnswer(
   deps: Deps,
   xml: string,
+  bytes: number,
   at: Date,
 ): { xml: string | null; bytes: number; at: Date } | null {
   // A failure reported instead of an answer has no document (its HRESULT is in the error).
   if (xml === "") return null;
-  const bytes = Buffer.byteLength(xml, "utf8");
   return { xml: bytes <= deps.config.REQUEST_ANSWER_KEEP_BYTES ? xml : null, bytes, at };
 }
 
@@ -433,12 +435,9 @@ function keptAnswer(
  * `LEDGER_RESPONSE_LIMIT_BYTES` is not decoded or stored; the caller narrows the filters or lowers
  * `limit`. A document holding a write is always read whole: its outcome must be known.
  */
-function oversizedRead(deps: Deps, row: RequestRow, responseXml: string): ServiceError | null {
+function oversizedRead(deps: Deps, row: RequestRow, bytes: number): ServiceError | null {
   if (row.is_write) return null;
   const limit = deps.config.LEDGER_RESPONSE_LIMIT_BYTES;
-  // Characters first: a UTF-8 byte is at most one character, so a shorter text cannot be too large.
-  if (responseXml.length * 3 <= limit) return null;
-  const bytes = Buffer.byteLength(responseXml, "utf8");
   if (bytes <= limit) return null;
   return new ServiceError("LEDGER_RESPONSE_TOO_LARGE", {
     message: `The application's answer is ${bytes} bytes, more than the ${limit} bytes the service serves a read from. Narrow the filters or lower \`limit\`.`,

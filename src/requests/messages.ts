@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { redactedDocument, redactedJson } from "../ledger/xml/redact.ts";
 import { SUPPORTED_XML_VERSIONS } from "../ledger/xml/message-set.ts";
-import type { RequestRow } from "../store/requests.ts";
+import { findRequestAnswer, type RequestRow } from "../store/requests.ts";
 import { handOverXml } from "./engine.ts";
 
 /**
@@ -63,11 +63,7 @@ function messageOf(row: RequestRow): MessageView {
 }
 
 async function answerOf(deps: Deps, row: RequestRow): Promise<RequestMessagesResource["answer"]> {
-  const kept = await deps.db
-    .selectFrom("request_answers")
-    .selectAll()
-    .where("request_id", "=", row.id)
-    .executeTakeFirst();
+  const kept = await findRequestAnswer(deps.db, row.id);
   if (kept) {
     const receivedAt = kept.received_at.toISOString();
     if (kept.answer_xml === null)

@@ -2,7 +2,7 @@ import { sql, type Selectable, type Transaction } from "kysely";
 import { json, type Db, type Store } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import { requestEventInsert, type RequestEventInput } from "./events.ts";
-import type { DatabaseSchema, RequestsTable, TimelineEntryRow } from "./schema.ts";
+import type { DatabaseSchema, RequestAnswersTable, RequestsTable, TimelineEntryRow } from "./schema.ts";
 import { isTestTenant, type Tenant } from "./tenant.ts";
 
 export type RequestRow = Selectable<RequestsTable>;
@@ -582,4 +582,12 @@ export async function markSyncCallersGone(
     )
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/** The answer kept with a Request when it settled (migration 0021); undefined when none was kept. */
+export async function findRequestAnswer(
+  db: Executor,
+  requestId: string,
+): Promise<Selectable<RequestAnswersTable> | undefined> {
+  return db.selectFrom("request_answers").selectAll().where("request_id", "=", requestId).executeTakeFirst();
 }

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test, type TestContext } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createProject } from "../../src/tenancy/api-keys.ts";
 import { inCi } from "../../src/testing/references.ts";
-import { SoapByHand } from "../../src/testing/soap-by-hand.ts";
-import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
+import { startSystem, type System } from "../../src/testing/system.ts";
 import { startWebhookReceiver } from "../../src/testing/webhook-receiver.ts";
 import {
   E2E_CONFIG,
@@ -17,7 +16,8 @@ import {
   passthroughPath,
   stopConnector,
 } from "./helpers.ts";
-import { WAITING_CONFIG, queueRead, readRequest } from "./waiting-helpers.ts";
+import { launchChromium } from "./chromium.ts";
+import { WAITING_CONFIG, checkInsEvery, queueRead, readRequest } from "./waiting-helpers.ts";
 import { endpointFor, type DeliveryResource } from "./webhook-helpers.ts";
 
 /**
@@ -26,11 +26,6 @@ import { endpointFor, type DeliveryResource } from "./webhook-helpers.ts";
  * with the key typed into it. With `CONSOLE_SCREENSHOTS=1` the tests write the README's screenshots
  * to docs/console/.
  */
-const CHROMIUM = (process.env.PATH ?? "")
-  .split(delimiter)
-  .filter((dir) => dir !== "")
-  .map((dir) => join(dir, "chromium"))
-  .find((candidate) => existsSync(candidate));
 const SCREENSHOTS =
   process.env.CONSOLE_SCREENSHOTS === "1" ? join(import.meta.dirname, "../../docs/console") : null;
 const MINUTE = 60_000;
@@ -38,21 +33,7 @@ const MINUTE = 60_000;
 let browser: Browser | undefined;
 
 before(async () => {
-  if (CHROMIUM) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-  }
+  browser = await launchChromium();
   if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
@@ -99,15 +80,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
 
 /** What the page shows for a timestamp. */
 const shown = (iso: string): string => `${iso.replace("T", " ").slice(0, 19)} UTC`;
-
-/** One check-in by hand that finds nothing to do. */
-async function checkIn(sys: System, eu: ConnectedEndUser): Promise<void> {
-  const hand = SoapByHand.for(sys, eu);
-  const [ticket, answer] = await hand.authenticate();
-  assert.notEqual(answer, "nvu", "the connector is known");
-  // "none" (nothing to do: no session, no ticket) is a check-in too; a session it opened is closed at once.
-  if (ticket && answer !== "none") await hand.close(ticket);
-}
 
 test("the page: strict CSP, never framed, no store; a bad key is refused; the key is kept nowhere", async (t) => {
   const opened = await newPage(t);
@@ -180,10 +152,7 @@ test("an offline end user's waiting request shows its reason and expected check-
   await bringOnline(sys, eu);
   await stopConnector(sys, eu);
   // A schedule of its own: a check-in every five minutes, four times.
-  for (let i = 0; i < 4; i += 1) {
-    await clock.advance(5 * MINUTE);
-    await checkIn(sys, eu);
-  }
+  await checkInsEvery(sys, eu, 5 * MINUTE, 4);
   await clock.advance(MINUTE);
   const id = await queueRead(sys, eu);
   const waiting = await readRequest(sys, id);

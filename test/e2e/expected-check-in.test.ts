@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ConnectionResource } from "../../src/tenancy/connections.ts";
-import { SoapByHand } from "../../src/testing/soap-by-hand.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { bringOnline, json, stopConnector } from "./helpers.ts";
-import { WAITING_CONFIG, queueRead, readRequest, untilStatus } from "./waiting-helpers.ts";
+import { WAITING_CONFIG, checkInsEvery, queueRead, readRequest, untilStatus } from "./waiting-helpers.ts";
 
 /**
  * "When will it run?": the connector's observed schedule, read from its check-ins over SOAP, gives
@@ -22,15 +21,6 @@ async function connectionOf(sys: System, eu: ConnectedEndUser): Promise<Connecti
   return connection;
 }
 
-/** One check-in that finds nothing to do (a session it may open is closed at once). */
-async function checkIn(sys: System, eu: ConnectedEndUser): Promise<void> {
-  const hand = SoapByHand.for(sys, eu);
-  const [ticket, answer] = await hand.authenticate();
-  assert.notEqual(answer, "nvu", "the connector is known");
-  // "none" (nothing to do: no session) is a check-in too; a session it opened is closed at once.
-  if (ticket) await hand.close(ticket);
-}
-
 test("a waiting Request and its connection say when the connector is expected, and say so no longer once it stops", async (t) => {
   const sys = await startSystem(t, WAITING_CONFIG);
   const clock = sys.fakeClock;
@@ -40,10 +30,7 @@ test("a waiting Request and its connection say when the connector is expected, a
   await stopConnector(sys, eu);
 
   // Every five minutes, four times: a schedule of its own (the .qwc asks for one minute).
-  for (let i = 0; i < 4; i += 1) {
-    await clock.advance(5 * MINUTE);
-    await checkIn(sys, eu);
-  }
+  await checkInsEvery(sys, eu, 5 * MINUTE, 4);
   const lastCheckIn = clock.now();
   await clock.advance(MINUTE);
   const waiting = await queueRead(sys, eu);

@@ -1,33 +1,21 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test, type TestContext } from "node:test";
 import { XMLParser } from "fast-xml-parser";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { SERVICE_OWNER_ID, loadSetup } from "../../src/tenancy/auth-sessions.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
 import { inCi } from "../../src/testing/references.ts";
+import { launchChromium } from "./chromium.ts";
 
 /**
  * The hosted setup page behind `authFlowUrl`, in real headless Chromium against the real service on
  * loopback, with a simulated Web Connector configured only from what the page gives the end user
  * (the downloaded `.qwc` and the password shown).
  */
-/**
- * Chromium is found the way `.ci/run` finds it (`command -v chromium`: the first `chromium` on
- * PATH). Without it the browser tests are skipped with a message on a developer's machine, and
- * fail under CI (`CI` set), where a missing browser must never pass silently.
- */
-const CHROMIUM = (process.env.PATH ?? "")
-  .split(delimiter)
-  .filter((dir) => dir !== "")
-  .map((dir) => join(dir, "chromium"))
-  .find((candidate) => existsSync(candidate));
-const HAVE_CHROMIUM = CHROMIUM !== undefined;
 
 let sys: System;
 let browser: Browser | undefined;
@@ -56,21 +44,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => appServer.listen(0, "127.0.0.1", resolve));
   appUrl = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}`;
-  if (HAVE_CHROMIUM) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-  }
+  browser = await launchChromium();
 });
 
 after(async () => {

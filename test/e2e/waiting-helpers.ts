@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Diagnosis } from "../../src/requests/diagnosis.ts";
 import { openSessions } from "../../src/store/connector-sessions.ts";
+import { SoapByHand } from "../../src/testing/soap-by-hand.ts";
 import type { ConnectedEndUser, System } from "../../src/testing/system.ts";
 import { E2E_CONFIG, eventually, json, queueAsync, type RequestResource } from "./helpers.ts";
 
@@ -105,4 +106,30 @@ export async function untilCompanyFileReported(sys: System, eu: ConnectedEndUser
     const open = await openSessions(sys.deps.db, eu.connectionId);
     return open.length > 0 && open.every((s) => s.hcp_received);
   });
+}
+
+/**
+ * One check-in by hand that finds nothing to do: `authenticate` over SOAP, then the session it may
+ * open is closed at once. "none" (nothing to do: no session, no ticket) is a check-in too.
+ */
+export async function checkInByHand(sys: System, eu: ConnectedEndUser): Promise<void> {
+  const hand = SoapByHand.for(sys, eu);
+  const [ticket, answer] = await hand.authenticate();
+  assert.notEqual(answer, "nvu", "the connector is known");
+  if (ticket && answer !== "none") await hand.close(ticket);
+}
+
+/** A schedule of its own: `times` check-ins by hand, `everyMs` apart on the service's fake clock. */
+export async function checkInsEvery(
+  sys: System,
+  eu: ConnectedEndUser,
+  everyMs: number,
+  times: number,
+): Promise<void> {
+  const clock = sys.fakeClock;
+  assert.ok(clock, "a schedule is kept on the fake clock");
+  for (let i = 0; i < times; i += 1) {
+    await clock.advance(everyMs);
+    await checkInByHand(sys, eu);
+  }
 }

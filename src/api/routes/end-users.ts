@@ -8,7 +8,13 @@ import {
   resetCompanyFile,
 } from "../../tenancy/end-users.ts";
 import { defineRoute } from "../route.ts";
-import { createEndUserBody, platformListQuery, resetCompanyFileBody, updateEndUserBody } from "../schemas.ts";
+import {
+  createEndUserBody,
+  integerParam,
+  platformListQuery,
+  resetCompanyFileBody,
+  updateEndUserBody,
+} from "../schemas.ts";
 import {
   connectionHistorySchema,
   endUserDeletedSchema,
@@ -19,8 +25,6 @@ import { connectionHistory } from "../../tenancy/connection-history.ts";
 
 const TAG = "End users";
 const noBody = z.strictObject({});
-const daysMessage = "`days` must be an integer from 1 to 30.";
-const historyLimitMessage = "`limit` must be an integer from 1 to 200.";
 
 /** `GET/POST /v1/end-users`, `GET/POST/DELETE /v1/end-users/{id}`, reset-company-file (architecture §5). */
 export const endUserRoutes = [
@@ -111,18 +115,8 @@ export const endUserRoutes = [
     tag: TAG,
     pathParams: ["id"],
     query: z.strictObject({
-      days: z.coerce
-        .number({ error: daysMessage })
-        .int({ error: daysMessage })
-        .min(1, { error: daysMessage })
-        .max(30, { error: daysMessage })
-        .default(7),
-      limit: z.coerce
-        .number({ error: historyLimitMessage })
-        .int({ error: historyLimitMessage })
-        .min(1, { error: historyLimitMessage })
-        .max(200, { error: historyLimitMessage })
-        .default(50),
+      days: integerParam("days", 1, 30, 7),
+      limit: integerParam("limit", 1, 200, 50),
     }),
     response: { status: 200, description: "The connection's history", schema: connectionHistorySchema },
     handler: async ({ deps, principal, params, query }) => ({

@@ -12,7 +12,7 @@ import type { Tenant } from "../../store/tenant.ts";
 import { decodeCursor, encodeCursor, filtersOf, type ListFilters } from "../../tenancy/pagination.ts";
 import { defineRoute } from "../route.ts";
 import { text } from "../../ledger/fields.ts";
-import { endUserIdSchema, platformLimit } from "../schemas.ts";
+import { endUserIdSchema, integerParam, platformLimit } from "../schemas.ts";
 import { requestListSchema, requestMessagesSchema, requestSchema } from "../response-schemas.ts";
 import { requestMessages } from "../../requests/messages.ts";
 
@@ -105,12 +105,7 @@ export const requestRoutes = [
     tag: TAG,
     pathParams: ["id"],
     query: z.strictObject({
-      waitSeconds: z.coerce
-        .number({ error: "`waitSeconds` must be an integer from 0 to 60." })
-        .int({ error: "`waitSeconds` must be an integer from 0 to 60." })
-        .min(0, { error: "`waitSeconds` must be an integer from 0 to 60." })
-        .max(60, { error: "`waitSeconds` must be an integer from 0 to 60." })
-        .default(0),
+      waitSeconds: integerParam("waitSeconds", 0, 60, 0),
     }),
     response: { status: 200, description: "The request", schema: requestSchema },
     handler: async ({ deps, principal, params, query }) => {
