@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { serviceLogger } from "../src/platform/logging.ts";
 import { systemClock } from "../src/platform/clock.ts";
 import { openStore } from "../src/store/database.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
@@ -50,10 +50,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     noOpPauseMs: 20,
     store,
-    logger: pino(
-      { level: "info" },
-      pino.destination({ dest: join(target.dataDir, "service.log"), sync: true }),
-    ),
+    logger: serviceLogger("info", join(target.dataDir, "service.log")).logger,
     config: { CONNECTOR_HOLD_MS: "20000", LOG_LEVEL: "info", RATE_LIMIT_MAX: "1000000" },
   });
   const session = new Session();

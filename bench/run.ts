@@ -39,7 +39,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
-import { pino } from "pino";
+import { serviceLogger } from "../src/platform/logging.ts";
 import { systemClock } from "../src/platform/clock.ts";
 import { newId } from "../src/platform/ids.ts";
 import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../src/store/events.ts";
@@ -303,13 +303,14 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
   const target = await freshStore(serverUrl);
   const store = await openStore({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   const logFile = join(target.dataDir, "service.log");
-  const destination = pino.destination({ dest: logFile, sync: true });
+  // The service's own logger and destination (src/platform/logging.ts), writing to a file.
+  const log = serviceLogger("info", logFile);
   const sys = await startSystem(null, {
     clock: systemClock,
     noOpPauseMs: 20,
     webhooks: true,
     store,
-    logger: pino({ level: "info" }, destination),
+    logger: log.logger,
     config: {
       CONNECTOR_HOLD_MS: "20000",
       LOG_LEVEL: "info",
@@ -356,7 +357,7 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
         )
       : null;
     const cacheCounts = { hits: cache.hits - hitsBefore, misses: cache.misses - missesBefore };
-    destination.flushSync();
+    log.flush();
     const logLines = readFileSync(logFile, "utf8").split("\n").length - 1;
     return {
       engine: sys.deps.store.engine,

@@ -1,5 +1,4 @@
 import { ActivityStamps } from "./store/activity-stamps.ts";
-import { pino } from "pino";
 import { startAdminChannel, type AdminChannel } from "./admin/channel.ts";
 import { DataDirBusyError, ownDataDir } from "./admin/connect.ts";
 import { adminSocketPath } from "./admin/socket-path.ts";
@@ -9,6 +8,7 @@ import type { Deps } from "./deps.ts";
 import { seedDemo } from "./simulation/demo.ts";
 import { SimulationHost } from "./simulation/host.ts";
 import { systemClock } from "./platform/clock.ts";
+import { serviceLogger } from "./platform/logging.ts";
 import { newInstanceId } from "./platform/ids.ts";
 import { Metrics } from "./platform/metrics.ts";
 import { startMetricsServer } from "./platform/metrics-server.ts";
@@ -26,7 +26,7 @@ import { startChangeFeed } from "./change-feed/poller.ts";
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.LOG_LEVEL });
+  const { logger } = serviceLogger(config.LOG_LEVEL);
   // The embedded store is opened by this process only; operator commands reach it over the admin
   // channel (decision 0005). PostgreSQL is shared by design.
   const dataDirLock = config.DATABASE_URL ? null : await ownDataDir(config.DATA_DIR);

@@ -6,6 +6,7 @@ import { findCallTarget, type ConnectionRow } from "../store/connections.ts";
 import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
 import {
   findRequestById,
+  insertChargedRequest,
   insertRequest,
   markCallerGone,
   type NewRequestRow,
@@ -32,7 +33,8 @@ import { isStoreUnavailable } from "../store/unavailable.ts";
 import type { Transaction } from "kysely";
 import type { DatabaseSchema } from "../store/schema.ts";
 import type { ProjectStanding } from "../store/projects.ts";
-import { chargeOrRefuse, paymentRefusal, standingOf } from "../tenancy/billing.ts";
+import { chargeOrRefuse, paymentRefusal, standingOf, unlimitedCharge } from "../tenancy/billing.ts";
+import type { UnlimitedCharge } from "../store/usage.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -102,9 +104,12 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   const refusal =
     admissionError(deps, s, connection, target.waiting >= capacity, target.unansweredSince) ??
     (s.background ? null : paymentRefusal(s.principal, standing));
-  const charge: ChargeStep | null = s.background
+  const charge: Charge | null = s.background
     ? null
-    : (db) => chargeOrRefuse(db, s.principal, standing, billingUnits(s), deps.clock.now());
+    : {
+        unlimited: unlimitedCharge(s.principal, standing, billingUnits(s), deps.clock.now()),
+        step: (db) => chargeOrRefuse(db, s.principal, standing, billingUnits(s), deps.clock.now()),
+      };
   // A sync caller watches its request from before the row exists: it may settle before the wait.
   const watch = s.options.async ? null : new CallerWatch(deps);
   try {
@@ -146,7 +151,11 @@ export function billingUnits(s: Pick<Submission, "batch" | "units">): number {
  * Counts the new Request's units in the transaction that stores it; the error when a quota refuses
  * them (the Request is then stored `failed` with it, and nothing is counted).
  */
-type ChargeStep = (db: Transaction<DatabaseSchema>) => Promise<ServiceError | null>;
+interface Charge {
+  step: (db: Transaction<DatabaseSchema>) => Promise<ServiceError | null>;
+  /** The same charge when no quota can refuse it: counted by the Request's own insert. */
+  unlimited: UnlimitedCharge | null;
+}
 
 /** The records a write changes (read from the message tree), so that the engine spaces writes to one record (spec). */
 function writeTargetsColumn(s: Submission): { write_targets?: string[] } {
@@ -166,7 +175,7 @@ async function createOrAttach(
   s: Submission,
   connection: ConnectionRow | null,
   refusal: ServiceError | null,
-  charge: ChargeStep | null,
+  charge: Charge | null,
   watch: CallerWatch | null,
 ): Promise<{ row: RequestRow; created: boolean; refused: boolean }> {
   const now = deps.clock.now();
@@ -228,16 +237,21 @@ async function createOrAttach(
 
   // The refusal of a new Request: admission's, else the quota's (counted in `trx` when it passes).
   const refusalIn = async (trx: Transaction<DatabaseSchema>): Promise<ServiceError | null> =>
-    refusal ?? (charge ? await charge(trx) : null);
+    refusal ?? (charge ? await charge.step(trx) : null);
 
   if (!key || !fingerprint) {
     const { row, refused } =
       refusal || !charge
         ? { row: await insertRequest(deps.db, newRow(null, requestId, refusal)), refused: refusal }
-        : await deps.db.transaction().execute(async (trx) => {
-            const billed = await charge(trx);
-            return { row: await insertRequest(trx, newRow(null, requestId, billed)), refused: billed };
-          });
+        : charge.unlimited
+          ? {
+              row: await insertChargedRequest(deps.db, newRow(null, requestId, null), charge.unlimited),
+              refused: null,
+            }
+          : await deps.db.transaction().execute(async (trx) => {
+              const billed = await charge.step(trx);
+              return { row: await insertRequest(trx, newRow(null, requestId, billed)), refused: billed };
+            });
     if (refused) settledAtAdmission(deps, row);
     else await wakeConnection(deps, connection);
     return { row, created: true, refused: refused !== null };

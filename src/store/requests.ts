@@ -4,6 +4,7 @@ import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import { requestEventInsert, type RequestEventInput } from "./events.ts";
 import type { DatabaseSchema, RequestAnswersTable, RequestsTable, TimelineEntryRow } from "./schema.ts";
 import { isTestTenant, type Tenant } from "./tenant.ts";
+import { chargeStatement, type UnlimitedCharge } from "./usage.ts";
 
 export type RequestRow = Selectable<RequestsTable>;
 export type NewRequestRow = Omit<
@@ -55,19 +56,38 @@ export async function requestsGone(store: Pick<Store, "notifier">): Promise<void
 }
 
 export async function insertRequest(db: Executor, row: NewRequestRow): Promise<RequestRow> {
+  return db.insertInto("requests").values(requestValues(row)).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Stores a new Request and counts it in its project's usage in one statement (the charge is a
+ * data-modifying `with` of the insert: both happen or neither), for a charge that no quota limits
+ * (a quota needs the transaction of `insertRequest`, since its refusal changes the row). Three
+ * statements fewer on every admission than a transaction (decision 0029).
+ */
+export async function insertChargedRequest(
+  db: Db,
+  row: NewRequestRow,
+  charge: UnlimitedCharge,
+): Promise<RequestRow> {
   return db
+    .with("charged", (qc) => chargeStatement(qc, charge, null))
     .insertInto("requests")
-    .values({
-      ...row,
-      timeline: json(row.timeline),
-      warnings: json(row.warnings),
-      result: row.result === null ? null : json(row.result),
-      error: row.error === null ? null : json(row.error),
-      write_targets: row.write_targets ? json(row.write_targets) : null,
-      batch: row.batch ? json(row.batch) : null,
-    })
+    .values(requestValues(row))
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+function requestValues(row: NewRequestRow) {
+  return {
+    ...row,
+    timeline: json(row.timeline),
+    warnings: json(row.warnings),
+    result: row.result === null ? null : json(row.result),
+    error: row.error === null ? null : json(row.error),
+    write_targets: row.write_targets ? json(row.write_targets) : null,
+    batch: row.batch ? json(row.batch) : null,
+  };
 }
 
 /** A request of the tenant (project and mode, decision 0005); null for anyone else's. */

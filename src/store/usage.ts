@@ -20,7 +20,28 @@ export async function chargeUsage(
   quota: number | null,
 ): Promise<Charge> {
   if (quota !== null && units > quota) return { charged: false, used: await usageOf(db, tenant, period) };
-  const charged = await db
+  const charged = await chargeStatement(db, { tenant, period, units }, quota).executeTakeFirst();
+  if (charged) return { charged: true, used: Number(charged.requests) };
+  return { charged: false, used: await usageOf(db, tenant, period) };
+}
+
+/** A charge that no quota limits: it always counts (`store/requests.ts` carries it on the Request's insert). */
+export interface UnlimitedCharge {
+  tenant: Tenant;
+  period: string;
+  units: number;
+}
+
+/**
+ * The charge's one statement, returning the month's new count; with a quota, no row when it would
+ * be passed. `db` may be a query creator inside a `with` clause.
+ */
+export function chargeStatement(
+  db: Pick<Executor, "insertInto">,
+  { tenant, period, units }: UnlimitedCharge,
+  quota: number | null,
+) {
+  return db
     .insertInto("project_usage")
     .values({ project_id: tenant.projectId, is_test: isTestTenant(tenant), period, requests: units })
     .onConflict((oc) =>
@@ -33,10 +54,7 @@ export async function chargeUsage(
             : sql<boolean>`project_usage.requests + excluded.requests <= ${quota}`,
         ),
     )
-    .returning("requests")
-    .executeTakeFirst();
-  if (charged) return { charged: true, used: Number(charged.requests) };
-  return { charged: false, used: await usageOf(db, tenant, period) };
+    .returning("requests");
 }
 
 /** Requests counted for the tenant in `period` (0 when none). */

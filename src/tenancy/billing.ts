@@ -8,7 +8,7 @@ import {
   type ProjectStanding,
 } from "../store/projects.ts";
 import type { Tenant } from "../store/tenant.ts";
-import { chargeUsage, usageOf } from "../store/usage.ts";
+import { chargeUsage, usageOf, type UnlimitedCharge } from "../store/usage.ts";
 import { API_KEYS_CHANNEL } from "./api-key-cache.ts";
 
 /**
@@ -76,13 +76,31 @@ export async function chargeOrRefuse(
   nowMs: number,
 ): Promise<ServiceError | null> {
   const { period, resetsAt } = usagePeriod(nowMs);
-  const quota = tenant.mode === "live" ? (standing?.monthlyRequestQuota ?? null) : null;
+  const quota = quotaOf(tenant, standing);
   const charge = await chargeUsage(db, tenant, period, units, quota);
   if (charge.charged || quota === null) return null;
   return new ServiceError("BILLING_REQUIRED", {
     message: `The project's monthly quota of ${quota} application requests is used up (${charge.used} counted in ${period}; this call needs ${units}). It resets at ${resetsAt.toISOString()}.`,
     details: { quota, used: charge.used, requested: units, period, resetsAt: resetsAt.toISOString() },
   });
+}
+
+/** The quota a call of the tenant is counted against: live mode only; null for none. */
+function quotaOf(tenant: Tenant, standing: ProjectStanding | null): number | null {
+  return tenant.mode === "live" ? (standing?.monthlyRequestQuota ?? null) : null;
+}
+
+/**
+ * The charge of a call that no quota limits (test mode, or a live project without one), which can
+ * be counted by the Request's own insert; null when a quota applies (`chargeOrRefuse` then).
+ */
+export function unlimitedCharge(
+  tenant: Tenant,
+  standing: ProjectStanding | null,
+  units: number,
+  nowMs: number,
+): UnlimitedCharge | null {
+  return quotaOf(tenant, standing) === null ? { tenant, period: usagePeriod(nowMs).period, units } : null;
 }
 
 /** A project's usage as the operator sees it (`ledger-bridge projects usage`). */

@@ -149,7 +149,9 @@ describe("billing", () => {
     // Raised by the operator: admitted again at once.
     await ops().setQuota({ projectId, monthlyRequests: null });
     assert.equal((await customersList(eu)).status, 200);
-    assert.equal((await ops().usage(projectId)).monthlyRequestQuota, null);
+    const unlimited = await ops().usage(projectId);
+    assert.equal(unlimited.monthlyRequestQuota, null);
+    assert.equal(unlimited.live.requests, start + 7, "counted with no quota too");
   });
 
   test("the quota resets with the calendar month", async () => {

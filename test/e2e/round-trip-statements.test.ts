@@ -8,8 +8,8 @@ import { READ, bringOnline, eventually, passthroughPath, stopConnector } from ".
 
 /**
  * The statements of a sync round trip through a connector in session (issue 17, decision 0027),
- * counted with the store's query observer: the caller's admission (call target, usage charge and
- * insert in one transaction), the held call woken and claiming at once (the claim checks the session
+ * counted with the store's query observer: the caller's admission (call target, then the insert
+ * that also counts the project's usage), the held call woken and claiming at once (the claim checks the session
  * itself: it is not read first), the answer (session with its request in flight, then the settling
  * transition), and the connector's next ask, claimed at once again without reading the session.
  * A statement added back to this path fails here.
@@ -25,11 +25,12 @@ const kindOf = (sql: string): string => {
   if (text.startsWith('with "moved" as (update "requests"')) return "transition";
   if (text.startsWith('insert into "requests"')) return "insert request";
   if (text.startsWith('insert into "project_usage"')) return "charge usage";
+  if (text.startsWith('with "charged" as (insert into "project_usage"')) return "insert charged request";
   if (text.startsWith('select "c".*')) return "call target";
   return text.slice(0, 80);
 };
 
-test("a sync round trip runs nine statements, none of them a session read", async (t) => {
+test("a sync round trip runs six statements, none of them a session read", async (t) => {
   const seen: ObservedQuery[] = [];
   const opened = await openTestStore({ onQuery: (query) => seen.push(query) });
   // Stamps are written by hand, so that their timer cannot write while statements are counted.
@@ -71,10 +72,8 @@ test("a sync round trip runs nine statements, none of them a session read", asyn
     perTrip,
     {
       "call target": 1,
-      begin: 1,
-      "charge usage": 1,
-      "insert request": 1,
-      commit: 1,
+      // No quota: the usage charge rides on the insert (one statement, no transaction).
+      "insert charged request": 1,
       // The woken hold's claim hands the request over; the ask after the answer finds nothing.
       claim: 2,
       "session with in-flight request": 1,
