@@ -382,6 +382,16 @@ export interface ClaimResult {
  * message-set ID, and stamps the session and connection. A request still in flight in this very
  * session is reported as lost (the connector asks again without having answered).
  */
+/**
+ * Statuses (the lifecycle table's constants, never input) written into a statement as literals:
+ * the planner can then match the partial indexes on `status` (`requests_queue`,
+ * `requests_in_flight`) in the prepared statement's generic plan, and keep that plan instead of
+ * planning the statement again on every execution (decision 0029).
+ */
+function statuses(list: readonly string[]) {
+  return sql.join(list.map((status) => sql.lit(status)));
+}
+
 export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
   const held =
     c.heldBy === undefined
@@ -413,9 +423,9 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       where ticket_hash = ${c.ticketHash} and exists (select 1 from recovery)
     ), head as (
       select id, write_targets from requests
-      where connection_id = ${c.connectionId} and status in (${sql.join(c.handOver.from)})
+      where connection_id = ${c.connectionId} and status in (${statuses(c.handOver.from)})
         and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
-        and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = ${c.handOver.to})
+        and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = ${sql.lit(c.handOver.to)})
         and not exists (select 1 from recovery)
         and ${held}
       -- Developers' requests first; the service's own (background) after them, each in order.
@@ -436,7 +446,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       on conflict (connection_id, record_id) do update set written_at = excluded.written_at
     ), claimed as (
       update requests r set
-        status = ${c.handOver.to}, sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
+        status = ${sql.lit(c.handOver.to)}, sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
         xml_version = ${c.xmlVersion}, updated_at = ${c.now},
         message_set_id = case when r.is_write then ${c.messageSetId} else null end,
         outcome = case when r.is_write then 'pending' else 'not_applicable' end,
@@ -454,16 +464,16 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     select claimed.*, (select message_set_id from recovery) as recovery_id,
       (select last_write from spaced) as spaced_since,
       (select id from requests
-        where connection_id = ${c.connectionId} and status = ${c.handOver.to} and ticket_hash = ${c.ticketHash}
+        where connection_id = ${c.connectionId} and status = ${sql.lit(c.handOver.to)} and ticket_hash = ${c.ticketHash}
           and ${held}
         limit 1) as lost_id,
       exists (
         select 1 from requests
-        where connection_id = ${c.connectionId} and status in (${sql.join(c.expirable)})
+        where connection_id = ${c.connectionId} and status in (${statuses(c.expirable)})
           and queue_ttl_expires_at <= ${c.now}
       ) as has_expired,
       exists (
-        select 1 from requests where connection_id = ${c.connectionId} and status in (${sql.join(c.unsettled)})
+        select 1 from requests where connection_id = ${c.connectionId} and status in (${statuses(c.unsettled)})
       ) as unsettled,
       ${held} as session_held
     from (select 1) as one left join claimed on true
