@@ -497,7 +497,7 @@ function memoryRows(result: IdleMemoryResult): Row[] {
 const cpuMs = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : "n/a");
 
 function p5Rows(result: TwoInstancesResult): Row[] {
-  const { one, two } = result;
+  const { one, half, two } = result;
   return [
     {
       figure: `[postgres] P5 two instances ÷ one, mixed API calls/s (${MIXED_CALLERS} callers, ${MIXED_END_USERS} connections)`,
@@ -507,6 +507,11 @@ function p5Rows(result: TwoInstancesResult): Row[] {
     {
       figure: "[postgres] P5 service CPU per API call, each instance (one instance → two instances)",
       value: `${one.cpuMsPerCall.map(cpuMs).join(" / ")} → ${two.cpuMsPerCall.map(cpuMs).join(" / ")}`,
+      goal: "two ≤ one",
+    },
+    {
+      figure: `[postgres] P5 service CPU per API call: one instance carrying half (${MIXED_CALLERS / 2} callers, ${MIXED_END_USERS / 2} connections) → each of two carrying half`,
+      value: `${half.cpuMsPerCall.map(cpuMs).join(" / ")} → ${two.cpuMsPerCall.map(cpuMs).join(" / ")} (${rps(half.perSecond)} → ${rps(two.perSecond / 2)} calls/s per instance)`,
       goal: "two ≤ one",
     },
     {

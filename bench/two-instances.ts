@@ -29,12 +29,19 @@ export interface MixedRun {
 
 export interface TwoInstancesResult {
   one: MixedRun;
+  /**
+   * One instance carrying what each of the two carries: half the end users and half the callers.
+   * An instance's CPU per call depends on how busy it is (a busier event loop batches more work per
+   * wake-up: socket writes, reads, timers), so the second instance's own cost is read against this
+   * run, not against `one`, which is twice as busy (decision 0029).
+   */
+  half: MixedRun;
   two: MixedRun;
 }
 
-async function mixedRun(serverUrl: string, instances: number): Promise<MixedRun> {
+async function mixedRun(serverUrl: string, instances: number, share = 1): Promise<MixedRun> {
   const target = await freshStore(serverUrl);
-  const seeded = await seedStore(target, MIXED_END_USERS);
+  const seeded = await seedStore(target, Math.round(MIXED_END_USERS * share));
   const services: ServiceProcess[] = [];
   const fleet = new Fleet();
   try {
@@ -63,7 +70,7 @@ async function mixedRun(serverUrl: string, instances: number): Promise<MixedRun>
       cmd: "mixed",
       secretKey: seeded.secretKey,
       targets,
-      concurrency: MIXED_CALLERS,
+      concurrency: Math.round(MIXED_CALLERS * share),
       durationMs: MIXED_SECONDS * 1000,
     });
     const cpuMsPerCall = services.map(
@@ -87,6 +94,7 @@ async function mixedRun(serverUrl: string, instances: number): Promise<MixedRun>
 
 export async function measureTwoInstances(serverUrl: string): Promise<TwoInstancesResult> {
   const one = await mixedRun(serverUrl, 1);
+  const half = await mixedRun(serverUrl, 1, 0.5);
   const two = await mixedRun(serverUrl, 2);
-  return { one, two };
+  return { one, half, two };
 }

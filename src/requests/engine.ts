@@ -1,3 +1,4 @@
+import type { RawBuilder } from "kysely";
 import type { Deps } from "../deps.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
@@ -60,6 +61,17 @@ export async function transition(
   const rule: TransitionRule = TRANSITIONS[name];
   const to = rule.to;
   const now = deps.clock.now();
+  // Callers wait for a settled request (in this process they get the row with the wake-up);
+  // held connector calls wait for queued work; the webhook dispatcher waits for events.
+  const settledChannel = isSettled(to) ? requestChannel(row.id) : null;
+  const queuedChannel = to === "queued" && row.connection_id ? connectionChannel(row.connection_id) : null;
+  // On PostgreSQL the statement itself wakes other instances (no NOTIFY round trip of its own).
+  const { notifier } = deps.store;
+  const carries = notifier.carried(EVENTS_CHANNEL) !== null;
+  const carried = (channel: string | null): RawBuilder<unknown>[] => {
+    const wakeUp = channel === null ? null : notifier.carried(channel);
+    return wakeUp ? [wakeUp] : [];
+  };
   const moved = await transitionRequest(
     deps.db,
     row.id,
@@ -73,15 +85,21 @@ export async function transition(
     stamps,
     // Webhooks: a settling transition writes its request event in the same statement (outbox).
     isSettled(to) ? { id: newId("event"), at: new Date(now) } : null,
+    {
+      onMove: [...carried(settledChannel), ...carried(queuedChannel)],
+      onEvent: isSettled(to) ? notifier.carried(EVENTS_CHANNEL) : null,
+    },
   );
   if (!moved) return null;
   const { eventWritten, ...updated } = moved;
   if (isSettled(to)) recordSettled(deps, updated);
-  // Callers wait for a settled request (in this process they get the row with the wake-up);
-  // held connector calls wait for queued work; the webhook dispatcher waits for events.
-  if (isSettled(to)) wake(deps, requestChannel(row.id), updated);
-  if (to === "queued" && row.connection_id) wake(deps, connectionChannel(row.connection_id));
-  if (eventWritten) wake(deps, EVENTS_CHANNEL);
+  const wakeUp = (channel: string, payload?: unknown): void => {
+    if (carries) notifier.wakeHere(channel, payload);
+    else wake(deps, channel, payload);
+  };
+  if (settledChannel !== null) wakeUp(settledChannel, updated);
+  if (queuedChannel !== null) wakeUp(queuedChannel);
+  if (eventWritten) wakeUp(EVENTS_CHANNEL);
   return updated;
 }
 

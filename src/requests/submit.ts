@@ -240,18 +240,27 @@ async function createOrAttach(
     refusal ?? (charge ? await charge.step(trx) : null);
 
   if (!key || !fingerprint) {
+    if (!refusal && charge?.unlimited) {
+      // The usual admission: one statement stores the Request, counts it, and wakes other instances.
+      const channel = connection ? connectionChannel(connection.id) : null;
+      const carried = channel === null ? null : deps.store.notifier.carried(channel);
+      const row = await insertChargedRequest(
+        deps.db,
+        newRow(null, requestId, null),
+        charge.unlimited,
+        carried,
+      );
+      if (channel !== null && carried) deps.store.notifier.wakeHere(channel);
+      else await wakeConnection(deps, connection);
+      return { row, created: true, refused: false };
+    }
     const { row, refused } =
       refusal || !charge
         ? { row: await insertRequest(deps.db, newRow(null, requestId, refusal)), refused: refusal }
-        : charge.unlimited
-          ? {
-              row: await insertChargedRequest(deps.db, newRow(null, requestId, null), charge.unlimited),
-              refused: null,
-            }
-          : await deps.db.transaction().execute(async (trx) => {
-              const billed = await charge.step(trx);
-              return { row: await insertRequest(trx, newRow(null, requestId, billed)), refused: billed };
-            });
+        : await deps.db.transaction().execute(async (trx) => {
+            const billed = await charge.step(trx);
+            return { row: await insertRequest(trx, newRow(null, requestId, billed)), refused: billed };
+          });
     if (refused) settledAtAdmission(deps, row);
     else await wakeConnection(deps, connection);
     return { row, created: true, refused: refused !== null };

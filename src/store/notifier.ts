@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { sql, type RawBuilder } from "kysely";
 import type pg from "pg";
 import { randomToken } from "../platform/random.ts";
 
@@ -11,6 +12,16 @@ import { randomToken } from "../platform/random.ts";
  */
 export interface Notifier {
   notify(channel: string, payload?: unknown): Promise<void>;
+  /**
+   * The wake-up of `channel` for other instances as an expression a statement evaluates once per
+   * row it returns (PostgreSQL: `pg_notify`, delivered when the statement's transaction commits, so
+   * it can never be sent for a change that was not stored), or null when other instances are not
+   * reached that way (the embedded store has none). The statement saves the round trip of a
+   * `notify` of its own (decision 0029); this process's waiters are then woken with {@link wakeHere}.
+   */
+  carried(channel: string): RawBuilder<unknown> | null;
+  /** Wakes this process's waiters only: for a wake-up a statement {@link carried} to the others. */
+  wakeHere(channel: string, payload?: unknown): void;
   /** Resolves at the next wake-up on `channel` with its payload (if any), or when `signal` aborts. */
   wait(channel: string, signal: AbortSignal): Promise<unknown>;
   /**
@@ -35,6 +46,12 @@ export class LocalNotifier implements Notifier {
     this.emitter.setMaxListeners(0);
   }
   async notify(channel: string, payload?: unknown): Promise<void> {
+    this.emitter.emit(channel, payload);
+  }
+  carried(_channel: string): RawBuilder<unknown> | null {
+    return null;
+  }
+  wakeHere(channel: string, payload?: unknown): void {
     this.emitter.emit(channel, payload);
   }
   wait(channel: string, signal: AbortSignal): Promise<unknown> {
@@ -162,9 +179,21 @@ export class PostgresNotifier extends LocalNotifier {
     return this.client !== undefined;
   }
 
+  /** Notifications sent as statements of their own (not carried by a change's statement). */
+  sentAlone = 0;
+
   override async notify(channel: string, payload?: unknown): Promise<void> {
     await super.notify(channel, payload);
-    await this.pool.query("select pg_notify($1, $2)", [PG_CHANNEL, `${this.instance}|${channel}`]);
+    this.sentAlone += 1;
+    await this.pool.query("select pg_notify($1, $2)", [PG_CHANNEL, this.tagged(channel)]);
+  }
+
+  override carried(channel: string): RawBuilder<unknown> {
+    return sql`pg_notify(${PG_CHANNEL}, ${this.tagged(channel)})`;
+  }
+
+  private tagged(channel: string): string {
+    return `${this.instance}|${channel}`;
   }
 
   override async close(): Promise<void> {

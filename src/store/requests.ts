@@ -1,4 +1,4 @@
-import { sql, type Selectable, type Transaction } from "kysely";
+import { sql, type RawBuilder, type Selectable, type Transaction } from "kysely";
 import { json, type Db, type Store } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import { requestEventInsert, type RequestEventInput } from "./events.ts";
@@ -63,19 +63,24 @@ export async function insertRequest(db: Executor, row: NewRequestRow): Promise<R
  * Stores a new Request and counts it in its project's usage in one statement (the charge is a
  * data-modifying `with` of the insert: both happen or neither), for a charge that no quota limits
  * (a quota needs the transaction of `insertRequest`, since its refusal changes the row). Three
- * statements fewer on every admission than a transaction (decision 0029).
+ * statements fewer on every admission than a transaction (decision 0029). `wakeUp`, a notifier's
+ * carried wake-up, is sent by the same statement.
  */
 export async function insertChargedRequest(
   db: Db,
   row: NewRequestRow,
   charge: UnlimitedCharge,
+  wakeUp: RawBuilder<unknown> | null = null,
 ): Promise<RequestRow> {
-  return db
+  const insert = db
     .with("charged", (qc) => chargeStatement(qc, charge, null))
     .insertInto("requests")
     .values(requestValues(row))
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .returningAll();
+  if (!wakeUp) return insert.executeTakeFirstOrThrow();
+  // The wake-up of other instances rides on the insert (a notifier's `carried` expression).
+  const { woken: _woken, ...stored } = await insert.returning(wakeUp.as("woken")).executeTakeFirstOrThrow();
+  return stored;
 }
 
 function requestValues(row: NewRequestRow) {
@@ -175,6 +180,18 @@ export interface TransitionStamps {
   answer?: { xml: string | null; bytes: number; at: Date };
 }
 
+/**
+ * Wake-ups of other instances that a transition's statement sends when it moves the request
+ * (notifiers' `carried` expressions): `onMove` with the move, `onEvent` only when the request event
+ * was written too.
+ */
+export interface CarriedWakeUps {
+  onMove: ReadonlyArray<RawBuilder<unknown>>;
+  onEvent: RawBuilder<unknown> | null;
+}
+
+const NO_WAKE_UPS: CarriedWakeUps = { onMove: [], onEvent: null };
+
 /** Where a transition may start, and the requests it applies to (the engine's lifecycle table). */
 export interface TransitionGuard {
   from: readonly string[];
@@ -197,6 +214,7 @@ export async function transitionRequest(
   entry: TimelineEntryRow,
   stamps: TransitionStamps = {},
   event: RequestEventInput | null = null,
+  wakeUps: CarriedWakeUps = NO_WAKE_UPS,
 ): Promise<(RequestRow & { eventWritten: boolean }) | null> {
   const { warnings, result, error, diagnosis, ...rest } = changes;
   const moved = db.with("moved", (q) => {
@@ -254,19 +272,32 @@ export async function transitionRequest(
           .onConflict((oc) => oc.column("request_id").doNothing()),
       )
     : withConnection;
+  const wakeUpColumns = wakeUps.onMove.map((wakeUp, i) => wakeUp.as(`woken_${i}`));
   if (!event) {
-    const r = await withAnswer.selectFrom("moved").selectAll().executeTakeFirst();
-    return r ? { ...r, eventWritten: false } : null;
+    const r = await withAnswer.selectFrom("moved").selectAll().select(wakeUpColumns).executeTakeFirst();
+    return r ? { ...withoutWakeUps(r), eventWritten: false } : null;
   }
+  const onEvent = wakeUps.onEvent;
   const r = await withAnswer
     .with("event", () => requestEventInsert(event))
     .selectFrom("moved")
     .selectAll()
     .select(sql<boolean>`exists (select 1 from event)`.as("event_written"))
+    .select(wakeUpColumns)
+    .select(
+      onEvent ? [sql`case when exists (select 1 from event) then ${onEvent} end`.as("woken_event")] : [],
+    )
     .executeTakeFirst();
   if (!r) return null;
   const { event_written: eventWritten, ...row } = r;
-  return { ...row, eventWritten };
+  return { ...withoutWakeUps(row), eventWritten };
+}
+
+/** The row without the columns its statement's carried wake-ups returned. */
+function withoutWakeUps<T extends object>(row: T): RequestRow {
+  const stored = { ...row } as Record<string, unknown>;
+  for (const key of Object.keys(stored)) if (key.startsWith("woken_")) delete stored[key];
+  return stored as RequestRow;
 }
 
 /** Requests waiting on a connection, oldest first. */

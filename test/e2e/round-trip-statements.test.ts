@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ActivityStamps } from "../../src/store/activity-stamps.ts";
 import type { ObservedQuery } from "../../src/store/database.ts";
+import { PostgresNotifier } from "../../src/store/notifier.ts";
 import { openTestStore } from "../../src/testing/harness.ts";
 import { startSystem } from "../../src/testing/system.ts";
 import { READ, bringOnline, eventually, passthroughPath, stopConnector } from "./helpers.ts";
@@ -63,7 +64,13 @@ test("a sync round trip runs six statements, none of them a session read", async
     await eventually("the connector's last ask looked for work", async () => claims() >= 2 * n, 10_000);
   };
   await roundTrips(2);
+  // On PostgreSQL the admission's and the settling transition's statements carry their NOTIFY:
+  // no wake-up is a statement of its own (decision 0029).
+  const notifier = opened.store.notifier;
+  const alone = (): number => (notifier instanceof PostgresNotifier ? notifier.sentAlone : 0);
+  const aloneBefore = alone();
   await roundTrips(ROUND_TRIPS);
+  assert.equal(alone() - aloneBefore, 0, "notifications sent as statements of their own");
   const counted = seen.map((q) => kindOf(q.sql));
   const counts = new Map<string, number>();
   for (const kind of counted) counts.set(kind, (counts.get(kind) ?? 0) + 1);
