@@ -147,11 +147,12 @@ export function billingUnits(s: Pick<Submission, "batch" | "units">): number {
   return s.batch?.members.length ?? s.units ?? 1;
 }
 
-/**
- * Counts the new Request's units in the transaction that stores it; the error when a quota refuses
- * them (the Request is then stored `failed` with it, and nothing is counted).
- */
+/** How a new Request's units are counted (decision 0019; one statement: decision 0029). */
 interface Charge {
+  /**
+   * Counts them in the transaction that stores the Request; the error when a quota refuses them
+   * (the Request is then stored `failed` with it, and nothing is counted).
+   */
   step: (db: Transaction<DatabaseSchema>) => Promise<ServiceError | null>;
   /** The same charge when no quota can refuse it: counted by the Request's own insert. */
   unlimited: UnlimitedCharge | null;
