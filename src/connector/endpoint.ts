@@ -83,13 +83,16 @@ export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): voi
       async (request, reply) => {
         const call = readCall(request);
         void reply.type(SOAP_CONTENT_TYPE);
+        if (call.method !== "sendRequestXML")
+          return reply.send(soapResponse(call.method, await dispatch(ctx, call)));
+        // Only a held call watches for a hang-up: the others answer at once.
         const callerGone = new AbortController();
         // The response closing before it was written means the connector hung up.
         reply.raw.once("close", () => {
-          if (!reply.raw.writableFinished) callerGone.abort();
+          if (!reply.raw.writableFinished) callerGone.abort(HUNG_UP);
         });
         const result = await dispatch(ctx, call, callerGone.signal);
-        if (call.method === "sendRequestXML" && result !== "") {
+        if (result !== "") {
           reply.raw.once("close", () => {
             if (!reply.raw.writableFinished) void session.connectorHungUp(ctx, call.ticket);
           });
@@ -172,10 +175,15 @@ function sendFault(
   return reply.code(500).type(SOAP_CONTENT_TYPE).send(soapFault(message, faultCode));
 }
 
+/** Why a held call's signal aborts when its connector hangs up (a shared reason: no DOMException per abort). */
+const HUNG_UP = new Error("the connector hung up");
+/** The signal of a call that is never held: it never aborts. */
+const NEVER = new AbortController().signal;
+
 async function dispatch(
   ctx: session.ConnectorContext,
   call: SoapCall,
-  callerGone: AbortSignal,
+  callerGone: AbortSignal = NEVER,
 ): Promise<SoapResult> {
   ctx.deps.metrics.connectorCalls.inc({ method: call.method });
   switch (call.method) {

@@ -153,3 +153,28 @@ test("an idle session makes no store call between wake-ups; a wake-up sends it t
   assert.equal(queued.status, 202, await queued.clone().text());
   assert.match(await next, /CompanyQueryRq/);
 });
+
+test("a quiet re-ask that ends on its hold timer waits on its connection once, and leaves no waiter", async (t) => {
+  const sys = await startSystem(t, { config: CONFIG });
+  const holdClock = new FakeClock();
+  const ctx = contextFor(sys, holdClock);
+  const eu = await sys.connectEndUser({ companyName: "One Wait Co" });
+  const input = inputFor(eu, await SoapByHand.for(sys, eu).ticket());
+  await emptyHold(ctx, holdClock, input);
+  assert.equal(await getLastError(ctx, input.ticket), "NoOp");
+  const notifier = sys.deps.store.notifier;
+  const waits = t.mock.method(notifier, "wait");
+  const listenersBefore = waiterCount(notifier);
+  // The re-ask is quiet: it waits once, on the hold clock and the connection's channel, and when
+  // the hold timer ends that wait it answers "" without setting up another one (decision 0030).
+  await emptyHold(ctx, holdClock, input);
+  assert.equal(waits.mock.callCount(), 1, "one wait on the connection per quiet hold");
+  assert.equal(holdClock.sleeperCount, 0, "no hold timer left behind");
+  assert.equal(waiterCount(notifier), listenersBefore, "no listener left behind");
+  assert.equal(await getLastError(ctx, input.ticket), "NoOp");
+});
+
+/** Listeners registered on the in-process notifier (the tracked session's own listener included). */
+function waiterCount(notifier: object): number {
+  return (notifier as { waiterCount?: number }).waiterCount ?? 0;
+}

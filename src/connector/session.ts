@@ -117,6 +117,13 @@ export interface ConnectorContext {
   holdClock: Clock;
 }
 
+/**
+ * Reasons the hold's own signals abort with: shared, so that ending a wait (every hold ends one or
+ * more) does not build a DOMException with its stack trace, as `abort()` without a reason does.
+ */
+const CALL_ENDED = new Error("the held call ended");
+const WAIT_OVER = new Error("the wait is over");
+
 /** The hold's clock when none is given: real time. */
 export const HOLD_CLOCK: Clock = systemClock;
 
@@ -427,8 +434,8 @@ async function hold(
   const holdUntil = ctx.holdClock.now() + ctx.deps.config.CONNECTOR_HOLD_MS;
   // This call ends early when the server shuts down or the connector hangs up.
   const call = new AbortController();
-  const endCall = (): void => call.abort();
-  if (ctx.shutdown.aborted) call.abort();
+  const endCall = (): void => call.abort(CALL_ENDED);
+  if (ctx.shutdown.aborted) call.abort(CALL_ENDED);
   ctx.held.add(call);
   callerGone.addEventListener("abort", endCall, { once: true });
   try {
@@ -461,22 +468,52 @@ async function holdForWork(
   // After a wake-up the session is not read before the look: the claim checks it is still open and
   // held here (decision 0027), and it is read when the look hands nothing over.
   let unread = false;
+  // The last wait ended on a timer alone, nothing to look at since (see the top of the loop).
+  let timerOnly = false;
   const over = (): string => {
     ctx.quiet.forget(session.ticket_hash);
     return "";
   };
+  /**
+   * How the hold ends without handing work over, if it does now: the idle close (the closing
+   * query) or the end of the hold (""). Null while it goes on.
+   */
+  const ending = async (): Promise<string | null> => {
+    const idleLeft = session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - deps.clock.now();
+    if (idleLeft <= 0) {
+      // Idle too long: end cleanly. Its answer is acknowledged with 100 (receiveResponseXML).
+      await updateSession(deps.db, session.ticket_hash, { closing_query_sent: true, last_error: null });
+      ctx.quiet.forget(session.ticket_hash);
+      return closingQueryDocument(version);
+    }
+    if (holdUntil - ctx.holdClock.now() > 0 && !ctx.shutdown.aborted) return null;
+    // An empty answer makes the connector ask getLastError, which must say NoOp. Written only
+    // when there is something to clear: an idle session ends a hold every hold period.
+    if (session.last_error !== null) {
+      await updateSession(deps.db, session.ticket_hash, { last_error: null });
+      session = { ...session, last_error: null };
+      tracked.session = session;
+    }
+    return "";
+  };
   for (;;) {
+    // A connector that hung up must not be handed work it can never answer; its session is over.
+    if (callerGone.aborted) {
+      await closeSession(deps, session, "The connector hung up", TEXTS.hungUp);
+      return over();
+    }
+    // Only a timer ended the last wait: the hold may be over before another wait is set up.
+    if (timerOnly) {
+      timerOnly = false;
+      const end = await ending();
+      if (end !== null) return end;
+    }
     // Listen before looking, so a request created between the look and the wait still wakes us.
     const stop = new AbortController();
-    const onEnded = (): void => stop.abort();
+    const onEnded = (): void => stop.abort(WAIT_OVER);
     callEnded.addEventListener("abort", onEnded, { once: true });
     const woke = deps.store.notifier.wait(connectionChannel(session.connection_id), stop.signal);
     try {
-      // A connector that hung up must not be handed work it can never answer; its session is over.
-      if (callerGone.aborted) {
-        await closeSession(deps, session, "The connector hung up", TEXTS.hungUp);
-        return over();
-      }
       let work: NextWork = null;
       if (mustLook || !ctx.quiet.isQuiet(tracked)) {
         const changes = tracked.changes;
@@ -507,25 +544,11 @@ async function holdForWork(
         if (work?.kind === "quiet") ctx.quiet.markQuiet(tracked, changes);
         else ctx.quiet.markBusy(tracked);
       }
+      const end = await ending();
+      if (end !== null) return end;
       const now = deps.clock.now();
       const idleLeft = session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - now;
-      if (idleLeft <= 0) {
-        // Idle too long: end cleanly. Its answer is acknowledged with 100 (receiveResponseXML).
-        await updateSession(deps.db, session.ticket_hash, { closing_query_sent: true, last_error: null });
-        ctx.quiet.forget(session.ticket_hash);
-        return closingQueryDocument(version);
-      }
       const holdLeft = holdUntil - ctx.holdClock.now();
-      if (holdLeft <= 0 || ctx.shutdown.aborted) {
-        // An empty answer makes the connector ask getLastError, which must say NoOp. Written only
-        // when there is something to clear: an idle session ends a hold every hold period.
-        if (session.last_error !== null) {
-          await updateSession(deps.db, session.ticket_hash, { last_error: null });
-          session = { ...session, last_error: null };
-          tracked.session = session;
-        }
-        return "";
-      }
       await Promise.race([
         woke,
         // A write held back by the spacing of writes to one record is sent when it ends.
@@ -536,7 +559,10 @@ async function holdForWork(
         ctx.holdClock.sleep(holdLeft, stop.signal),
       ]);
       // Only a timer ended the wait and nothing woke the connection: the session is as it was.
-      if (!callerGone.aborted && ctx.quiet.isQuiet(tracked)) continue;
+      if (!callerGone.aborted && ctx.quiet.isQuiet(tracked)) {
+        timerOnly = true;
+        continue;
+      }
       if (callerGone.aborted) {
         const fresh = await findSession(deps.db, session.ticket_hash);
         if (fresh?.state === "open") await closeSession(deps, fresh, "The connector hung up", TEXTS.hungUp);
@@ -544,7 +570,7 @@ async function holdForWork(
       }
       unread = true;
     } finally {
-      stop.abort();
+      stop.abort(WAIT_OVER);
       callEnded.removeEventListener("abort", onEnded);
     }
   }

@@ -1,18 +1,12 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  hkdfSync,
-  randomBytes,
-  timingSafeEqual,
-} from "node:crypto";
+import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
  * Secrets are stored as SHA-256 digests. They are long random strings (at least 128 bits), so a
  * plain digest is enough: there is nothing to brute-force. Comparisons are constant-time.
  */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  // The one-shot digest: no Hash object per call (every connector call digests its ticket).
+  return hash("sha256", secret, "hex");
 }
 
 /** Constant-time check of a presented secret against a stored digest. */
