@@ -40,6 +40,8 @@ export type FleetCommand =
       targets: MixedTarget[];
       concurrency: number;
       durationMs: number;
+      /** Passthrough round trips started per second over all callers (unset: as fast as they go). */
+      ratePerSecond?: number;
     }
   | { cmd: "stop" };
 
@@ -238,7 +240,8 @@ async function handOver(command: Extract<FleetCommand, { cmd: "handover" }>): Pr
 /**
  * Mixed API load for a fixed time: `concurrency` callers, each in turn a sync passthrough round
  * trip to a random target end user (through that target's instance), then a read of the Request it
- * made (`GET /v1/requests/{id}`) and of the end user.
+ * made (`GET /v1/requests/{id}`) and of the end user. With `ratePerSecond`, round trips start on a
+ * fixed schedule (a caller waits for the next free slot), so that runs compare at the same load.
  */
 async function mixed(command: Extract<FleetCommand, { cmd: "mixed" }>): Promise<FleetReply> {
   const headers = apiHeaders(command.secretKey);
@@ -251,9 +254,17 @@ async function mixed(command: Extract<FleetCommand, { cmd: "mixed" }>): Promise<
     byUrl[url] = (byUrl[url] ?? 0) + 1;
   };
   const started = now();
+  let scheduled = 0;
+  const slot = async (): Promise<void> => {
+    if (command.ratePerSecond === undefined) return;
+    const at = started + (scheduled++ * 1000) / command.ratePerSecond;
+    if (at > now()) await new Promise((resolve) => setTimeout(resolve, at - now()));
+  };
   const caller = async (seed: number): Promise<void> => {
     let turn = seed;
     while (now() < until) {
+      await slot();
+      if (now() >= until) return;
       const target = command.targets[turn++ % command.targets.length];
       if (!target) return;
       const res = await new Promise<{ status: number; id: string }>((resolve) => {

@@ -54,6 +54,7 @@ import {
   MIXED_CALLERS,
   MIXED_END_USERS,
   measureTwoInstances,
+  PACED_RATE,
   type TwoInstancesResult,
 } from "./two-instances.ts";
 import { codecRows, runTypedBench } from "./typed.ts";
@@ -497,7 +498,7 @@ function memoryRows(result: IdleMemoryResult): Row[] {
 const cpuMs = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : "n/a");
 
 function p5Rows(result: TwoInstancesResult): Row[] {
-  const { one, half, two } = result;
+  const { one, two, alone, pair } = result;
   return [
     {
       figure: `[postgres] P5 two instances ÷ one, mixed API calls/s (${MIXED_CALLERS} callers, ${MIXED_END_USERS} connections)`,
@@ -510,8 +511,8 @@ function p5Rows(result: TwoInstancesResult): Row[] {
       goal: "two ≤ one",
     },
     {
-      figure: `[postgres] P5 service CPU per API call: one instance carrying half (${MIXED_CALLERS / 2} callers, ${MIXED_END_USERS / 2} connections) → each of two carrying half`,
-      value: `${half.cpuMsPerCall.map(cpuMs).join(" / ")} → ${two.cpuMsPerCall.map(cpuMs).join(" / ")} (${rps(half.perSecond)} → ${rps(two.perSecond / 2)} calls/s per instance)`,
+      figure: `[postgres] P5 service CPU per API call at one load per instance (${PACED_RATE / 2} round trips/s + reads each): one alone → each of two`,
+      value: `${alone.cpuMsPerCall.map(cpuMs).join(" / ")} → ${pair.cpuMsPerCall.map(cpuMs).join(" / ")} (${rps(alone.perSecond)} → ${rps(pair.perSecond / 2)} calls/s per instance; ${alone.failures + pair.failures} failed)`,
       goal: "two ≤ one",
     },
     {

@@ -11,7 +11,9 @@ import { freshStore, seedStore, startService, type ServiceProcess } from "./serv
 
 export const MIXED_END_USERS = 40;
 export const MIXED_CALLERS = 32;
-const MIXED_SECONDS = 10;
+const MIXED_SECONDS = 15;
+/** Load before the measured window (not counted): compiled code and pools warmed up, in every run alike. */
+const WARM_UP_SECONDS = 4;
 const NOOP_PAUSE_MS = 1000;
 
 export interface MixedRun {
@@ -29,17 +31,26 @@ export interface MixedRun {
 
 export interface TwoInstancesResult {
   one: MixedRun;
-  /**
-   * One instance carrying what each of the two carries: half the end users and half the callers.
-   * An instance's CPU per call depends on how busy it is (a busier event loop batches more work per
-   * wake-up: socket writes, reads, timers), so the second instance's own cost is read against this
-   * run, not against `one`, which is twice as busy (decision 0029).
-   */
-  half: MixedRun;
   two: MixedRun;
+  /**
+   * The CPU comparison at one load per instance (decision 0029): an instance's CPU per call depends
+   * on how busy it is, and the unpaced runs leave each of two instances at another rate than one
+   * alone. `alone`: one instance with half the end users and callers at half {@link PACED_RATE};
+   * `pair`: two instances with all of them at the whole rate, so each serves what `alone` serves.
+   */
+  alone: MixedRun;
+  pair: MixedRun;
 }
 
-async function mixedRun(serverUrl: string, instances: number, share = 1): Promise<MixedRun> {
+/** Passthrough round trips started per second in the paced runs (each followed by two reads). */
+export const PACED_RATE = 60;
+
+async function mixedRun(
+  serverUrl: string,
+  instances: number,
+  share = 1,
+  ratePerSecond?: number,
+): Promise<MixedRun> {
   const target = await freshStore(serverUrl);
   const seeded = await seedStore(target, Math.round(MIXED_END_USERS * share));
   const services: ServiceProcess[] = [];
@@ -65,14 +76,18 @@ async function mixedRun(serverUrl: string, instances: number, share = 1): Promis
       // Calls to each end user alternate between the instances (one target per instance).
       services.map((_, k) => ({ url: at(i + k), endUserId: e.endUserId })),
     );
+    const load = (seconds: number) =>
+      fleet.send<"mixed">({
+        cmd: "mixed",
+        secretKey: seeded.secretKey,
+        targets,
+        concurrency: Math.round(MIXED_CALLERS * share),
+        durationMs: seconds * 1000,
+        ...(ratePerSecond === undefined ? {} : { ratePerSecond }),
+      });
+    await load(WARM_UP_SECONDS);
     const cpuBefore = services.map((service) => service.cpuSeconds());
-    const mixed = await fleet.send<"mixed">({
-      cmd: "mixed",
-      secretKey: seeded.secretKey,
-      targets,
-      concurrency: Math.round(MIXED_CALLERS * share),
-      durationMs: MIXED_SECONDS * 1000,
-    });
+    const mixed = await load(MIXED_SECONDS);
     const cpuMsPerCall = services.map(
       (service, i) =>
         ((service.cpuSeconds() - (cpuBefore[i] ?? 0)) * 1000) / (mixed.byUrl[service.url] ?? NaN),
@@ -94,7 +109,8 @@ async function mixedRun(serverUrl: string, instances: number, share = 1): Promis
 
 export async function measureTwoInstances(serverUrl: string): Promise<TwoInstancesResult> {
   const one = await mixedRun(serverUrl, 1);
-  const half = await mixedRun(serverUrl, 1, 0.5);
   const two = await mixedRun(serverUrl, 2);
-  return { one, half, two };
+  const alone = await mixedRun(serverUrl, 1, 0.5, PACED_RATE / 2);
+  const pair = await mixedRun(serverUrl, 2, 1, PACED_RATE);
+  return { one, two, alone, pair };
 }
