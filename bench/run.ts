@@ -243,6 +243,12 @@ function recordWakes(sys: System): number[] {
     if (channel.startsWith("conn:")) wakes.push(now());
     return notify(channel, payload);
   };
+  // On PostgreSQL the admission's statement carries the NOTIFY; this process is woken by wakeHere.
+  const wakeHere = notifier.wakeHere.bind(notifier);
+  notifier.wakeHere = (channel: string, payload?: unknown): void => {
+    if (channel.startsWith("conn:")) wakes.push(now());
+    wakeHere(channel, payload);
+  };
   return wakes;
 }
 
