@@ -260,8 +260,12 @@ async function mixed(command: Extract<FleetCommand, { cmd: "mixed" }>): Promise<
     const at = started + (scheduled++ * 1000) / command.ratePerSecond;
     if (at > now()) await new Promise((resolve) => setTimeout(resolve, at - now()));
   };
-  const caller = async (seed: number): Promise<void> => {
-    let turn = seed;
+  // One turn over all callers: the targets (end user × instance) are served in rotation, so every
+  // end user, and so every instance's connectors, gets an equal share however short the run. (Each
+  // caller walking the list from its own start skewed short runs toward the first end users, whose
+  // connectors are all on the first instance: 5× its neighbour's connector work in a paced run.)
+  let turn = 0;
+  const caller = async (): Promise<void> => {
     while (now() < until) {
       await slot();
       if (now() >= until) return;
@@ -301,7 +305,7 @@ async function mixed(command: Extract<FleetCommand, { cmd: "mixed" }>): Promise<
       }
     }
   };
-  await Promise.all(Array.from({ length: command.concurrency }, (_, i) => caller(i)));
+  await Promise.all(Array.from({ length: command.concurrency }, () => caller()));
   return {
     cmd: "mixed",
     calls: passthrough + reads,
