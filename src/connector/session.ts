@@ -478,9 +478,11 @@ async function holdForWork(
    * How the hold ends without handing work over, if it does now: the idle close (the closing
    * query) or the end of the hold (""). Null while it goes on.
    */
+  /** Time left (service clock) before the idle close. */
+  const idleLeftMs = (): number =>
+    session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - deps.clock.now();
   const ending = async (): Promise<string | null> => {
-    const idleLeft = session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - deps.clock.now();
-    if (idleLeft <= 0) {
+    if (idleLeftMs() <= 0) {
       // Idle too long: end cleanly. Its answer is acknowledged with 100 (receiveResponseXML).
       await updateSession(deps.db, session.ticket_hash, { closing_query_sent: true, last_error: null });
       ctx.quiet.forget(session.ticket_hash);
@@ -547,7 +549,7 @@ async function holdForWork(
       const end = await ending();
       if (end !== null) return end;
       const now = deps.clock.now();
-      const idleLeft = session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - now;
+      const idleLeft = idleLeftMs();
       const holdLeft = holdUntil - ctx.holdClock.now();
       await Promise.race([
         woke,

@@ -406,14 +406,6 @@ export interface ClaimResult {
 }
 
 /**
- * The connector's next piece of work, in one statement: a pending recovery (stamped on the
- * session), else the oldest request in the hand-over's `from` statuses whose TTL has not passed,
- * only when nothing else is in flight (in the hand-over's `to` status). The claim locks the row (SKIP
- * LOCKED, so two instances never claim the same row), commits the hand-over's `to` status with its
- * message-set ID, and stamps the session and connection. A request still in flight in this very
- * session is reported as lost (the connector asks again without having answered).
- */
-/**
  * Statuses (the lifecycle table's constants, never input) written into a statement as literals:
  * the planner can then match the partial indexes on `status` (`requests_queue`,
  * `requests_in_flight`) in the prepared statement's generic plan, and keep that plan instead of
@@ -423,6 +415,14 @@ function statuses(list: readonly string[]) {
   return sql.join(list.map((status) => sql.lit(status)));
 }
 
+/**
+ * The connector's next piece of work, in one statement: a pending recovery (stamped on the
+ * session), else the oldest request in the hand-over's `from` statuses whose TTL has not passed,
+ * only when nothing else is in flight (in the hand-over's `to` status). The claim locks the row (SKIP
+ * LOCKED, so two instances never claim the same row), commits the hand-over's `to` status with its
+ * message-set ID, and stamps the session and connection. A request still in flight in this very
+ * session is reported as lost (the connector asks again without having answered).
+ */
 export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
   const held =
     c.heldBy === undefined
