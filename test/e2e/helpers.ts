@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { hashSecret } from "../../src/platform/secrets.ts";
 import { openSessions } from "../../src/store/connector-sessions.ts";
 import type { SessionReport, SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { SoapByHand } from "../../src/testing/soap-by-hand.ts";
@@ -107,20 +108,33 @@ export async function stopConnector(sys: System, eu: ConnectedEndUser): Promise<
   // the service could still hand it a request. With no call held, nothing can be handed over.
   const held = eu.connector.callInFlight === "sendRequestXML";
   await eu.connector.stop();
-  if (!held) return;
   const closed = async (): Promise<boolean> =>
     (await openSessions(sys.deps.db, eu.connectionId)).length === 0;
-  // The hold may have ended ("" written) just before the connector hung up: the service answered
-  // the call and has no hang-up to notice, and the session would stay open until it idles out. The
-  // connector is gone either way, so its session is closed as the connector would close it.
-  const noticed = await eventually("the service saw the connector hang up", closed, 10_000).catch(
-    () => false,
-  );
-  if (noticed) return;
+  if (held) {
+    const noticed = await eventually("the service saw the connector hang up", closed, 10_000).catch(
+      () => false,
+    );
+    if (noticed) return;
+  } else if (await closed()) {
+    return;
+  }
+  // The session is still open when the hold ended ("" written) just before the connector hung up,
+  // or when it was stopped in another call or between calls (receiveResponseXML answered, the next
+  // ask never made): the service has no hang-up to notice, and the session would stay open until it
+  // idles out. The connector is gone either way, so its session is closed as the connector would
+  // close it. Only a session of the connector's last ticket can be closed so; one whose ticket it
+  // never received (stopped inside authenticate) is left to idle out, as before.
   const ticket = lastTicket(eu.connector);
-  if (ticket) await SoapByHand.for(sys, eu).close(ticket);
+  if (ticket === undefined) return;
+  const digest = hashSecret(ticket);
+  const open = await openSessions(sys.deps.db, eu.connectionId);
+  if (!open.some((session) => session.ticket_hash === digest)) return;
+  await SoapByHand.for(sys, eu).close(ticket);
   // A bound, not a timing claim: on a loaded 2-core machine this can take seconds.
-  await eventually("the connector's session ended", closed, 30_000);
+  await eventually("the connector's session ended", async () => {
+    const left = await openSessions(sys.deps.db, eu.connectionId);
+    return !left.some((session) => session.ticket_hash === digest);
+  });
 }
 
 /** The ticket of the connector's latest session (from its last authenticate). */

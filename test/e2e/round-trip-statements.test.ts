@@ -4,7 +4,7 @@ import { ActivityStamps } from "../../src/store/activity-stamps.ts";
 import type { ObservedQuery } from "../../src/store/database.ts";
 import { PostgresNotifier } from "../../src/store/notifier.ts";
 import { openTestStore } from "../../src/testing/harness.ts";
-import { startSystem } from "../../src/testing/system.ts";
+import { startSystem, type ConnectedEndUser } from "../../src/testing/system.ts";
 import { READ, bringOnline, eventually, passthroughPath, stopConnector } from "./helpers.ts";
 
 /**
@@ -42,26 +42,32 @@ test("a sync round trip runs six statements, none of them a session read", async
     // No hold ends while the round trips run: every call is answered by a wake-up.
     config: { CONNECTOR_HOLD_MS: "100000", RATE_LIMIT_MAX: "1000000" },
   });
+  // The connector stops first: its session is closed while the store still answers.
+  const connected: ConnectedEndUser[] = [];
   t.after(async () => {
+    for (const eu of connected) await stopConnector(sys, eu);
     await sys.close();
     await opened.store.close();
     await opened.drop();
   });
   const eu = await sys.connectEndUser({ companyName: "Statement Books" });
+  connected.push(eu);
   await bringOnline(sys, eu);
-  t.after(() => stopConnector(sys, eu));
   const roundTrip = async (): Promise<void> => {
     const response = await sys.call("POST", passthroughPath(eu.endUserId), { body: READ });
     assert.equal(response.status, 200, await response.clone().text());
     await response.text();
   };
   // The connector asks again after each answer and finds nothing (a claim) before it is held:
-  // the counting waits for that claim, so that each window holds whole round trips.
+  // each round trip waits for that claim, so that each holds both of its claims. (Without the wait
+  // the next call could be queued before that ask, which then finds it: one claim fewer.)
   const claims = (): number => seen.filter((q) => kindOf(q.sql) === "claim").length;
   const roundTrips = async (n: number): Promise<void> => {
     seen.length = 0;
-    for (let i = 0; i < n; i += 1) await roundTrip();
-    await eventually("the connector's last ask looked for work", async () => claims() >= 2 * n, 10_000);
+    for (let i = 1; i <= n; i += 1) {
+      await roundTrip();
+      await eventually("the connector's ask after the answer looked for work", async () => claims() >= 2 * i);
+    }
   };
   await roundTrips(2);
   // On PostgreSQL the admission's and the settling transition's statements carry their NOTIFY:
