@@ -32,6 +32,9 @@ test("async requests whose connector never checks in expire through the sweep, u
   await bringOnline(sys, eu);
   await stopConnector(sys, eu);
   const projectId = sys.project.project.id;
+  const sweeps = async (): Promise<number> =>
+    (await sys.deps.metrics.sweepRuns.get()).values.reduce((n, v) => n + v.value, 0);
+  assert.equal(await sweeps(), 0, "no sweep before the clock moves");
   const stored = async (id: string): Promise<{ status: string; error: unknown; timeline: unknown[] }> => {
     const row = await findRequest(sys.deps.db, { projectId, mode: "live" }, id);
     assert.ok(row, `request ${id} is stored`);
@@ -49,7 +52,12 @@ test("async requests whose connector never checks in expire through the sweep, u
 
   // The connector is now offline: the next request waits for the connection. TTL 10 s.
   await clock.advance(sys.deps.config.CONNECTION_OFFLINE_AFTER_MS + 1000);
-  await eventually("the sweeper waits for its next interval", async () => clock.sleeperCount >= 1);
+  // That advance ran a sweep; the sweeper's next wait starts when the sweep ends. (Other loops sleep
+  // on the clock too, so a pending sleeper does not say the sweep has ended; its count does.)
+  await eventually(
+    "the sweep ended and the sweeper waits for its next interval",
+    async () => (await sweeps()) >= 1,
+  );
   const waiting = await json<RequestResource>(
     await sys.call("POST", passthroughPath(eu.endUserId), {
       body: READ,
