@@ -9,6 +9,7 @@ import {
   READ,
   bringOnline,
   customerAdd,
+  eventually,
   passthroughPath,
   queueAsync,
   stopConnector,
@@ -98,12 +99,10 @@ test("metrics follow a round trip, the queue, the sessions and the sweep; logs c
   // One sweep interval of the service clock: one sweep counted.
   assert.equal(sample(text, "ledger_bridge_sweep_runs_total", { result: "ok" }), null);
   await sys.fakeClock?.advance(sys.deps.config.SWEEP_INTERVAL_MS);
-  for (
-    let i = 0;
-    i < 200 && sample(await scrape(), "ledger_bridge_sweep_runs_total", { result: "ok" }) !== 1;
-    i++
-  )
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  await eventually(
+    "the sweep ended",
+    async () => sample(await scrape(), "ledger_bridge_sweep_runs_total", { result: "ok" }) !== null,
+  );
   assert.equal(sample(await scrape(), "ledger_bridge_sweep_runs_total", { result: "ok" }), 1);
 
   // Not on the API's port; nothing but GET /metrics on the metrics port.

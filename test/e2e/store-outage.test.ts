@@ -6,7 +6,15 @@ import { usageOf } from "../../src/store/usage.ts";
 import { usagePeriod } from "../../src/tenancy/billing.ts";
 import { moveConnection } from "../../src/tenancy/connection-status.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
-import { E2E_CONFIG, json, passthroughPath, READ, type RequestResource, type ErrorBody } from "./helpers.ts";
+import {
+  E2E_CONFIG,
+  eventually,
+  json,
+  passthroughPath,
+  READ,
+  type RequestResource,
+  type ErrorBody,
+} from "./helpers.ts";
 
 /**
  * The store does not answer (decision 0019): every API call answers 503 SERVICE_UNAVAILABLE with
@@ -239,7 +247,7 @@ test("a store that fails in the middle of a call leaves nothing half-done", asyn
           .where("status", "=", "queued")
           .execute()
       ).length > 0;
-    for (let i = 0; i < 500 && !(await stored()); i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually("the sync Request is stored", stored);
     outage.all();
     // Stored is not yet waiting: the caller arms its deadline on the clock a moment after the insert,
     // so the clock moves on until the caller has answered (one step past the deadline is enough once
