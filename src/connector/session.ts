@@ -474,13 +474,13 @@ async function holdForWork(
     ctx.quiet.forget(session.ticket_hash);
     return "";
   };
+  /** Time left (service clock) before the idle close. */
+  const idleLeftMs = (): number =>
+    session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - deps.clock.now();
   /**
    * How the hold ends without handing work over, if it does now: the idle close (the closing
    * query) or the end of the hold (""). Null while it goes on.
    */
-  /** Time left (service clock) before the idle close. */
-  const idleLeftMs = (): number =>
-    session.last_work_at.getTime() + deps.config.CONNECTOR_IDLE_CLOSE_MS - deps.clock.now();
   const ending = async (): Promise<string | null> => {
     if (idleLeftMs() <= 0) {
       // Idle too long: end cleanly. Its answer is acknowledged with 100 (receiveResponseXML).

@@ -108,33 +108,23 @@ export async function stopConnector(sys: System, eu: ConnectedEndUser): Promise<
   // the service could still hand it a request. With no call held, nothing can be handed over.
   const held = eu.connector.callInFlight === "sendRequestXML";
   await eu.connector.stop();
-  const closed = async (): Promise<boolean> =>
-    (await openSessions(sys.deps.db, eu.connectionId)).length === 0;
-  if (held) {
-    const noticed = await eventually("the service saw the connector hang up", closed, 10_000).catch(
-      () => false,
-    );
-    if (noticed) return;
-  } else if (await closed()) {
-    return;
-  }
-  // The session is still open when the hold ended ("" written) just before the connector hung up,
-  // or when it was stopped in another call or between calls (receiveResponseXML answered, the next
-  // ask never made): the service has no hang-up to notice, and the session would stay open until it
-  // idles out. The connector is gone either way, so its session is closed as the connector would
-  // close it. Only a session of the connector's last ticket can be closed so; one whose ticket it
-  // never received (stopped inside authenticate) is left to idle out, as before.
+  // Only a session of the connector's last ticket can end here; one whose ticket it never received
+  // (stopped inside authenticate) is left to idle out.
   const ticket = lastTicket(eu.connector);
   if (ticket === undefined) return;
   const digest = hashSecret(ticket);
-  const open = await openSessions(sys.deps.db, eu.connectionId);
-  if (!open.some((session) => session.ticket_hash === digest)) return;
+  const ended = async (): Promise<boolean> =>
+    !(await openSessions(sys.deps.db, eu.connectionId)).some((session) => session.ticket_hash === digest);
+  if (held && (await eventually("the service saw the connector hang up", ended, 10_000).catch(() => false)))
+    return;
+  if (await ended()) return;
+  // Still open when the hold ended ("" written) just before the connector hung up, or when it was
+  // stopped in another call or between calls (receiveResponseXML answered, the next ask never
+  // made): the service has no hang-up to notice, and the session would stay open until it idles
+  // out. The connector is gone either way, so its session is closed as the connector would close it.
   await SoapByHand.for(sys, eu).close(ticket);
   // A bound, not a timing claim: on a loaded 2-core machine this can take seconds.
-  await eventually("the connector's session ended", async () => {
-    const left = await openSessions(sys.deps.db, eu.connectionId);
-    return !left.some((session) => session.ticket_hash === digest);
-  });
+  await eventually("the connector's session ended", ended);
 }
 
 /** The ticket of the connector's latest session (from its last authenticate). */
