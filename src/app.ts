@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from "fastify";
+import { hasBody, registerBodyDeadline } from "./api/body-deadline.ts";
 import { registerAuth } from "./api/plugins/auth.ts";
 import { registerRateLimit } from "./api/plugins/rate-limit.ts";
 import { registerSvcHeaders } from "./api/plugins/svc-headers.ts";
@@ -65,6 +66,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     logController: new OneLinePerCall(),
     requestIdHeader: false,
     return503OnClosing: false,
+    // The client's address for per-address limits: the proxy's own unless TRUST_PROXY says otherwise.
+    trustProxy: deps.config.TRUST_PROXY,
     // Longer than any ID, so a long ID reaches its route (404 there), not a framework 414.
     routerOptions: { maxParamLength: 500 },
     frameworkErrors: (error, request, reply) => {
@@ -76,7 +79,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     },
   });
   self = app;
+  // Connections beyond the cap are closed as they arrive (decision 0031).
+  app.server.maxConnections = deps.config.HTTP_MAX_CONNECTIONS;
   registerBodyParsers(app, BODY_LIMIT_BYTES);
+  registerBodyDeadline(app, deps);
 
   for (const type of ["application/xml", "text/xml"]) {
     app.addContentTypeParser(
@@ -93,15 +99,21 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerSvcHeaders(app);
 
   app.setErrorHandler((error, request, reply) => sendError(deps, request, reply, error));
-  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) =>
-    sendError(
-      deps,
-      request,
-      reply,
-      new ServiceError("RESOURCE_MISSING", {
-        message: `Unrecognized request URL (${request.method} ${request.url.split("?")[0] ?? ""}).`,
-      }),
-    ),
+  const unknownRoute = (request: FastifyRequest): ServiceError =>
+    new ServiceError("RESOURCE_MISSING", {
+      message: `Unrecognized request URL (${request.method} ${request.url.split("?")[0] ?? ""}).`,
+    });
+  const countUnknown = app.rateLimit();
+  // An unknown route reads no body (decision 0031): the answer is the same whatever was sent, and
+  // the connection closes after it, so the unread body is never received.
+  app.addHook("preParsing", async (request, reply, payload) => {
+    if (!request.is404 || !hasBody(request)) return payload;
+    void reply.header("Connection", "close");
+    await countUnknown.call(app, request, reply);
+    throw unknownRoute(request);
+  });
+  app.setNotFoundHandler({ preHandler: countUnknown }, (request, reply) =>
+    sendError(deps, request, reply, unknownRoute(request)),
   );
 
   registerRoutes(app, deps, apiRoutes);

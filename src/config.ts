@@ -83,6 +83,56 @@ export const configSchema = z.object({
     .positive()
     .default(64 * 1024 * 1024),
   /**
+   * Bytes of a connector call read before it has shown the ticket of a live session (decision
+   * 0031): `authenticate`, a call with an unknown ticket and anything that is not a call stop
+   * here. Only a session's own calls (a large `receiveResponseXML`) grow past it, up to
+   * `CONNECTOR_BODY_LIMIT_BYTES`. The connector's login and its company file report are far smaller.
+   */
+  CONNECTOR_UNAUTHENTICATED_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(4096)
+    .default(64 * 1024),
+  /**
+   * How long a call's body may take to arrive, from the end of its headers (decision 0031). A body
+   * still arriving then is answered with an error and its connection closed. Covers the API, the
+   * setup pages and a connector call until it shows a live session's ticket.
+   */
+  BODY_RECEIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * How long the body of a live connector session's call may take to arrive (an answer of tens of
+   * MB from an office's uplink): ten minutes carry 64 MiB at about 1 Mbit/s.
+   */
+  CONNECTOR_BODY_RECEIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  /**
+   * Open TCP connections the HTTP listener accepts at once; further ones are closed as they arrive.
+   * Each connected Web Connector holds one while its session is open; a caller waiting for a sync
+   * call holds one.
+   */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Failed attempts one client address may make per `FAILED_ATTEMPTS_WINDOW_MS` before its calls are
+   * turned away unread until the window ends (decision 0031): connector logins refused (`nvu`),
+   * calls with an unknown ticket, bodies that are not connector calls, and setup links whose ID or
+   * client secret is wrong. Counted per instance.
+   */
+  FAILED_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(10),
+  /** The window of `FAILED_ATTEMPTS_PER_ADDRESS`, from an address's first failure in it. */
+  FAILED_ATTEMPTS_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Whether the client address comes from `X-Forwarded-For` (a reverse proxy in front): `off`, `on`
+   * (trust every hop), or the proxies' addresses and CIDR ranges, comma-separated (for example
+   * `10.0.0.0/8,127.0.0.1`). Per-address limits count the proxy itself when this is off.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default("off")
+    .transform((text): boolean | string => {
+      const value = text.trim();
+      if (value === "off" || value === "") return false;
+      return value === "on" ? true : value;
+    }),
+  /**
    * Largest answer of the application a read is served from, in bytes (decision 0019). A read whose
    * answer is larger fails with 422 LEDGER_RESPONSE_TOO_LARGE ("narrow the filters or lower
    * `limit`"); an answer to a document holding a write is always read whole, so its outcome is

@@ -26,6 +26,12 @@ export interface Deps {
    */
   activity: ActivityStamps;
   /**
+   * The clock of the HTTP transport's deadlines (a body's receive timeout, decision 0031): real time
+   * whatever `clock` is, as for the connector's hold, since they bound sockets, not business rules.
+   * Tests that exercise those deadlines inject a FakeClock here.
+   */
+  transportClock?: Clock | undefined;
+  /**
    * Simulator mode only (`SIMULATOR=on`): attaches simulated Web Connectors and company files to
    * connections (the setup page's button, the CLI). Absent otherwise, and then nothing offers it.
    */

@@ -5,6 +5,7 @@ import { toErrorBody } from "../errors/render.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { sendError } from "./errors.ts";
 import { newCallId } from "./request-id.ts";
+import { hasBody } from "./body-deadline.ts";
 
 /**
  * The HTTP edge (issue 6): what reaches a handler is text the store can hold, and every refusal,
@@ -44,12 +45,6 @@ export function registerStorableText(app: FastifyInstance): void {
     checkTree(request.query, "");
     if (isJsonTree(request.body)) checkTree(request.body, "");
   });
-}
-
-/** Whether the request carries a body (a length above zero, or a chunked one). */
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers["content-length"];
-  return (length !== undefined && Number(length) > 0) || request.headers["transfer-encoding"] !== undefined;
 }
 
 /**

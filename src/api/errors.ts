@@ -3,6 +3,7 @@ import type { Deps } from "../deps.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { coerceError, ServiceError } from "../errors/service-error.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
+import { BodyTimeoutError } from "../platform/body-deadline.ts";
 
 /** `Retry-After` of a call refused because the store does not answer (decision 0019). */
 export const STORE_RETRY_AFTER_SECONDS = 5;
@@ -28,12 +29,16 @@ export function fromUnexpected(error: unknown): ServiceError {
  * The single error renderer (house style §2.4): every error leaves as the spec's `{error:{...}}`
  * body with `Svc-Should-Retry`, and `Retry-After` for 429 and retryable 503.
  */
-export function fromFrameworkError(error: unknown): ServiceError {
+export function fromFrameworkError(error: unknown, bodyLimitBytes = 20 * 1024 * 1024): ServiceError {
   if (error instanceof ServiceError) return error as ServiceError;
+  if (error instanceof BodyTimeoutError)
+    return new ServiceError("INVALID_PARAMETER", { param: "body", message: error.message });
   const code = (error as Partial<FastifyError> | null)?.code;
   switch (code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new ServiceError("PAYLOAD_TOO_LARGE", { message: "The request body is larger than 20 MiB." });
+      return new ServiceError("PAYLOAD_TOO_LARGE", {
+        message: `The request body is larger than ${bodyLimitText(bodyLimitBytes)}.`,
+      });
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new ServiceError("INVALID_JSON", {
@@ -75,6 +80,11 @@ export function fromFrameworkError(error: unknown): ServiceError {
   }
 }
 
+function bodyLimitText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
 function isClientError(error: unknown): error is Error {
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   return error instanceof Error && typeof status === "number" && status >= 400 && status < 500;
@@ -86,7 +96,7 @@ export function sendError(
   reply: FastifyReply,
   raw: unknown,
 ): FastifyReply {
-  const thrown = fromFrameworkError(raw);
+  const thrown = fromFrameworkError(raw, request.routeOptions.bodyLimit);
   // Codes without an HTTP status live only on Request resources (spec: Errors, decision 0011); one
   // reaching a response is a bug, answered as such rather than with a status the spec does not give.
   const error =

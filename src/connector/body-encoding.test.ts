@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import iconv from "iconv-lite";
 import { charsetOf, decodeSoapBody } from "./body-encoding.ts";
-import { SoapParseError, parseSoapCall, soapRequest } from "./soap.ts";
+import { parseSoapCall } from "./call-reader.ts";
+import { SoapParseError, soapRequest } from "./soap.ts";
 
 // "Café Müller – 5 €": é and ü are one byte in windows-1252 (0xE9, 0xFC), – and € are 0x96 and 0x80.
 const NAME = "Café Müller – 5 €";

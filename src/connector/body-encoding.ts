@@ -51,31 +51,82 @@ function isUtf8(encoding: string): boolean {
   return encoding === "utf-8" || encoding === "utf8";
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 /**
  * Decodes a request body. Throws {@link SoapParseError} (a client fault naming the problem) for an
  * unknown encoding or bytes that are not valid in the declared one.
  */
 export function decodeSoapBody(bytes: Uint8Array, contentType: string | undefined): DecodedBody {
-  if (startsWith(bytes, UTF8_BOM)) return decodeWith(bytes.subarray(3), "utf-8");
-  if (startsWith(bytes, [0xff, 0xfe])) return decodeWith(bytes.subarray(2), "utf-16le");
-  if (startsWith(bytes, [0xfe, 0xff])) return decodeWith(bytes.subarray(2), "utf-16be");
-  let encoding = charsetOf(contentType) ?? declaredEncoding(bytes) ?? "utf-8";
-  // UTF-16 named without an order: the XML declaration's bytes tell it; big-endian otherwise (RFC 2781).
-  if (encoding === "utf-16") encoding = bytes[0] === 0x3c && bytes[1] === 0x00 ? "utf-16le" : "utf-16be";
-  return decodeWith(bytes, encoding);
+  const decoder = new BodyDecoder(contentType);
+  const text = decoder.write(bytes) + decoder.end();
+  return { text, encoding: decoder.encoding ?? "utf-8" };
 }
 
-function decodeWith(bytes: Uint8Array, encoding: string): DecodedBody {
-  if (isUtf8(encoding)) {
-    try {
-      return { text: strictUtf8.decode(bytes), encoding: "utf-8" };
-    } catch {
-      throw new SoapParseError(
-        "The body is not valid UTF-8. Declare its encoding in the Content-Type charset or the XML declaration (for example windows-1252).",
-      );
+/** Bytes enough to see a byte order mark and an XML declaration's `encoding`. */
+const HEAD_BYTES = 256;
+
+/**
+ * The same decoding, a chunk at a time, as a body arrives: the encoding is chosen once the first
+ * {@link HEAD_BYTES} bytes (or the whole body, when shorter) are in, and each chunk's text is
+ * returned as soon as it is whole (a character split between chunks waits for its last byte).
+ */
+export class BodyDecoder {
+  /** The encoding chosen; null until the head of the body has arrived. */
+  encoding: string | null = null;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private bodyBytes = 0;
+  private step: ((bytes: Uint8Array, last: boolean) => string) | null = null;
+
+  constructor(private readonly contentType: string | undefined) {}
+
+  /** Text decoded from `bytes` (and what was held back before them). */
+  write(bytes: Uint8Array): string {
+    if (this.step) return this.step(bytes, false);
+    this.head.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    this.headBytes += bytes.byteLength;
+    return this.headBytes >= HEAD_BYTES ? this.start(false) : "";
+  }
+
+  /** The rest of the text; throws when the body ends inside a character. */
+  end(): string {
+    return this.step ? this.step(new Uint8Array(0), true) : this.start(true);
+  }
+
+  private start(last: boolean): string {
+    const head = Buffer.concat(this.head, this.headBytes);
+    this.head = [];
+    let body: Uint8Array = head;
+    let encoding: string;
+    if (startsWith(head, UTF8_BOM)) [body, encoding] = [head.subarray(3), "utf-8"];
+    else if (startsWith(head, [0xff, 0xfe])) [body, encoding] = [head.subarray(2), "utf-16le"];
+    else if (startsWith(head, [0xfe, 0xff])) [body, encoding] = [head.subarray(2), "utf-16be"];
+    else {
+      encoding = charsetOf(this.contentType) ?? declaredEncoding(head) ?? "utf-8";
+      // UTF-16 named without an order: the XML declaration's bytes tell it; big-endian otherwise (RFC 2781).
+      if (encoding === "utf-16") encoding = head[0] === 0x3c && head[1] === 0x00 ? "utf-16le" : "utf-16be";
     }
+    this.step = stepFor(encoding, (count) => (this.bodyBytes += count));
+    this.encoding = isUtf8(encoding) ? "utf-8" : encoding;
+    return this.step(body, last);
+  }
+}
+
+/** A decoding step for `encoding`: bytes in, text out; `last` ends the body. */
+function stepFor(
+  encoding: string,
+  count: (bytes: number) => number,
+): (bytes: Uint8Array, last: boolean) => string {
+  if (isUtf8(encoding)) {
+    const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    return (bytes, last) => {
+      try {
+        return utf8.decode(bytes, { stream: !last });
+      } catch {
+        throw new SoapParseError(
+          "The body is not valid UTF-8. Declare its encoding in the Content-Type charset or the XML declaration (for example windows-1252).",
+        );
+      }
+    };
   }
   const label: string = encoding;
   if (!iconv.encodingExists(encoding)) {
@@ -83,16 +134,23 @@ function decodeWith(bytes: Uint8Array, encoding: string): DecodedBody {
       `Unsupported character encoding "${label}"; send UTF-8, UTF-16 or windows-1252.`,
     );
   }
-  if (encoding.startsWith("utf-16") && bytes.length % 2 !== 0) {
-    throw new SoapParseError(
-      `The body is not valid ${encoding.toUpperCase()}: it has an odd number of bytes.`,
-    );
-  }
-  const text = iconv.decode(Buffer.from(bytes), encoding, { stripBOM: true });
+  const decoder = iconv.getDecoder(encoding, { stripBOM: true });
   // iconv-lite turns bytes an encoding does not assign (five in windows-1252) into U+FFFD. Only a
   // Unicode encoding can carry U+FFFD as a character; anywhere else it marks such a byte.
-  if (text.includes("\uFFFD") && !/^(utf|ucs)/.test(encoding)) {
-    throw new SoapParseError(`The body holds bytes that are not characters in ${encoding}.`);
-  }
-  return { text, encoding };
+  const unicode = /^(utf|ucs)/.test(encoding);
+  return (bytes, last) => {
+    const total = count(bytes.byteLength);
+    const text =
+      decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) +
+      (last ? (decoder.end() ?? "") : "");
+    if (last && encoding.startsWith("utf-16") && total % 2 !== 0) {
+      throw new SoapParseError(
+        `The body is not valid ${encoding.toUpperCase()}: it has an odd number of bytes.`,
+      );
+    }
+    if (!unicode && text.includes("\uFFFD")) {
+      throw new SoapParseError(`The body holds bytes that are not characters in ${encoding}.`);
+    }
+    return text;
+  };
 }

@@ -14,7 +14,11 @@ const BODY_LIMIT = 8192;
 
 let testApp: TestApp | undefined;
 before(async () => {
-  testApp = await buildTestApp(null, { config: { CONNECTOR_BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
+  // Every probe here comes from one address: the failed-attempt throttle (tested in
+  // connector-throttle.test.ts) would turn the later ones away unread.
+  testApp = await buildTestApp(null, {
+    config: { CONNECTOR_BODY_LIMIT_BYTES: String(BODY_LIMIT), FAILED_ATTEMPTS_PER_ADDRESS: "1000" },
+  });
 });
 after(() => testApp?.close());
 
@@ -157,7 +161,13 @@ void describe("connector endpoint: SOAP faults instead of JSON", () => {
       "soap:Client",
       /Unknown method dropTables/,
     );
-    assertFault(await post("<soap:Envelope><oops>"), "soap:Client", /Not well-formed XML/);
+    assertFault(
+      await post('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><oops>'),
+      "soap:Client",
+      /Not well-formed XML/,
+    );
+    // The reader judges elements as they open: an undeclared prefix is refused at its element.
+    assertFault(await post("<soap:Envelope><oops>"), "soap:Client", /prefix "soap" .* is not declared/);
     assertFault(await post(`<!DOCTYPE x>${getLastError}`), "soap:Client", /must not contain a DTD/);
     assertFault(await post(""), "soap:Client", /empty/);
   });

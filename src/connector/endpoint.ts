@@ -1,11 +1,12 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Readable } from "node:stream";
+import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
-import { decodeSoapBody } from "./body-encoding.ts";
+import { BodyTimeoutError } from "../platform/body-deadline.ts";
+import { FailureThrottle } from "../platform/failure-throttle.ts";
+import { CallTooLargeError, readCallBody, type CallBodyLimits } from "./call-body.ts";
 import {
-  CONNECTOR_NAMESPACE,
   SOAP_CONTENT_TYPE,
   SoapParseError,
-  parseSoapCall,
   soapFault,
   soapResponse,
   type SoapCall,
@@ -21,13 +22,6 @@ export const SERVER_VERSION = "ledger-bridge 0.1.0";
 /** Where the connector posts its calls (the `.qwc` AppURL) and where `?wsdl` is served. */
 export const CONNECTOR_PATH = "/connector";
 
-/** Media types a SOAP call may arrive with; SOAP 1.2's is accepted only to be refused by name. */
-const SOAP_MEDIA_TYPES: ReadonlySet<string> = new Set([
-  "text/xml",
-  "application/xml",
-  "application/soap+xml",
-]);
-
 const ROUTE_CONFIG = { rateLimit: false } as const;
 
 /**
@@ -35,10 +29,14 @@ const ROUTE_CONFIG = { rateLimit: false } as const;
  * decode and parse the envelope, call the session function, serialise the result.
  *
  * The endpoint lives in its own plugin scope so that whatever goes wrong is answered in SOAP:
- * its own body parser (raw bytes, decoded by declared charset, with the connector body limit),
+ * its own body reader (`call-body.ts`: read as it arrives, bounded before credentials, no tree),
  * and its own error handler, which turns every failure (malformed XML, wrong namespace or
  * SOAPAction, SOAP 1.2, oversize body, wrong content type, an internal error) into a SOAP 1.1
  * Fault with HTTP 500, as SOAP 1.1 §6.2 requires, never the API's JSON error body.
+ *
+ * Failed attempts per client address (a refused login, an unknown ticket, a body that is not a
+ * call) are counted; past `FAILED_ATTEMPTS_PER_ADDRESS` in a window, the address's calls are
+ * turned away with 429 before any byte of them is read (decision 0031).
  */
 export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): void {
   const shutdown = new AbortController();
@@ -65,26 +63,69 @@ export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): voi
     quiet,
     holdClock: session.HOLD_CLOCK,
   };
-  const bodyLimit = deps.config.CONNECTOR_BODY_LIMIT_BYTES;
+  const limits: CallBodyLimits = {
+    unauthenticatedBytes: deps.config.CONNECTOR_UNAUTHENTICATED_BODY_LIMIT_BYTES,
+    bodyBytes: deps.config.CONNECTOR_BODY_LIMIT_BYTES,
+    sessionReceiveMs: deps.config.CONNECTOR_BODY_RECEIVE_TIMEOUT_MS,
+  };
+  const failures = new FailureThrottle(
+    deps.clock,
+    deps.config.FAILED_ATTEMPTS_PER_ADDRESS,
+    deps.config.FAILED_ATTEMPTS_WINDOW_MS,
+  );
+  const failed = (request: FastifyRequest, reason: string): void => {
+    failures.failed(request.ip);
+    deps.metrics.failedAttempts.inc({ reason });
+  };
 
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit }, (_request, body, done) =>
-      done(null, body),
-    );
-    scope.setErrorHandler((error, request, reply) => sendFault(request, reply, error, bodyLimit));
+    scope.addContentTypeParser("*", (request, payload, done) => {
+      readCallBody(request, payload as Readable, limits, (ticket) => session.ticketIsLive(ctx, ticket)).then(
+        (call) => done(null, call),
+        (error: unknown) => done(error as Error),
+      );
+    });
+    scope.setErrorHandler((error, request, reply) => {
+      const fault = faultOf(request, error);
+      if (fault.clientFault) failed(request, fault.reason);
+      // A body refused before its end: the connection closes once the fault is written, unread rest and all.
+      if (!request.raw.complete) void reply.header("Connection", "close");
+      return reply.code(500).type(SOAP_CONTENT_TYPE).send(soapFault(fault.message, fault.faultCode));
+    });
+    scope.addHook("onRequest", async (request, reply) => {
+      if (request.method !== "POST") return;
+      const waitMs = failures.blockedForMs(request.ip);
+      if (waitMs === 0) return;
+      deps.metrics.failedAttempts.inc({ reason: "throttled" });
+      const seconds = Math.ceil(waitMs / 1000);
+      return reply
+        .code(429)
+        .header("Retry-After", String(seconds))
+        .header("Connection", "close")
+        .type(SOAP_CONTENT_TYPE)
+        .send(
+          soapFault(
+            `Too many failed calls from this address; try again in ${seconds} s. The Web Connector will try again at its next update.`,
+          ),
+        );
+    });
 
     scope.get(CONNECTOR_PATH, { config: ROUTE_CONFIG, logLevel: "warn" }, async (_request, reply) =>
       reply.type("text/xml; charset=utf-8").send(wsdlDocument(deps.config.connectorUrl)),
     );
     scope.post(
       CONNECTOR_PATH,
-      { config: ROUTE_CONFIG, logLevel: "warn", bodyLimit },
+      { config: ROUTE_CONFIG, logLevel: "warn", bodyLimit: limits.bodyBytes },
       async (request, reply) => {
-        const call = readCall(request);
+        const call = callOf(request);
         void reply.type(SOAP_CONTENT_TYPE);
-        if (call.method !== "sendRequestXML")
-          return reply.send(soapResponse(call.method, await dispatch(ctx, call)));
+        if (call.method !== "sendRequestXML") {
+          const result = await dispatch(ctx, call);
+          const refusal = refusalOf(call, result);
+          if (refusal !== null) failed(request, refusal);
+          return reply.send(soapResponse(call.method, result));
+        }
         // Only a held call watches for a hang-up: the others answer at once.
         const callerGone = new AbortController();
         // The response closing before it was written means the connector hung up.
@@ -115,64 +156,79 @@ export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): voi
   });
 }
 
-/** The call in a request: media type, character encoding, envelope, operation and SOAPAction checked. */
-function readCall(request: FastifyRequest): SoapCall {
-  const contentType = request.headers["content-type"];
-  const mediaType = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  if (!SOAP_MEDIA_TYPES.has(mediaType)) {
-    throw new SoapParseError(
-      `A SOAP 1.1 call is sent as text/xml, not ${mediaType === "" ? "without a Content-Type" : mediaType}.`,
-    );
-  }
-  const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  const call = parseSoapCall(decodeSoapBody(bytes, contentType).text);
-  checkSoapAction(request.headers["soapaction"], call.method);
-  return call;
+/** The call its body reader read (`call-body.ts`); a call without a body is refused here. */
+function callOf(request: FastifyRequest): SoapCall {
+  const body = request.body as SoapCall | undefined;
+  if (body === undefined || body === null || typeof body !== "object")
+    throw new SoapParseError("The request body is empty.");
+  return body;
 }
 
 /**
- * The `SOAPAction` header, when given, must name the operation in the body (the WSDL binds each
- * operation to namespace + method). Absent or `""` means the sender states no intent (SOAP 1.1 §6.1.1).
+ * Answers that tell a caller its credentials were wrong, counted against its address: a refused
+ * login, and a ticket no session ever had (a closed or expired session's ticket is a real
+ * connector's, and is not counted).
  */
-function checkSoapAction(header: string | string[] | undefined, method: string): void {
-  if (header === undefined) return;
-  const value = (Array.isArray(header) ? header.join(",") : header).trim().replace(/^"(.*)"$/, "$1");
-  if (value === "" || value === `${CONNECTOR_NAMESPACE}${method}`) return;
-  throw new SoapParseError(
-    `The SOAPAction header "${value}" does not match the operation ${method} in the body (expected "${CONNECTOR_NAMESPACE}${method}").`,
-  );
+function refusalOf(call: SoapCall, result: SoapResult): string | null {
+  if (call.method === "authenticate" && Array.isArray(result) && result[1] === "nvu") return "login_refused";
+  if (
+    (call.method === "getLastError" || call.method === "closeConnection") &&
+    result === session.TEXTS.unknownTicket
+  )
+    return "unknown_ticket";
+  return null;
 }
 
-/** Every failure of the endpoint as a SOAP 1.1 Fault (HTTP 500, SOAP 1.1 §6.2). */
-function sendFault(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  error: unknown,
-  bodyLimit: number,
-): FastifyReply {
-  let message: string;
-  let faultCode: string;
+interface Fault {
+  message: string;
+  faultCode: string;
+  /** The caller's own fault (counted against its address), not the service's. */
+  clientFault: boolean;
+  reason: string;
+}
+
+/** Every failure of the endpoint as a SOAP 1.1 Fault (answered with HTTP 500, SOAP 1.1 §6.2). */
+function faultOf(request: FastifyRequest, error: unknown): Fault {
   const framework = error as Partial<FastifyError>;
-  if (error instanceof SoapParseError) {
-    message = error.message;
-    faultCode = error.faultCode;
-  } else if (framework.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    message = `The request body is larger than the connector endpoint's limit of ${bodyLimit} bytes.`;
-    faultCode = "soap:Client";
-  } else if (typeof framework.statusCode === "number" && framework.statusCode < 500) {
-    message = `The request could not be read: ${framework.message ?? "bad request"}`;
-    faultCode = "soap:Client";
-  } else if (isStoreUnavailable(error)) {
+  if (error instanceof CallTooLargeError)
+    return { message: error.message, faultCode: "soap:Client", clientFault: true, reason: "too_large" };
+  if (error instanceof SoapParseError)
+    return { message: error.message, faultCode: error.faultCode, clientFault: true, reason: "not_a_call" };
+  if (error instanceof BodyTimeoutError)
+    return { message: error.message, faultCode: "soap:Client", clientFault: true, reason: "body_timeout" };
+  if (framework.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return {
+      message: `The request body is larger than the connector endpoint's limit of ${request.routeOptions.bodyLimit} bytes.`,
+      faultCode: "soap:Client",
+      clientFault: true,
+      reason: "too_large",
+    };
+  }
+  if (typeof framework.statusCode === "number" && framework.statusCode < 500) {
+    return {
+      message: `The request could not be read: ${framework.message ?? "bad request"}`,
+      faultCode: "soap:Client",
+      clientFault: true,
+      reason: "not_a_call",
+    };
+  }
+  if (isStoreUnavailable(error)) {
     // The store does not answer (decision 0019): the connector stops and comes back at its next update.
     request.log.warn({ err: error }, "connector call failed: the store does not answer");
-    message = "The service is temporarily unavailable. The Web Connector will try again at its next update.";
-    faultCode = "soap:Server";
-  } else {
-    request.log.error({ err: error }, "connector endpoint failed");
-    message = "The service could not process this call. The Web Connector will try again at its next update.";
-    faultCode = "soap:Server";
+    return {
+      message: "The service is temporarily unavailable. The Web Connector will try again at its next update.",
+      faultCode: "soap:Server",
+      clientFault: false,
+      reason: "store",
+    };
   }
-  return reply.code(500).type(SOAP_CONTENT_TYPE).send(soapFault(message, faultCode));
+  request.log.error({ err: error }, "connector endpoint failed");
+  return {
+    message: "The service could not process this call. The Web Connector will try again at its next update.",
+    faultCode: "soap:Server",
+    clientFault: false,
+    reason: "internal",
+  };
 }
 
 /** Why a held call's signal aborts when its connector hangs up (a shared reason: no DOMException per abort). */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SoapParseError, parseSoapCall, soapRequest } from "./soap.ts";
+import { parseSoapCall } from "./call-reader.ts";
+import { SoapParseError, soapRequest } from "./soap.ts";
 
 const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
 const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";

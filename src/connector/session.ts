@@ -287,6 +287,16 @@ async function keepAlive(
   return session;
 }
 
+/**
+ * Whether `ticket` names an open session whose ticket has not expired, noting nothing (decision
+ * 0031): the endpoint asks once per call that grows past the limit of unauthenticated bodies.
+ */
+export async function ticketIsLive(ctx: ConnectorContext, ticket: string): Promise<boolean> {
+  if (ticket === "") return false;
+  const session = await findSession(ctx.deps.db, hashSecret(ticket));
+  return session?.state === "open" && !ticketExpired(ctx.deps, session, ctx.deps.clock.now());
+}
+
 /** Whether the session's ticket expired at `nowMs`, counting its activity not yet written. */
 function ticketExpired(deps: Deps, session: ConnectorSessionRow, nowMs: number): boolean {
   const noted = deps.activity.sessionSeenAt(session.ticket_hash)?.getTime() ?? 0;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { parseSoapCall } from "./call-reader.ts";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
@@ -7,7 +8,6 @@ import {
   SOAP_METHODS,
   SoapFaultError,
   SoapParseError,
-  parseSoapCall,
   parseSoapResponse,
   soapFault,
   soapRequest,

@@ -103,6 +103,18 @@ export class Metrics {
   });
 
   /**
+   * Failed attempts per client address (decision 0031), by reason: `login_refused`,
+   * `unknown_ticket`, `not_a_call`, `too_large`, `body_timeout`, `setup_link`, and `throttled` for
+   * calls turned away unread because their address failed too often.
+   */
+  readonly failedAttempts = new Counter({
+    name: "ledger_bridge_failed_attempts_total",
+    help: "Failed attempts per client address by reason, and calls throttled for them",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
+  /**
    * Connector calls answered from memory (decision 0023): the re-asks of sessions with nothing to
    * do (`sendRequestXML` held with no store call, `getLastError` answering NoOp).
    */

@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
+import { parseSoapCall } from "../connector/call-reader.ts";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
-import {
-  parseSoapCall,
-  soapResponse,
-  type SoapCall,
-  type SoapMethod,
-  type SoapResult,
-} from "../connector/soap.ts";
+import { soapResponse, type SoapCall, type SoapMethod, type SoapResult } from "../connector/soap.ts";
 import type {
   ApplicationSession,
   BeginSessionOptions,

@@ -30,6 +30,8 @@ export interface TestApp {
 
 export interface TestAppOptions {
   clock?: Clock;
+  /** The clock of transport deadlines (a body's receive timeout); real time when absent. */
+  transportClock?: Clock;
   config?: Record<string, string>;
   /** Called before every statement (see `StoreOptions.gate`): tests make the store fail with it. */
   gate?: StatementGate;
@@ -91,6 +93,7 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
     instanceId: newInstanceId(),
     activity: new ActivityStamps(),
     metrics: new Metrics(),
+    transportClock: options.transportClock,
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
   const app = await buildApp(deps);

@@ -35,6 +35,8 @@ import { openTestStore } from "./harness.ts";
 export interface SystemOptions {
   /** Service clock; a FakeClock by default (time rules are driven by tests). */
   clock?: Clock;
+  /** The clock of transport deadlines (a body's receive timeout); real time when absent. */
+  transportClock?: Clock;
   config?: Record<string, string>;
   /** Pause after NoOp in the simulated connector (real time). */
   noOpPauseMs?: number;
@@ -157,6 +159,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     instanceId: newInstanceId(),
     activity: options.activity ?? new ActivityStamps(),
     metrics: new Metrics(),
+    transportClock: options.transportClock,
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(opened.store.db, deps.instanceId));
   const simulation = options.simulator

@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../../deps.ts";
 import { findEndUser } from "../../store/end-users.ts";
 import { findProject } from "../../store/projects.ts";
+import { ServiceError } from "../../errors/service-error.ts";
+import { FailureThrottle } from "../../platform/failure-throttle.ts";
+import { sendError } from "../errors.ts";
 import { cancelSetup, loadSetup, qwcForSetup, type SetupState } from "../../tenancy/auth-sessions.ts";
 import {
   renderProblemPage,
@@ -23,9 +26,14 @@ import {
  *
  * All take `?clientSecret=` (the credential; checked in constant time by the tenancy layer), never an
  * API key, and are not rate limited. The query string is never logged: the routes log at `warn` and
- * a redacted access line is written instead.
+ * a redacted access line is written instead. A body is at most 1 KiB (none is read), and an address
+ * whose links were wrong `FAILED_ATTEMPTS_PER_ADDRESS` times in a window is turned away with 429
+ * until the window ends (decision 0031): guessing links costs a store read a try.
  */
 export const SETUP_POLL_MS = 1500;
+
+/** The largest body a setup route takes (a form post's is empty). */
+export const SETUP_BODY_LIMIT_BYTES = 1024;
 
 const FALLBACK_APP_NAME = "the app that sent you this link";
 
@@ -37,7 +45,36 @@ interface SetupRoute {
 type SetupRequest = FastifyRequest<SetupRoute>;
 
 export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
+  const guesses = new FailureThrottle(
+    deps.clock,
+    deps.config.FAILED_ATTEMPTS_PER_ADDRESS,
+    deps.config.FAILED_ATTEMPTS_WINDOW_MS,
+  );
+  /** The setup's state; a link whose ID or secret is wrong counts against the caller's address. */
+  const counted = <S extends SetupState>(request: FastifyRequest, state: S): S => {
+    if (state.state === "invalid") {
+      guesses.failed(request.ip);
+      deps.metrics.failedAttempts.inc({ reason: "setup_link" });
+    }
+    return state;
+  };
   void app.register(async (scope) => {
+    scope.addHook("onRequest", async (request, reply) => {
+      const waitMs = guesses.blockedForMs(request.ip);
+      if (waitMs === 0) return;
+      deps.metrics.failedAttempts.inc({ reason: "throttled" });
+      void reply.header("Connection", "close");
+      return sendError(
+        deps,
+        request,
+        reply,
+        new ServiceError("RATE_LIMITED", {
+          message: "Too many setup links that were not valid came from this address; try again later.",
+          retryAfterSeconds: Math.ceil(waitMs / 1000),
+          details: { retryAfterSeconds: Math.ceil(waitMs / 1000) },
+        }),
+      );
+    });
     // A no-JavaScript "Cancel setup" is a plain form post; its (empty) body is ignored.
     scope.addContentTypeParser(
       "application/x-www-form-urlencoded",
@@ -66,11 +103,15 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
       );
     });
 
-    const options = { config: { rateLimit: false }, logLevel: "warn" } as const;
+    const options = {
+      config: { rateLimit: false },
+      logLevel: "warn",
+      bodyLimit: SETUP_BODY_LIMIT_BYTES,
+    } as const;
 
     scope.get<SetupRoute>("/setup/:id", options, async (request, reply) => {
       const secret = clientSecretOf(request);
-      const state = await loadSetup(deps, request.params.id, secret);
+      const state = counted(request, await loadSetup(deps, request.params.id, secret));
       if (state.state === "invalid" || state.state === "expired" || state.state === "superseded") {
         return sendProblem(reply, state.state, await appNameOf(deps, state));
       }
@@ -98,7 +139,7 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
     });
 
     scope.get<SetupRoute>("/setup/:id/qwc", options, async (request, reply) => {
-      const state = await loadSetup(deps, request.params.id, clientSecretOf(request));
+      const state = counted(request, await loadSetup(deps, request.params.id, clientSecretOf(request)));
       if (state.state !== "waiting") {
         if (state.state === "completed" || state.state === "canceled") {
           return sendHtml(
@@ -127,7 +168,7 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
     });
 
     scope.get<SetupRoute>("/setup/:id/status", options, async (request, reply) => {
-      const state = await loadSetup(deps, request.params.id, clientSecretOf(request));
+      const state = counted(request, await loadSetup(deps, request.params.id, clientSecretOf(request)));
       return reply.code(jsonStatusCode(state)).send({
         state: state.state,
         connectionStatus: state.state === "waiting" ? state.connectionStatus : null,
@@ -139,7 +180,7 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
 
     scope.post<SetupRoute>("/setup/:id/cancel", options, async (request, reply) => {
       const secret = clientSecretOf(request);
-      const state = await cancelSetup(deps, request.params.id, secret);
+      const state = counted(request, await cancelSetup(deps, request.params.id, secret));
       const redirectTo = state.state === "completed" || state.state === "canceled" ? state.redirectTo : null;
       if (isFormPost(request)) {
         if (state.state === "invalid") {
@@ -153,7 +194,7 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
       return reply.code(jsonStatusCode(state)).send({ state: state.state, redirectTo });
     });
 
-    registerSimulateRoute(scope, deps, options);
+    registerSimulateRoute(scope, deps, options, counted);
   });
 }
 
@@ -162,7 +203,12 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
  * simulated connector (with the password this link holds) and the first check-in completes the
  * session as a real one would; the page's polling then redirects as usual.
  */
-function registerSimulateRoute(scope: FastifyInstance, deps: Deps, options: { logLevel: "warn" }): void {
+function registerSimulateRoute(
+  scope: FastifyInstance,
+  deps: Deps,
+  options: { logLevel: "warn"; bodyLimit: number },
+  counted: <S extends SetupState>(request: FastifyRequest, state: S) => S,
+): void {
   const simulated = deps.simulatedConnectors;
   if (!simulated) return;
   scope.post<SetupRoute>(
@@ -170,7 +216,7 @@ function registerSimulateRoute(scope: FastifyInstance, deps: Deps, options: { lo
     { ...options, config: { rateLimit: false } },
     async (request, reply) => {
       const secret = clientSecretOf(request);
-      const state = await loadSetup(deps, request.params.id, secret);
+      const state = counted(request, await loadSetup(deps, request.params.id, secret));
       if (state.state === "waiting") {
         await simulated.attach({
           connection: state.connection,

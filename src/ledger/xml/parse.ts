@@ -78,6 +78,11 @@ export function documentsParsed(): number {
   return documentsRead;
 }
 
+/** Counts a document read by a reader of its own (the connector's streaming call reader). */
+export function noteDocumentRead(): void {
+  documentsRead += 1;
+}
+
 /** Parses `xml` into elements; throws {@link XmlReadError} when it is not one well-formed document. */
 export function readXml(xml: string, options: ReadOptions = {}): ParsedDocument {
   documentsRead += 1;
