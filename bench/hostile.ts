@@ -30,6 +30,10 @@ export interface HostileResult {
   engine: string;
   rssBeforeBytes: number;
   rssPeakBytes: number;
+  /** Resident memory 5 s after the attack, and the V8 heap used before and then. */
+  rssAfterBytes: number;
+  heapBeforeBytes: number;
+  heapAfterBytes: number;
   healthQuiet: LatencySummary;
   healthUnderJunk: LatencySummary;
   junkBodiesSent: number;
@@ -225,6 +229,7 @@ export async function measureHostile(serverUrl: string | undefined): Promise<Hos
 async function measureJunk(
   serverUrl: string | undefined,
 ): Promise<Omit<HostileResult, "loginsAdmittedPerSecond" | "loginsRefusedPerSecond">> {
+  // Of the service's memory, the V8 heap tells retained objects from the allocator's slack.
   const target = await freshStore(serverUrl);
   const service = await startService(target, { FAILED_ATTEMPTS_PER_ADDRESS: "1000000" });
   try {
@@ -234,8 +239,20 @@ async function measureJunk(
     quietStop.abort();
     const healthQuiet = await quiet;
     const rssBeforeBytes = service.rss();
+    const heapBeforeBytes = (await service.memory()).heapUsedBytes;
     const junk = await junkAttack(service);
-    return { engine: serverUrl ? "postgres" : "pglite", rssBeforeBytes, healthQuiet, ...junk };
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const rssAfterBytes = junk.serviceSurvived ? service.rss() : Number.NaN;
+    const heapAfterBytes = junk.serviceSurvived ? (await service.memory()).heapUsedBytes : Number.NaN;
+    return {
+      engine: serverUrl ? "postgres" : "pglite",
+      rssBeforeBytes,
+      rssAfterBytes,
+      heapBeforeBytes,
+      heapAfterBytes,
+      healthQuiet,
+      ...junk,
+    };
   } finally {
     await service.stop().catch(() => undefined);
     await target.drop();
@@ -253,8 +270,10 @@ export function hostileRows(result: HostileResult): Array<{ figure: string; valu
     .join(", ");
   return [
     {
-      figure: `${label}: service RSS before → peak during ${JUNK_CALLERS} parallel ${mb(JUNK_BODY_BYTES)} junk bodies to /connector`,
-      value: `${mb(result.rssBeforeBytes)} → ${mb(result.rssPeakBytes)} (+${mb(result.rssPeakBytes - result.rssBeforeBytes)})`,
+      figure: `${label}: service RSS before → peak during → 5 s after ${JUNK_CALLERS} callers' ${mb(JUNK_BODY_BYTES)} junk bodies to /connector; V8 heap used before → 5 s after`,
+      value:
+        `${mb(result.rssBeforeBytes)} → ${mb(result.rssPeakBytes)} (+${mb(result.rssPeakBytes - result.rssBeforeBytes)}) → ${mb(result.rssAfterBytes)}; ` +
+        `heap ${mb(result.heapBeforeBytes)} → ${mb(result.heapAfterBytes)}`,
       goal: "growth ≤ a few MB",
     },
     {
@@ -266,8 +285,8 @@ export function hostileRows(result: HostileResult): Array<{ figure: string; valu
       goal: "unaffected",
     },
     {
-      figure: `${label}: junk bodies sent in ${JUNK_WINDOW_MS / 1000} s, mean time each, how they ended`,
-      value: `${result.junkBodiesSent}, ${ms(result.junkMeanMs)}, ${endings}${result.serviceSurvived ? "" : "; the service did not survive"}`,
+      figure: `${label}: junk bodies sent in ${JUNK_WINDOW_MS / 1000} s (per second), mean time each, how they ended`,
+      value: `${result.junkBodiesSent} (${(result.junkBodiesSent / (JUNK_WINDOW_MS / 1000)).toFixed(0)}/s), ${ms(result.junkMeanMs)}, ${endings}${result.serviceSurvived ? "" : "; the service did not survive"}`,
       goal: "refused before parsing",
     },
     {

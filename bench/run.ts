@@ -31,7 +31,9 @@
  *     `npm run dev` (tsx), with the quick start's defaults (bench/startup.ts).
  *  9. The service's RSS with no connector session on each store, after a first start and after a
  *     restart, 10 s idle (bench/idle-memory.ts).
- * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
+ * 10. Hostile load on the connector endpoint (issue 23): the service's memory and `/readyz` latency
+ *     while 10 callers send 16 MB junk bodies, and failed logins per second admitted (bench/hostile.ts).
+ * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory,hostile` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
 import { loadConfig } from "../src/config.ts";
 import { readFileSync } from "node:fs";
@@ -59,6 +61,7 @@ import {
 } from "./two-instances.ts";
 import { codecRows, runTypedBench } from "./typed.ts";
 import { runBatchBench } from "./batch.ts";
+import { hostileRows, measureHostile } from "./hostile.ts";
 import { measureStartup } from "./startup.ts";
 import {
   IDLE_MEMORY_WAIT_MS,
@@ -568,7 +571,7 @@ async function batchOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   }
 }
 
-const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory";
+const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory,hostile";
 
 function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -661,6 +664,16 @@ async function main(): Promise<void> {
       rows.push(...(await measureStartup()));
     } catch (error) {
       rows.push(failureRow("start-up and idle memory", error));
+    }
+  }
+  if (sections.has("hostile")) {
+    // Issue 23: junk bodies and failed logins against the connector endpoint, on each store.
+    for (const store of stores) {
+      try {
+        rows.push(...hostileRows(await measureHostile(store)));
+      } catch (error) {
+        rows.push(failureRow(`[${store ? "postgres" : "pglite"}] hostile load`, error));
+      }
     }
   }
   console.log("");

@@ -16,6 +16,9 @@ export class BodyTimeoutError extends Error {
   }
 }
 
+/** The reason every settled deadline's wait ends with: shared, so no DOMException is built per call. */
+const ARRIVED = new Error("the body arrived");
+
 /**
  * The time a body may take to arrive, counted from when its reading starts. The connector endpoint
  * grants a live session's call more ({@link BodyDeadline.allow}); the wait re-arms itself on the
@@ -40,7 +43,7 @@ export class BodyDeadline {
 
   /** The body has arrived (or its call ended some other way): the deadline no longer applies. */
   settle(): void {
-    this.arrived.abort();
+    this.arrived.abort(ARRIVED);
   }
 
   get settled(): boolean {
