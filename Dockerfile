@@ -2,8 +2,12 @@
 # data directory a volume. Every setting is an environment variable (README, "Configuration").
 #
 #   docker build -t ledger-bridge .
-#   docker run -p 127.0.0.1:8080:8080 -v ledger-data:/data ledger-bridge     # embedded store, simulator on
+#   docker run -p 127.0.0.1:8080:8080 -v ledger-data:/data ledger-bridge     # embedded store, no demo
 #   docker compose up --build                                                  # on PostgreSQL (compose.yaml)
+#
+# NODE_ENV=production turns the simulator off unless SIMULATOR=on is given: a production start creates
+# no demo project. With SIMULATOR=on the banner names /data/demo.json for the demo's keys instead of
+# printing them, unless the container has a terminal (`docker run -it`).
 #
 # NODE_IMAGE: any Debian-based image with Node >= 20.19 on PATH and a `node` user (uid 1000).
 ARG NODE_IMAGE=node:20-bookworm-slim

@@ -153,6 +153,18 @@ export default tseslint.config(
     },
   },
   {
+    // The setup page's script (decision 0033): a classic browser script, not type-checked.
+    files: ["src/api/setup/**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: "script",
+      globals: Object.fromEntries(
+        ["document", "window", "navigator", "fetch", "setTimeout"].map((name) => [name, "readonly"]),
+      ),
+    },
+  },
+  {
     files: [
       "**/*.test.ts",
       "test/**",

@@ -50,10 +50,17 @@ export const configSchema = z.object({
    */
   STORE_EMBEDDED_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(1024).default(16),
   /**
-   * Runs the simulated end users (Web Connector + company file) inside the service: the demo end user
-   * and its sample data, and the "Use a simulated company file" button. `off` for real deployments.
+   * `production` (the container image sets it) changes one default of the service's: `SIMULATOR` is
+   * `off` unless set.
    */
-  SIMULATOR: z.enum(["on", "off"]).default("on"),
+  NODE_ENV: z.string().optional(),
+  /**
+   * Runs the simulated end users (Web Connector + company file) inside the service: the demo end user
+   * and its sample data (its keys in `DATA_DIR/demo.json`; printed at start only to a terminal), and
+   * the "Use a simulated company file" button. `off` for real deployments.
+   * @defaultValue `on`; `off` when `NODE_ENV=production` (the container image)
+   */
+  SIMULATOR: z.enum(["on", "off"]).optional(),
   /** Requests per project per rate-limit window (all keys together). */
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
   /** Rate-limit window length in milliseconds. */
@@ -274,7 +281,9 @@ export const configSchema = z.object({
 });
 
 export type Config = Readonly<
-  z.infer<typeof configSchema> & {
+  Omit<z.infer<typeof configSchema>, "SIMULATOR"> & {
+    /** `SIMULATOR` as it applies: set, or its default for `NODE_ENV`. */
+    SIMULATOR: "on" | "off";
     publicUrl: string;
     connectorUrl: string;
   }
@@ -287,7 +296,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const base = { ...parsed.data, ...overrides };
+  // A production start (the container image) creates no demo project unless asked (issue 23): the
+  // demo's keys are live keys, and a deployment's logs are no place for them.
+  const SIMULATOR = parsed.data.SIMULATOR ?? (parsed.data.NODE_ENV === "production" ? "off" : "on");
+  const base = { ...parsed.data, SIMULATOR, ...overrides };
   const publicUrl = (overrides.publicUrl ?? base.PUBLIC_URL ?? `http://localhost:${base.PORT}`).replace(
     /\/$/,
     "",

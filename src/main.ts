@@ -5,7 +5,7 @@ import { adminSocketPath } from "./admin/socket-path.ts";
 import { buildApp } from "./app.ts";
 import { loadConfig, type Config } from "./config.ts";
 import type { Deps } from "./deps.ts";
-import { seedDemo } from "./simulation/demo.ts";
+import { demoBanner, seedDemo } from "./simulation/demo.ts";
 import { SimulationHost } from "./simulation/host.ts";
 import { systemClock } from "./platform/clock.ts";
 import { serviceLogger } from "./platform/logging.ts";
@@ -80,7 +80,9 @@ async function main(): Promise<void> {
   if (admin) stops.unshift(() => admin.close());
   if (simulation) {
     const demo = await seedDemo(deps, simulation);
-    process.stdout.write(demo.banner);
+    // The keys only to a terminal: a log (a container's, a service manager's) gets the key file's path.
+    const terminal = process.stdout.isTTY === true;
+    process.stdout.write(demoBanner(demo, { url: config.publicUrl, engine: store.engine, terminal }));
   } else {
     logger.info({ url: config.publicUrl, engine: store.engine }, "ledger-bridge listening (simulator off)");
   }

@@ -1,10 +1,19 @@
 /**
  * Markup of the hosted setup flow behind `authFlowUrl` (architecture §5, auth session flow).
  *
- * Self-contained: inline CSS and a small inline script, no external assets, so the page works
- * offline on the end user's computer, when shared, and inside an iframe. Every interpolated value is
- * escaped; data for the script travels in a JSON block with `<` escaped.
+ * No inline script or style (decision 0033): the page loads one stylesheet and one script of our
+ * own from the service ({@link HOSTED_PAGE_ASSETS}, files in `api/setup/`), under a CSP that allows
+ * scripts and styles from the service only, so escaping is no longer the only defence against an
+ * injected script. Every interpolated value is still escaped; data for the script travels in a JSON
+ * block with `<` escaped (a data block: the CSP does not run it). Nothing comes from elsewhere, so
+ * the page works inside an iframe and on a machine without internet access beyond the service.
  */
+
+/** The hosted pages' own files, by URL: served by api/routes/setup-pages.ts from `api/setup/`. */
+export const HOSTED_PAGE_ASSETS = {
+  stylesheet: "/setup/assets/pages.css",
+  setupScript: "/setup/assets/setup.js",
+} as const;
 
 /** URLs of the setup routes for one session (absolute paths on the service, secret included). */
 export interface SetupUrls {
@@ -82,202 +91,7 @@ export const STATUS_LABELS: Readonly<Record<string, string>> = {
   disabled: "Disabled",
 };
 
-const STYLE = `
-:root { color-scheme: light; --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #1f5fbf;
-  --ok: #16794a; --warn: #9a5b00; --bad: #b3261e; --bg: #f5f7fb; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: var(--fg); background: var(--bg); }
-main { max-width: 720px; margin: 0 auto; padding: 24px 16px 48px; }
-header h1 { font-size: 1.5rem; margin: 0 0 4px; }
-header p { margin: 0 0 20px; color: var(--muted); }
-ol.steps { list-style: none; margin: 0; padding: 0; counter-reset: none; }
-.step { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 16px 20px;
-  margin: 0 0 14px; }
-.step h2 { font-size: 1.1rem; margin: 0 0 8px; display: flex; gap: 10px; align-items: baseline; }
-.num { display: inline-flex; width: 1.7em; height: 1.7em; border-radius: 50%; background: var(--accent);
-  color: #fff; font-size: .9rem; align-items: center; justify-content: center; flex: none; }
-.step p, .step ul { margin: 6px 0; }
-.step ul { padding-left: 22px; }
-.button, button { display: inline-block; font: inherit; border-radius: 8px; padding: 8px 16px;
-  border: 1px solid var(--accent); background: var(--accent); color: #fff; text-decoration: none;
-  cursor: pointer; }
-button.secondary { background: #fff; color: var(--accent); }
-button.danger { background: #fff; color: var(--bad); border-color: var(--bad); }
-.password { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 8px 0; }
-.password code { font: 1.05rem/1.4 ui-monospace, "Cascadia Mono", Consolas, monospace; background: var(--bg);
-  border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; user-select: all;
-  word-break: break-all; }
-.copied { color: var(--ok); font-size: .9rem; }
-.status { display: flex; gap: 10px; align-items: center; margin: 6px 0; }
-.dot { width: 10px; height: 10px; border-radius: 50%; background: var(--warn); flex: none; }
-.status[data-status="online"] .dot { background: var(--ok); }
-.status[data-status="company_file_mismatch"] .dot,
-.status[data-status="disabled"] .dot { background: var(--bad); }
-.spinner { width: 16px; height: 16px; border: 2px solid var(--line); border-top-color: var(--accent);
-  border-radius: 50%; animation: spin 1s linear infinite; flex: none; }
-@keyframes spin { to { transform: rotate(360deg); } }
-@media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
-.hint { color: var(--muted); }
-.result { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 20px; }
-.result h2 { margin: 0 0 8px; }
-.result.ok h2 { color: var(--ok); }
-.footer { margin-top: 20px; display: flex; justify-content: space-between; align-items: center;
-  gap: 12px; flex-wrap: wrap; color: var(--muted); font-size: .9rem; }
-[hidden] { display: none !important; }
-`;
-
-const SCRIPT = `
-(function () {
-  "use strict";
-  var data = JSON.parse(document.getElementById("setup-data").textContent);
-  var $ = function (id) { return document.getElementById(id); };
-  var finished = false;
-
-  function show(id) { var el = $(id); if (el) el.hidden = false; }
-  function hide(id) { var el = $(id); if (el) el.hidden = true; }
-  function text(id, value) { var el = $(id); if (el) el.textContent = value; }
-
-  // Copy button: the Clipboard API where allowed, else select the text and use execCommand.
-  var copy = $("copy-password");
-  if (copy) copy.addEventListener("click", function () {
-    var value = $("password").textContent;
-    var done = function () { text("copy-result", "Copied"); };
-    var fallback = function () {
-      var range = document.createRange();
-      range.selectNodeContents($("password"));
-      var selection = window.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-      var ok = false;
-      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-      text("copy-result", ok ? "Copied" : "Press Ctrl+C to copy");
-    };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(value).then(done, fallback);
-    } else {
-      fallback();
-    }
-  });
-
-  function tellParent(status, redirectTo) {
-    if (window.parent === window) return;
-    try {
-      window.parent.postMessage(
-        { type: "ledger-bridge.setup", authSessionId: data.authSessionId, status: status, redirectTo: redirectTo },
-        "*"
-      );
-    } catch (e) { /* ignore */ }
-  }
-
-  // Leave for the redirect URL at the top level. Inside an iframe the browser may refuse to move the
-  // top window without a click; then the "Continue" link (target=_top) is the way out.
-  function leave(url) {
-    var link = $("continue");
-    link.href = url;
-    show("continue-row");
-    if (window.top === window.self) { window.location.assign(url); return; }
-    try { window.top.location.href = url; } catch (e) { /* blocked: the link stays */ }
-  }
-
-  function finish(state, companyName, redirectTo) {
-    if (finished) return;
-    finished = true;
-    hide("steps");
-    hide("cancel-row");
-    show("result");
-    if (state === "completed") {
-      $("result").className = "result ok";
-      text("result-title", "Connected: " + (companyName || data.companyLabel));
-      text("result-message", redirectTo
-        ? "Setup is complete. Taking you back to " + data.appName + "…"
-        : "Setup is complete. You can close this page.");
-    } else {
-      $("result").className = "result";
-      text("result-title", "Setup canceled");
-      text("result-message", redirectTo
-        ? "Taking you back to " + data.appName + "…"
-        : "Nothing was connected. You can close this page.");
-    }
-    tellParent(state, redirectTo);
-    if (redirectTo) setTimeout(function () { leave(redirectTo); }, state === "completed" ? 1000 : 0);
-  }
-
-  function problem(title, message) {
-    finished = true;
-    hide("steps");
-    hide("cancel-row");
-    show("result");
-    $("result").className = "result";
-    text("result-title", title);
-    text("result-message", message);
-  }
-
-  function showStatus(status) {
-    var box = $("status");
-    if (!box || !status) return;
-    box.setAttribute("data-status", status);
-    text("status-label", data.statusLabels[status] || status);
-    text("status-hint", data.statusHints[status] || "");
-  }
-
-  function handle(body) {
-    if (!body || typeof body.state !== "string") return;
-    if (body.state === "waiting") { showStatus(body.connectionStatus); return; }
-    if (body.state === "completed" || body.state === "canceled") {
-      finish(body.state, body.companyName, body.redirectTo);
-    } else if (body.state === "expired") {
-      problem("This setup link has expired", "Ask " + data.appName + " for a new link.");
-    } else if (body.state === "superseded") {
-      problem("A newer setup link was created", "Use the newest link from " + data.appName + ", or ask for a new one.");
-    } else {
-      problem("This setup link is not valid", "Ask " + data.appName + " for a new link.");
-    }
-  }
-
-  function poll() {
-    if (finished) return;
-    fetch(data.urls.status, { cache: "no-store", headers: { accept: "application/json" } })
-      .then(function (response) { return response.json(); })
-      .then(function (body) { hide("network-error"); handle(body); })
-      .catch(function () { show("network-error"); })
-      .then(function () { if (!finished) setTimeout(poll, data.pollMs); });
-  }
-
-  // Simulator mode: the service attaches its simulated Web Connector; polling then sees it check in.
-  var simulateForm = $("simulate-form");
-  if (simulateForm) simulateForm.addEventListener("submit", function (event) {
-    event.preventDefault();
-    var button = $("use-simulator");
-    button.disabled = true;
-    text("simulate-result", "Connecting a simulated company file…");
-    fetch(data.urls.simulate, { method: "POST", cache: "no-store", headers: { accept: "application/json" } })
-      .then(function (response) { return response.json(); })
-      .then(function (body) { text("simulate-result", ""); handle(body); })
-      .catch(function () { button.disabled = false; text("simulate-result", ""); show("network-error"); });
-  });
-
-  var cancelForm = $("cancel-form");
-  if (cancelForm) cancelForm.addEventListener("submit", function (event) {
-    event.preventDefault();
-    var button = $("cancel");
-    button.disabled = true;
-    fetch(data.urls.cancel, { method: "POST", cache: "no-store", headers: { accept: "application/json" } })
-      .then(function (response) { return response.json(); })
-      .then(function (body) { handle(body); })
-      .catch(function () { button.disabled = false; show("network-error"); });
-  });
-
-  if (data.state === "waiting") {
-    showStatus(data.connectionStatus);
-    setTimeout(poll, data.pollMs);
-  } else {
-    finish(data.state, data.companyName, data.redirectTo);
-  }
-})();
-`;
-
-/** A complete page in the hosted pages' style (inline CSS, no external assets) around `body`. */
+/** A complete page in the hosted pages' style (the service's own stylesheet) around `body`. */
 export function pageDocument(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -287,7 +101,7 @@ export function pageDocument(title: string, body: string): string {
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<link rel="stylesheet" href="${HOSTED_PAGE_ASSETS.stylesheet}">
 </head>
 <body>
 <main>
@@ -371,7 +185,7 @@ ${waiting && view.simulator ? simulatorSection(view) : ""}
   </form>
 </div>
 <script type="application/json" id="setup-data">${scriptJson(data)}</script>
-<script>${SCRIPT}</script>
+<script src="${HOSTED_PAGE_ASSETS.setupScript}"></script>
 `;
   return pageDocument(`Connect ${view.companyLabel} – ${view.appName}`, body);
 }

@@ -10,7 +10,9 @@ import {
 } from "../ledger/operations.ts";
 import { paramJsonSchema } from "../ledger/typed/filters.ts";
 import { messageSet, storedMessageSet } from "../ledger/xml/message-set.ts";
+import { redactedDocument } from "../ledger/xml/redact.ts";
 import { validateTypedInput } from "../requests/typed-call.ts";
+import { checkRecordId, RECORD_ID_PATTERN } from "./ids.ts";
 
 /**
  * What the MCP server knows of the typed operations (decision 0022): the same operation table the
@@ -103,7 +105,13 @@ export function describeOperation(operation: TypedOperation): Json {
   const properties: Json = {};
   const required: string[] = [];
   if (inputs.path.includes("id")) {
-    properties.id = { type: "string", minLength: 1, maxLength: 36, description: "The record's ID." };
+    properties.id = {
+      type: "string",
+      minLength: 1,
+      maxLength: 36,
+      pattern: RECORD_ID_PATTERN,
+      description: "The record's ID.",
+    };
     required.push("id");
   }
   if (inputs.query.length > 0) {
@@ -144,8 +152,13 @@ export interface ToolCallInput {
   readonly body?: Json | undefined;
 }
 
-/** Validates a call's input with the core's validator: errors name the parameter, nothing is sent. */
+/**
+ * Validates a call's input: the record ID as one of the application's ID forms (it becomes a path
+ * segment: mcp/ids.ts), then everything with the core's validator. Errors name the parameter,
+ * nothing is sent.
+ */
 export function validateCall(operation: TypedOperation, input: ToolCallInput): CallInput {
+  checkRecordId(input.id, "id");
   return validateTypedInput(operation, {
     pathParams: input.id === undefined ? {} : { id: input.id },
     query: input.query ?? {},
@@ -172,9 +185,30 @@ export function renderMessages(
   return { messagesXml: stored.messagesXml, onError: stored.onError };
 }
 
-/** The route of a call: the path with the record's ID, and the query string (arrays repeat the key). */
+/**
+ * Messages as a preview shows them (issue 23): indented, card numbers and the other secret values
+ * masked by the console's own redaction (ledger/xml/redact.ts). A write holds one message, a
+ * well-formed element; the XML declaration the redaction writes is left out, since the message sits
+ * inside the message-set envelope.
+ */
+export function shownMessages(messagesXml: string): { xml: string; redactedValues: number } {
+  const document = redactedDocument(messagesXml);
+  if (!document) {
+    throw new ServiceError("INTERNAL_ERROR", { message: "The preview's message could not be read back." });
+  }
+  return { xml: document.xml.replace(/^<\?xml[^>]*\?>\n/, ""), redactedValues: document.redactedValues };
+}
+
+/**
+ * The route of a call: the path with the record's ID as one encoded segment (an ID validated by
+ * {@link validateCall}, so no dot segment), and the query string (arrays repeat the key). The
+ * service client refuses to send a route that URL normalisation would change (mcp/service.ts).
+ */
 export function routeOf(operation: TypedOperation, input: ToolCallInput): string {
-  const path = operation.http.path.replace(":id", encodeURIComponent(input.id ?? ""));
+  const path = operation.http.path
+    .split("/")
+    .map((segment) => (segment === ":id" ? encodeURIComponent(input.id ?? "") : segment))
+    .join("/");
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(input.query ?? {})) {
     for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {

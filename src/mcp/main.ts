@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { pino } from "pino";
 import { systemClock } from "../platform/clock.ts";
+import { isId } from "../platform/ids.ts";
 import { createMcpServer, DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_TIMEOUT_SECONDS } from "./server.ts";
 import { httpServiceClient } from "./service.ts";
 
@@ -10,7 +11,7 @@ import { httpServiceClient } from "./service.ts";
  * logs (one structured line per tool call, with its Request IDs) go to stderr.
  */
 export const MCP_USAGE = `Usage:
-  ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes]
+  ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes [--confirm-by-person]]
                     [--confirm-ttl-seconds N] [--timeout-seconds N]
 
 An MCP server over stdio, a client of a running ledger-bridge service.
@@ -18,6 +19,9 @@ An MCP server over stdio, a client of a running ledger-bridge service.
   --end-user ID            the end user of calls that name none (default: LEDGER_BRIDGE_END_USER_ID)
   --allow-writes           offer writes (previewed, applied only when confirmed); without it the
                            server is read-only. The key must also be allowed to write.
+  --confirm-by-person      with --allow-writes: each write must also be accepted by the person in
+                           the MCP client (an elicitation the model cannot answer); a client that
+                           cannot ask is refused writes
   --confirm-ttl-seconds N  how long a write's confirmation token lives (default ${DEFAULT_CONFIRMATION_TTL_MS / 1000})
   --timeout-seconds N      sync wait of application calls, 1 to 300 (default ${DEFAULT_TIMEOUT_SECONDS}: MCP clients
                            give up on a tool after 60 s); a call still running is a Request for get_request
@@ -31,6 +35,7 @@ export interface McpSettings {
   readonly apiKey: string;
   readonly endUserId: string | undefined;
   readonly allowWrites: boolean;
+  readonly confirmByPerson: boolean;
   readonly confirmationTtlMs: number;
   readonly timeoutSeconds: number;
 }
@@ -39,6 +44,7 @@ const FLAGS = {
   "base-url": { type: "string" },
   "end-user": { type: "string" },
   "allow-writes": { type: "boolean", default: false },
+  "confirm-by-person": { type: "boolean", default: false },
   "confirm-ttl-seconds": { type: "string" },
   "timeout-seconds": { type: "string" },
 } as const;
@@ -59,6 +65,15 @@ export function mcpSettings(argv: string[], env: NodeJS.ProcessEnv): McpSettings
   if (!apiKey) throw new McpUsageError("LEDGER_BRIDGE_API_KEY is required (a secret key of the project)");
   const baseUrl = values["base-url"] ?? env.LEDGER_BRIDGE_BASE_URL ?? "http://localhost:8080";
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new McpUsageError("--base-url must be an http(s) URL");
+  if (values["confirm-by-person"] && !values["allow-writes"]) {
+    throw new McpUsageError(
+      "--confirm-by-person needs --allow-writes (without it the server writes nothing)",
+    );
+  }
+  const endUserId = values["end-user"] ?? env.LEDGER_BRIDGE_END_USER_ID ?? undefined;
+  if (endUserId !== undefined && !isId("endUser", endUserId)) {
+    throw new McpUsageError("--end-user must be an end user ID (eu_ + 26 characters)");
+  }
   const ttl = values["confirm-ttl-seconds"];
   if (ttl !== undefined && !/^[1-9]\d{0,5}$/.test(ttl)) {
     throw new McpUsageError("--confirm-ttl-seconds must be a whole number of seconds, 1 to 999999");
@@ -70,8 +85,9 @@ export function mcpSettings(argv: string[], env: NodeJS.ProcessEnv): McpSettings
   return {
     baseUrl,
     apiKey,
-    endUserId: values["end-user"] ?? env.LEDGER_BRIDGE_END_USER_ID ?? undefined,
+    endUserId,
     allowWrites: values["allow-writes"],
+    confirmByPerson: values["confirm-by-person"],
     confirmationTtlMs: ttl === undefined ? DEFAULT_CONFIRMATION_TTL_MS : Number(ttl) * 1000,
     timeoutSeconds: timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeout),
   };
@@ -92,6 +108,7 @@ export async function runMcp(argv: string[]): Promise<void> {
     clock: systemClock,
     logger,
     allowWrites: settings.allowWrites,
+    confirmByPerson: settings.confirmByPerson,
     defaultEndUserId: settings.endUserId,
     confirmationTtlMs: settings.confirmationTtlMs,
     timeoutSeconds: settings.timeoutSeconds,
@@ -104,7 +121,12 @@ export async function runMcp(argv: string[]): Promise<void> {
     process.stdin.once("end", () => resolve());
   });
   logger.info(
-    { baseUrl: settings.baseUrl, allowWrites: settings.allowWrites, endUserId: settings.endUserId ?? null },
+    {
+      baseUrl: settings.baseUrl,
+      allowWrites: settings.allowWrites,
+      confirmByPerson: settings.confirmByPerson,
+      endUserId: settings.endUserId ?? null,
+    },
     "MCP server ready on stdio",
   );
   await closed;

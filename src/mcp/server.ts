@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { CallInput } from "../ledger/action-table.ts";
+import { redactedJson } from "../ledger/xml/redact.ts";
 import { typedOperation, type TypedOperation } from "../ledger/operations.ts";
 import type { Clock } from "../platform/clock.ts";
 import { newId } from "../platform/ids.ts";
@@ -18,11 +20,13 @@ import {
   readFirstOf,
   renderMessages,
   routeOf,
+  shownMessages,
   summaryOf,
   validateCall,
   type ToolCallInput,
 } from "./catalogue.ts";
-import { Confirmations } from "./confirmations.ts";
+import { Confirmations, type PendingWrite } from "./confirmations.ts";
+import { checkPlatformId } from "./ids.ts";
 import type { ServiceAnswer, ServiceCall, ServiceClient } from "./service.ts";
 
 /**
@@ -35,9 +39,15 @@ import type { ServiceAnswer, ServiceCall, ServiceClient } from "./service.ts";
  * - Read-only unless started with `allowWrites` (the CLI's `--allow-writes`); a read-only secret key
  *   is refused writes by the service as well (403 API_KEY_READ_ONLY).
  * - A write is answered with a preview: the request messages the service will send to the
- *   application, rendered by the same functions from the same input, the exact HTTP call, and a
- *   confirmation token. Only `confirm_write` with that token sends it, with an `Idempotency-Key`
- *   fixed at preview time, so a repeated confirmation replays the first Request.
+ *   application, rendered by the same functions from the same input, the exact HTTP call (shown
+ *   from the very object that is sent), secrets masked, and a confirmation token. Only
+ *   `confirm_write` with that token sends it, with an `Idempotency-Key` fixed at preview time, so a
+ *   repeated confirmation replays the first Request.
+ * - With `confirmByPerson` (`--confirm-by-person`) the token is not enough: `confirm_write` asks the
+ *   person through the client (MCP elicitation, which the model does not answer), and a client that
+ *   cannot ask is refused the write (decision 0033).
+ * - Every ID that enters a URL is one of the forms the service means (mcp/ids.ts): no dot segment
+ *   or separator can make the call reach another route than the preview showed.
  * - Every call's input is validated with the core's validator first: a refusal is the spec's error
  *   object (`code`, `param`) and nothing is sent.
  * - Every tool call is logged (the logger writes to stderr: stdout is the protocol) with the
@@ -49,6 +59,11 @@ export interface McpServerOptions {
   readonly logger: Logger;
   /** Writes are previewed and confirmed only when true (else refused with PERMISSION_DENIED). */
   readonly allowWrites: boolean;
+  /**
+   * Each write must be accepted by the person in the client (an `elicitation/create` request), not
+   * only confirmed with the token the model holds; a client without elicitation is refused writes.
+   */
+  readonly confirmByPerson?: boolean;
   /** The end user of calls that name none. */
   readonly defaultEndUserId?: string | undefined;
   /** How long a confirmation token lives (default 10 minutes). */
@@ -78,6 +93,10 @@ interface CallLog {
   /** The start of a write's confirmation token (never the whole token). */
   token?: string;
   confirmation?: number;
+  /** Who let a write go: the agent's token alone, or the person in the client. */
+  confirmedBy?: "agent" | "person";
+  /** The person's answer to the elicitation (`accept`, `decline`, `cancel`, or why none came). */
+  personAnswer?: string;
   /** get_request: the Request read (`requestId` is the read's own `call_…`). */
   readsRequestId?: string;
 }
@@ -94,6 +113,11 @@ function text(value: unknown, isError = false): CallToolResult {
   };
 }
 
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The longest question put to the person (a client shows it in a dialog); longer ones are cut. */
+const QUESTION_LIMIT_CHARS = 12_000;
+
 const END_USER_ARG = z
   .string()
   .optional()
@@ -101,6 +125,7 @@ const END_USER_ARG = z
 
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { service, clock, logger, allowWrites } = options;
+  const confirmByPerson = allowWrites && options.confirmByPerson === true;
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const confirmations = new Confirmations(clock, options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS);
   const server = new McpServer(
@@ -109,21 +134,26 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       instructions: [
         "Tools over a ledger-bridge service: typed operations on an end user's company file.",
         "Find an operation with list_operations, read its input schema with describe_operation, run it with call_operation.",
-        allowWrites
-          ? "Writes are not applied by call_operation: it answers a preview of the exact message and a token; confirm_write with the token applies it once."
-          : "This server is read-only: write operations are refused.",
+        !allowWrites
+          ? "This server is read-only: write operations are refused."
+          : confirmByPerson
+            ? "Writes are not applied by call_operation: it answers a preview of the exact message and a token; confirm_write with the token asks the person to accept it in the client, and applies it once only if they do."
+            : "Writes are not applied by call_operation: it answers a preview of the exact message and a token; confirm_write with the token applies it once.",
       ].join(" "),
     },
   );
 
   /** Runs a tool: logs it, and turns a ServiceError into the spec's error object. */
-  const run = <A>(name: string, body: (args: A, log: CallLog) => Promise<CallToolResult>) => {
-    return async (args: A): Promise<CallToolResult> => {
+  const run = <A>(
+    name: string,
+    body: (args: A, log: CallLog, extra: ToolExtra) => Promise<CallToolResult>,
+  ) => {
+    return async (args: A, extra: ToolExtra): Promise<CallToolResult> => {
       const started = clock.now();
       const log: CallLog = { requestIds: [] };
       let result: CallToolResult;
       try {
-        result = await body(args, log);
+        result = await body(args, log, extra);
       } catch (error) {
         const refusal: ServiceError =
           error instanceof ServiceError
@@ -155,6 +185,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     try {
       answer = await service.call(call);
     } catch (error) {
+      if (error instanceof ServiceError) throw error;
       throw new ServiceError("SERVICE_UNAVAILABLE", {
         cause: error,
         message: `The ledger-bridge service could not be reached: ${error instanceof Error ? error.message : String(error)}`,
@@ -186,6 +217,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         message: "Name the end user (`endUserId`, `eu_…`), or start the server with --end-user.",
       });
     }
+    // It travels in a header: an ID of the service's form, nothing else.
+    checkPlatformId("endUser", endUserId, "endUserId");
     return endUserId;
   };
 
@@ -345,15 +378,21 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           : "the body as given: the service reads the record again when the write is applied",
       };
     }
-    const call: ServiceCall & { idempotencyKey: string } = {
-      method: operation.http.method,
-      path: routeOf(operation, args),
-      endUserId,
-      ...(body === undefined ? {} : { body }),
-      idempotencyKey: `mcp-${randomUUID()}`,
-      timeoutSeconds,
-    };
-    const write = confirmations.add(operation.operationId, call);
+    // The call is stored (a frozen copy) and the preview shows that stored object: what is shown
+    // and what confirm_write sends are one value.
+    const messages = shownMessages(rendered.messagesXml);
+    const write = confirmations.add(
+      operation.operationId,
+      {
+        method: operation.http.method,
+        path: routeOf(operation, args),
+        endUserId,
+        ...(body === undefined ? {} : { body }),
+        idempotencyKey: `mcp-${randomUUID()}`,
+        timeoutSeconds,
+      },
+      { summary: operation.summary, messages: messages.xml },
+    );
     log.token = tokenHint(write.token);
     return text({
       preview: true,
@@ -363,21 +402,92 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       operationId: operation.operationId,
       summary: operation.summary,
       endUserId,
-      request: {
-        method: call.method,
-        path: call.path,
-        idempotencyKey: call.idempotencyKey,
-        ...(body === undefined ? {} : { body }),
-      },
+      request: requestView(write),
       message: {
         onError: rendered.onError,
-        messages: rendered.messagesXml,
+        messages: messages.xml,
+        redactedValues: messages.redactedValues,
         envelope:
           "Sent inside the application's message-set envelope, whose version is the connection's and whose message set ID is assigned when the connector is handed it.",
       },
       ...(readFirst ? { readFirst } : {}),
-      next: "Show this to the user. To apply it, call confirm_write with this token (once applied, confirming again replays the same Request).",
+      next: confirmByPerson
+        ? "Show this to the user. To apply it, call confirm_write with this token: the user is then asked in their MCP client to accept it, and it is applied once only if they do."
+        : "Show this to the user. To apply it, call confirm_write with this token (once applied, confirming again replays the same Request).",
     });
+  };
+
+  /** What a preview and the person's question show of the HTTP call: the stored call, secrets masked. */
+  const requestView = (write: PendingWrite): Json => {
+    const { call } = write;
+    const body = call.body === undefined ? null : redactedJson(call.body);
+    return {
+      method: call.method,
+      path: call.path,
+      idempotencyKey: call.idempotencyKey,
+      ...(body === null ? {} : { body: body.value }),
+      ...(body !== null && body.redactedValues > 0 ? { redactedValues: body.redactedValues } : {}),
+    };
+  };
+
+  /**
+   * `--confirm-by-person`: asks the person, through the client, to accept the write (MCP
+   * elicitation: the request goes from this server to the client, which shows it to the person; the
+   * model neither sees nor answers it). True only for an explicit acceptance.
+   */
+  const askPerson = async (write: PendingWrite, log: CallLog, extra: ToolExtra): Promise<boolean> => {
+    if (server.server.getClientCapabilities()?.elicitation?.form === undefined) {
+      log.personAnswer = "client cannot ask";
+      throw new ServiceError("PERMISSION_DENIED", {
+        param: "token",
+        message:
+          "This MCP server was started with --confirm-by-person: every write must be accepted by the person in their MCP client, and this client cannot ask them (it does not support elicitation). Nothing was sent. Use a client that supports elicitation, or ask the operator to start the server without --confirm-by-person.",
+      });
+    }
+    const body = requestView(write);
+    const lines = [
+      "An AI agent asks to write to a company file through ledger-bridge. Apply this write?",
+      "",
+      `Operation: ${write.operationId} (${write.shown.summary})`,
+      `End user: ${write.call.endUserId ?? "(none)"}`,
+      `Request: ${write.call.method} ${write.call.path}`,
+      ...(body.body === undefined ? [] : ["Body:", JSON.stringify(body.body, null, 2)]),
+      "Message to the application:",
+      write.shown.messages,
+    ];
+    const message = lines.join("\n");
+    let answer;
+    try {
+      answer = await server.server.elicitInput(
+        {
+          mode: "form",
+          message:
+            message.length > QUESTION_LIMIT_CHARS ? `${message.slice(0, QUESTION_LIMIT_CHARS)}\n…` : message,
+          requestedSchema: {
+            type: "object",
+            properties: {
+              apply: {
+                type: "boolean",
+                title: "Apply this write",
+                description: "Tick to let ledger-bridge send this write to the company file, once.",
+                default: false,
+              },
+            },
+            required: ["apply"],
+          },
+        },
+        { signal: extra.signal, timeout: Math.max(1, write.expiresAtMs - clock.now()) },
+      );
+    } catch (error) {
+      log.personAnswer = "no answer";
+      throw new ServiceError("PERMISSION_DENIED", {
+        param: "token",
+        cause: error,
+        message: `The person was asked to accept this write and no answer came (${error instanceof Error ? error.message : String(error)}). Nothing was sent; the token stays valid until it expires.`,
+      });
+    }
+    log.personAnswer = answer.action;
+    return answer.action === "accept" && answer.content?.apply === true;
   };
 
   if (allowWrites) {
@@ -385,8 +495,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       "confirm_write",
       {
         title: "Confirm a write",
-        description:
-          "Applies a write previewed by call_operation, exactly as previewed. The token is fixed to one Idempotency-Key: confirming it again replays the first Request and never writes twice. Tokens expire (see `expiresAt`).",
+        description: confirmByPerson
+          ? "Asks the user, in their MCP client, to accept a write previewed by call_operation; applies it exactly as previewed only if they accept. The token is fixed to one Idempotency-Key: confirming it again replays the first Request and never writes twice. Tokens expire (see `expiresAt`)."
+          : "Applies a write previewed by call_operation, exactly as previewed. The token is fixed to one Idempotency-Key: confirming it again replays the first Request and never writes twice. Tokens expire (see `expiresAt`).",
         inputSchema: { token: z.string().describe("The `token` of the preview.") },
         annotations: {
           readOnlyHint: false,
@@ -395,12 +506,27 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           openWorldHint: false,
         },
       },
-      run<{ token: string }>("confirm_write", async (args, log) => {
-        const write = confirmations.take(args.token);
+      run<{ token: string }>("confirm_write", async (args, log, extra) => {
+        const write = confirmations.find(args.token);
         log.operationId = write.operationId;
         log.token = tokenHint(write.token);
-        log.confirmation = write.confirmations;
         if (write.call.endUserId) log.endUserId = write.call.endUserId;
+        log.confirmedBy = confirmByPerson ? "person" : "agent";
+        if (confirmByPerson && !write.acceptedByPerson) {
+          if (!(await askPerson(write, log, extra))) {
+            confirmations.forget(write);
+            throw new ServiceError("PERMISSION_DENIED", {
+              param: "token",
+              message:
+                "The person did not accept this write in their MCP client: nothing was sent, and this token is void. Do not ask again unless they say so.",
+            });
+          }
+          // Expired while the person decided: refused like any expired token.
+          confirmations.find(write.token);
+          write.acceptedByPerson = true;
+        }
+        write.confirmations++;
+        log.confirmation = write.confirmations;
         const answer = await send(write.call, log);
         return answerResult(answer, {
           operationId: write.operationId,
@@ -447,6 +573,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
     run<{ requestId: string; waitSeconds?: number | undefined }>("get_request", async (args, log) => {
       log.readsRequestId = args.requestId;
+      checkPlatformId("request", args.requestId, "requestId");
       const wait = args.waitSeconds === undefined ? "" : `?waitSeconds=${args.waitSeconds}`;
       return answerResult(
         await send({ method: "GET", path: `/v1/requests/${encodeURIComponent(args.requestId)}${wait}` }, log),

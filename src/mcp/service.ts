@@ -1,3 +1,5 @@
+import { ServiceError } from "../errors/service-error.ts";
+
 /**
  * The MCP server's only way to the service: its public HTTP API, with a secret key (decision 0022).
  * Every answer carries `Svc-Request-Id` (the Request's `req_…` on an application operation, a
@@ -26,6 +28,22 @@ export interface ServiceClient {
   call(call: ServiceCall): Promise<ServiceAnswer>;
 }
 
+/**
+ * The URL of `path` on the service at `base`, refused when URL parsing would send another path or
+ * query than the one given (a dot segment removed, a character re-encoded): what the preview showed
+ * is what the service receives, or nothing is sent (decision 0033).
+ */
+export function serviceUrl(base: string, path: string): URL {
+  const url = new URL(`${base}${path.startsWith("/") ? "" : "/"}${path}`);
+  const expected = `${new URL(base).pathname.replace(/\/+$/, "")}${path}`;
+  if (`${url.pathname}${url.search}` !== expected) {
+    throw new ServiceError("INTERNAL_ERROR", {
+      message: `The route \`${path}\` would reach the service as \`${url.pathname}${url.search}\`: nothing was sent.`,
+    });
+  }
+  return url;
+}
+
 /** A client of the service at `baseUrl` with the secret key `apiKey`. */
 export function httpServiceClient(options: {
   baseUrl: string;
@@ -48,7 +66,7 @@ export function httpServiceClient(options: {
         body = JSON.stringify(call.body);
         headers["content-type"] = "application/json";
       }
-      const response = await send(`${base}${call.path}`, {
+      const response = await send(serviceUrl(base, call.path), {
         method: call.method,
         headers,
         ...(body === undefined ? {} : { body }),

@@ -11,8 +11,10 @@ import { freePort } from "../../src/testing/system.ts";
  * `npm run test:container`, outside `npm test` (it needs a container engine and takes minutes):
  * builds the Dockerfile's image and runs it alone (embedded store, the `/data` volume kept across a
  * restart) and as compose.yaml runs it (on PostgreSQL, simulator on). Checked: the image runs as a
- * non-root user, its health check (`/livez` and `/readyz`) passes, the banner's commands answer as
- * printed, the operator CLI reaches the service inside the container, and a stop is clean (exit 0).
+ * non-root user, its health check (`/livez` and `/readyz`) passes, it starts without a demo project
+ * and no key is ever in its log, the operator CLI reaches the service inside the container (a
+ * project it creates answers), a stop is clean (exit 0); under compose the banner's commands answer
+ * with the key read from the container's `demo.json`, as the banner says.
  *
  * Engine: Docker when `docker info` answers, else Podman (with podman-compose); with neither, the
  * tests are skipped and say so. Base images: `node:20-bookworm-slim` and `postgres:17-bookworm` are
@@ -204,26 +206,35 @@ async function waitHealthy(e: Engine, container: string): Promise<void> {
   }
 }
 
-/** Runs every read command of the banner (the last one printed) as printed: each answers 200. */
-async function bannerCommandsAnswer(banner: string): Promise<{ secretKey: string }> {
+/** No live or test secret key in a log (issue 23). */
+function assertNoSecretKey(log: string): void {
+  assert.doesNotMatch(log, /sk_(live|test)_[A-Za-z0-9]/, log.slice(-4000));
+}
+
+/**
+ * Runs every read command of the banner (the last one printed) with `$KEY` the secret key: each
+ * answers 200. A container's log is not a terminal, so the banner prints no key: it is read from
+ * the key file the banner names, inside the container.
+ */
+async function bannerCommandsAnswer(banner: string, secretKey: string): Promise<void> {
   const last = banner.slice(banner.lastIndexOf("ledger-bridge is running at"));
   const reads = last.split("\n").filter((line) => /^\s*curl -s /.test(line) && !line.includes(" -X "));
   assert.equal(reads.length, 3, last);
   for (const line of reads) {
-    const target = /curl -s "?([^"\s]+)"?/.exec(line)?.[1] ?? "";
+    const expanded = line.replaceAll("$KEY", secretKey);
+    const target = /curl -s "?([^"\s]+)"?/.exec(expanded)?.[1] ?? "";
     const headers = Object.fromEntries(
-      [...line.matchAll(/-H "([^:]+): ([^"]+)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+      [...expanded.matchAll(/-H "([^:]+): ([^"]+)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
     );
     const res = await fetch(target, { headers });
     assert.equal(res.status, 200, `${line}\n${await res.text()}`);
   }
-  return { secretKey: /Secret key\s+(sk_live_\w+)/.exec(last)?.[1] ?? "" };
 }
 
 let images: { node: string; postgres: string } | undefined;
 
 test(
-  "the image: built multi-stage, non-root, healthy, serving from its /data volume, which survives a restart",
+  "the image: built multi-stage, non-root, healthy, no demo project and no key in its log, serving from its /data volume, which survives a restart",
   { skip, timeout: 60 * MINUTE },
   async (t) => {
     const e = engine as Engine;
@@ -280,30 +291,39 @@ test(
       const result = cli(e, ["logs", name]);
       return result.stdout + result.stderr;
     };
-    const first = await waitFor(logs, "API reference:");
-    assert.match(first, new RegExp(`ledger-bridge is running at ${url}  \\(store: pglite, simulator: on\\)`));
+    // NODE_ENV=production: the simulator is off, no demo project is created and no key is printed.
+    await waitFor(logs, "ledger-bridge listening (simulator off)");
     assert.equal(
       ok(cli(e, ["exec", name, "id", "-u"]), "id").trim(),
       "1000",
       "the service runs as the node user",
     );
     await waitHealthy(e, name);
-    const { secretKey } = await bannerCommandsAnswer(first);
     for (const probe of ["/livez", "/readyz"])
       assert.equal((await fetch(`${url}${probe}`)).status, 200, probe);
+    assert.doesNotMatch(logs(), /Demo end user|API reference:/);
+    assert.equal(cli(e, ["exec", name, "test", "-e", "/data/demo.json"]).status, 1, "no demo key file");
 
     // The operator CLI inside the container reaches the service over its admin socket in /data.
     const listed = cli(e, ["exec", name, "ledger-bridge", "projects", "list"]);
     ok(listed, "ledger-bridge projects list");
     assert.match(listed.stderr, /using the running service \(pid \d+\)/);
+    assert.deepEqual(JSON.parse(listed.stdout), [], "no demo project");
+    const created = cli(e, ["exec", name, "ledger-bridge", "projects", "create", "--name", "First"]);
+    ok(created, "ledger-bridge projects create");
+    const secretKey = (JSON.parse(created.stdout) as { keys: { secretLive: string } }).keys.secretLive;
+    const endUsers = (): Promise<Response> =>
+      fetch(`${url}/v1/end-users`, { headers: { authorization: `Bearer ${secretKey}` } });
+    assert.equal((await endUsers()).status, 200);
 
-    // A stop is clean, and the store and the demo keys in the volume survive it.
+    // A stop is clean, and the store in the volume survives it.
     ok(cli(e, ["stop", "-t", "60", name]), "stop");
     assert.equal(cli(e, ["inspect", "--format", "{{.State.ExitCode}}", name]).stdout.trim(), "0", logs());
     ok(cli(e, ["start", name]), "start");
-    const second = await waitFor(logs, "API reference:", 2);
-    const again = await bannerCommandsAnswer(second);
-    assert.equal(again.secretKey, secretKey, "the demo keys are read back from the volume");
+    await waitFor(logs, "ledger-bridge listening (simulator off)", 2);
+    await waitHealthy(e, name);
+    assert.equal((await endUsers()).status, 200, "the project and its key are read back from the volume");
+    assertNoSecretKey(logs());
   },
 );
 
@@ -358,8 +378,16 @@ test(
       ),
     );
     await waitHealthy(e, service);
+    // A log, not a terminal: the banner names the key file in the container instead of the keys.
+    assertNoSecretKey(logs());
+    assert.match(banner, /Keys {14}\/data\/postgres-demo\/demo\.json/);
+    const demo = ok(cli(e, ["exec", service, "cat", "/data/postgres-demo/demo.json"]), "cat demo.json");
+    const secretKey = (JSON.parse(demo) as { keys: { secretLive: string } }).keys.secretLive;
     // The banner names localhost; the published port is on 127.0.0.1.
-    await bannerCommandsAnswer(banner.replaceAll(`http://localhost:${port}`, `http://127.0.0.1:${port}`));
+    await bannerCommandsAnswer(
+      banner.replaceAll(`http://localhost:${port}`, `http://127.0.0.1:${port}`),
+      secretKey,
+    );
     const ready = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { store: string };
     assert.equal(ready.store, "postgres");
     const restarts = cli(e, ["inspect", "--format", "{{.RestartCount}}", service]).stdout.trim();

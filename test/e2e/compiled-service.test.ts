@@ -4,14 +4,23 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { test, type TestContext } from "node:test";
 import { freePort } from "../../src/testing/system.ts";
-import { call, workspace, type Workspace } from "./processes.ts";
+import {
+  assertNoSecretKey,
+  bannerReads,
+  call,
+  demoFile,
+  demoFilePath,
+  workspace,
+  type Workspace,
+} from "./processes.ts";
 
 /**
- * The service as the README's quick start runs it: `npm start` serves the compiled JavaScript in
- * `dist/` (no TypeScript at run time), prints the banner whose commands answer at once, passes its
- * probes, is reached by the compiled operator CLI (`bin/ledger-bridge.mjs`) and stops cleanly on
- * SIGTERM. `npm test` builds `dist/` first when the sources changed (its `pretest`); run alone, this
- * file does the same.
+ * The service as the README's quick start runs it: `npm start` in a terminal serves the compiled
+ * JavaScript in `dist/` (no TypeScript at run time), prints the banner with the keys and commands
+ * that answer at once, passes its probes, is reached by the compiled operator CLI
+ * (`bin/ledger-bridge.mjs`) and stops cleanly on SIGTERM. Started as the container image starts it
+ * (the Dockerfile's environment), it creates no demo project and prints no key. `npm test` builds
+ * `dist/` first when the sources changed (its `pretest`); run alone, this file does the same.
  */
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -40,17 +49,27 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-/** Spawns `command` in its own process group (killed when the test ends) and waits for the banner. */
+/**
+ * Spawns `command` in its own process group (killed when the test ends) and waits for the banner.
+ * Its output is a pipe; `terminal` runs it in a pseudo-terminal instead (util-linux `script`), as
+ * a person typing the README's quick start sees it.
+ */
 async function startUntilBanner(
   t: TestContext,
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
+  options: { terminal?: boolean; until?: string } = {},
 ): Promise<Started> {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const [file, argv] = options.terminal
+    ? ["script", ["-qfec", [command, ...args].join(" "), "/dev/null"]]
+    : [command, args];
+  const child = spawn(file, argv, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const until = options.until ?? "API reference:";
   let out = "";
   let err = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  // A terminal ends its lines with CR LF.
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString().replaceAll("\r\n", "\n")));
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const group = child.pid ?? 0;
@@ -61,7 +80,7 @@ async function startUntilBanner(
     }
   });
   const started = Date.now();
-  while (!out.includes("API reference:")) {
+  while (!out.includes(until)) {
     if (child.exitCode !== null) assert.fail(`${command} exited (${child.exitCode}):\n${out}\n${err}`);
     assert.ok(Date.now() - started < 150_000, `${command} did not print its banner:\n${out}\n${err}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -69,14 +88,16 @@ async function startUntilBanner(
   return { out: () => out, err: () => err, exited };
 }
 
-test("npm start serves dist/: the quick start's banner and commands, probes, the compiled CLI, a clean stop", async (t) => {
+test("npm start in a terminal serves dist/: the quick start's banner with keys and commands, probes, the compiled CLI, a clean stop", async (t) => {
   buildIfStale();
   const ws = await workspace(t);
-  // Its own process group, so that the test's end reaches npm, its shell and the service alike.
-  const service = await startUntilBanner(t, "npm", ["start"], childEnv(ws));
+  // Its own process group, so that the test's end reaches npm, its shell and the service alike; in a
+  // terminal, as the README's quick start is typed.
+  const service = await startUntilBanner(t, "npm", ["start"], childEnv(ws), { terminal: true });
   const out = service.out();
 
-  // The banner as the README's quick start shows it: the simulator and the demo data on by default.
+  // The banner as the README's quick start shows it: the simulator and the demo data on by default,
+  // and in a terminal the keys themselves.
   assert.match(
     out,
     new RegExp(`^ledger-bridge is running at ${ws.url}  \\(store: (pglite|postgres), simulator: on\\)$`, "m"),
@@ -85,15 +106,16 @@ test("npm start serves dist/: the quick start's banner and commands, probes, the
   const endUserId =
     /Demo end user\s+(eu_\w+)\s+\(simulated company file "Demo Company"\)/.exec(out)?.[1] ?? "";
   assert.ok(secretKey && endUserId, out);
+  assert.equal(secretKey, demoFile(ws.env).keys.secretLive, "the keys kept in DATA_DIR/demo.json");
   // Every read command the banner prints answers 200 as printed.
-  const reads = out.split("\n").filter((line) => /^\s*curl -s /.test(line) && !line.includes(" -X "));
+  const reads = bannerReads(out);
   assert.equal(reads.length, 3, out);
-  for (const line of reads) {
-    const target = /curl -s "?([^"\s]+)"?/.exec(line)?.[1] ?? "";
-    const headers = Object.fromEntries(
-      [...line.matchAll(/-H "([^:]+): ([^"]+)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
-    );
-    const res = await fetch(target, { headers });
+  assert.ok(
+    reads.every(({ line }) => line.includes(`Bearer ${secretKey}`)),
+    out,
+  );
+  for (const { line, url, headers } of reads) {
+    const res = await fetch(url, { headers });
     assert.equal(res.status, 200, `${line}\n${await res.text()}`);
   }
   // The banner's passthrough: the message is checked against the schema table the build carries.
@@ -160,10 +182,77 @@ test("behind a published port or a proxy (PUBLIC_URL elsewhere), the simulated e
   const out = service.out();
   assert.match(out, new RegExp(`running at ${elsewhere} `));
   assert.doesNotMatch(out, /not connected yet/, out);
-  const secretKey = /Secret key\s+(sk_live_\w+)/.exec(out)?.[1] ?? "";
-  const endUserId = /Demo end user\s+(eu_\w+)/.exec(out)?.[1] ?? "";
-  const health = await call(ws, secretKey, "GET", "/v1/ledger-desktop/health-check", { endUserId });
+  // Its output is a pipe (a log), not a terminal: the banner names the key file and prints no key.
+  assertNoSecretKey(out + service.err());
+  assert.ok(out.includes(`Keys              ${demoFilePath(ws.env)}`), out);
+  const { keys, endUserId } = demoFile(ws.env);
+  const health = await call(ws, keys.secretLive, "GET", "/v1/ledger-desktop/health-check", { endUserId });
   assert.equal(health.status, 200, await health.text());
+  // The banner's commands, run as a shell would (the key read from the file), answer at once; they
+  // name the public URL, which here leads nowhere, so they are sent to the listener itself.
+  const reads = bannerReads(out);
+  assert.equal(reads.length, 3, out);
+  for (const { line, url, headers } of reads) {
+    const res = await fetch(url.replace(elsewhere, ws.url), { headers });
+    assert.equal(res.status, 200, `${line}\n${await res.text()}`);
+  }
+});
+
+/**
+ * The environment the Dockerfile's runtime stage sets (its last `ENV` instructions), read from the
+ * file so this test follows it.
+ */
+function dockerfileEnv(): Record<string, string> {
+  const text = readFileSync(join(ROOT, "Dockerfile"), "utf8").replace(/\\\n/g, " ");
+  const stages = text.split(/^FROM /m);
+  const runtime = stages.at(-1) ?? "";
+  const env: Record<string, string> = {};
+  for (const [, args = ""] of runtime.matchAll(/^ENV\s+(.+)$/gm)) {
+    for (const [, name = "", value = ""] of args.matchAll(/([A-Z_][A-Z0-9_]*)=("[^"]*"|\S*)/g)) {
+      env[name] = value.replace(/^"|"$/g, "");
+    }
+  }
+  return env;
+}
+
+test("started as the container image starts it (the Dockerfile's environment): no demo project, no key in its output", async (t) => {
+  buildIfStale();
+  const image = dockerfileEnv();
+  assert.equal(image.NODE_ENV, "production", JSON.stringify(image));
+  assert.equal(image.SIMULATOR, undefined, "the image leaves SIMULATOR to its production default");
+  const ws = await workspace(t);
+  const { SIMULATOR: _simulator, NODE_ENV: _nodeEnv, ...machine } = childEnv(ws);
+  // The image's environment; only what `docker run` maps differently here: the volume (DATA_DIR),
+  // the published port on loopback, and the store the suite runs on.
+  const env = {
+    ...machine,
+    ...image,
+    DATA_DIR: ws.env.DATA_DIR,
+    PORT: ws.env.PORT,
+    HOST: "127.0.0.1",
+    PUBLIC_URL: ws.url,
+    // Every log line, scanned for keys below.
+    LOG_LEVEL: "info",
+  };
+  const service = await startUntilBanner(t, process.execPath, ["--enable-source-maps", "dist/main.js"], env, {
+    until: "ledger-bridge listening (simulator off)",
+  });
+  assert.equal((await fetch(`${ws.url}/readyz`)).status, 200);
+  const output = service.out() + service.err();
+  assertNoSecretKey(output);
+  assert.doesNotMatch(output, /Demo end user|Secret key|demo\.json/, output);
+  assert.ok(!existsSync(demoFilePath(ws.env)), "no demo key file");
+  // No project at all: the operator creates the first one with the CLI.
+  const cli = spawnSync(process.execPath, ["bin/ledger-bridge.mjs", "projects", "list"], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+  });
+  assert.equal(cli.status, 0, `${cli.stdout}\n${cli.stderr}`);
+  assert.deepEqual(JSON.parse(cli.stdout), [], "no demo project");
+  // No simulated company file on offer either.
+  const simulate = await fetch(`${ws.url}/setup/authsess_x/simulate?clientSecret=x`, { method: "POST" });
+  assert.equal(simulate.status, 404);
 });
 
 /** Relative files named by `new URL("./…", import.meta.url)` in the built sources, by module. */

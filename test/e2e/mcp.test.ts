@@ -1,13 +1,22 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, test, type TestContext } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { pino } from "pino";
+import { shownMessages } from "../../src/mcp/catalogue.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { httpServiceClient } from "../../src/mcp/service.ts";
+import { redactedJson } from "../../src/ledger/xml/redact.ts";
 import { FakeClock } from "../../src/platform/clock.ts";
 import { resourceByPath, type ResourceDefinition } from "../../src/ledger/resources/definitions.ts";
 import { createApiKey } from "../../src/tenancy/api-keys.ts";
@@ -62,6 +71,7 @@ async function stdioClient(
   t: TestContext,
   w: World,
   flags: string[],
+  person?: (request: ElicitRequest["params"]) => ElicitResult,
 ): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -82,29 +92,93 @@ async function stdioClient(
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "mcp-test", version: "1.0.0" },
+    person ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  if (person) client.setRequestHandler(ElicitRequestSchema, (request) => person(request.params));
   await client.connect(transport);
   t.after(() => client.close());
   return { client, stderr: () => stderr };
 }
 
+/** One HTTP call as the service received it. */
+interface Received {
+  method: string;
+  url: string;
+  body: string;
+}
+
+/**
+ * A proxy in front of the service that records every call as an HTTP server receives it (after the
+ * client's URL handling): what "the service received" means, checked against what a preview showed.
+ */
+async function recordingProxy(
+  t: TestContext,
+  target: string,
+): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const call = { method: request.method ?? "", url: request.url ?? "", body };
+      received.push(call);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === "string" && !["host", "connection", "content-length"].includes(name))
+          headers[name] = value;
+      }
+      void fetch(`${target}${call.url}`, {
+        method: call.method,
+        headers,
+        ...(body === "" ? {} : { body }),
+      }).then(async (answer) => {
+        const out: Record<string, string> = { "content-type": answer.headers.get("content-type") ?? "" };
+        const requestId = answer.headers.get("svc-request-id");
+        if (requestId) out["svc-request-id"] = requestId;
+        response.writeHead(answer.status, out);
+        response.end(await answer.text());
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+}
+
 async function memoryClient(
   t: TestContext,
   w: World,
-  options: { clock: FakeClock; allowWrites: boolean; apiKey?: string },
+  options: {
+    clock: FakeClock;
+    allowWrites: boolean;
+    apiKey?: string;
+    baseUrl?: string;
+    confirmByPerson?: boolean;
+    /** The person behind the client: answers each elicitation (no function: a client that cannot ask). */
+    person?: (request: ElicitRequest["params"]) => ElicitResult;
+  },
 ): Promise<Client> {
   const server = createMcpServer({
-    service: httpServiceClient({ baseUrl: w.sys.url, apiKey: options.apiKey ?? w.eu.key }),
+    service: httpServiceClient({ baseUrl: options.baseUrl ?? w.sys.url, apiKey: options.apiKey ?? w.eu.key }),
     clock: options.clock,
     logger: pino({ level: "silent" }),
     allowWrites: options.allowWrites,
+    confirmByPerson: options.confirmByPerson ?? false,
     defaultEndUserId: w.eu.endUserId,
     confirmationTtlMs: 60_000,
     docsBaseUrl: w.sys.url,
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  const person = options.person;
+  const client = new Client(
+    { name: "mcp-test", version: "1.0.0" },
+    person ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  if (person) client.setRequestHandler(ElicitRequestSchema, (request) => person(request.params));
   await client.connect(clientSide);
   t.after(() => client.close());
   return client;
@@ -127,6 +201,13 @@ function toolCallLogs(stderr: string): Json[] {
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Json)
     .filter((line) => line.msg === "tool call");
+}
+
+/** The messages inside a document the application was handed (the text between the envelope's tags). */
+function messagesOf(document: string): string {
+  const match = /<QBXMLMsgsRq[^>]*>\n([\s\S]*)\n<\/QBXMLMsgsRq>/.exec(document);
+  assert.ok(match?.[1], document);
+  return match[1];
 }
 
 const errorOf = (body: Json): { code: string; param: string | null; message: string } =>
@@ -234,9 +315,10 @@ test("over stdio with --allow-writes: a write previewed with its exact message, 
   });
   assert.equal(preview.isError, false, JSON.stringify(preview.body));
   assert.equal(preview.body.applied, false);
-  const message = preview.body.message as { messages: string };
-  assert.match(message.messages, /^<CustomerAddRq><CustomerAdd><Name>Agent Customer<\/Name>/);
+  const message = preview.body.message as { messages: string; redactedValues: number };
+  assert.match(message.messages, /^<CustomerAddRq>\n {2}<CustomerAdd>\n {4}<Name>Agent Customer<\/Name>/);
   assert.ok(message.messages.includes("<CompanyName>Agent &amp; Co</CompanyName>"), message.messages);
+  assert.equal(message.redactedValues, 0);
   const token = preview.body.token as string;
   assert.equal(await requestCount(w), before, "a preview sends nothing");
   assert.equal(count(w, "CustomerAddRq"), 0);
@@ -249,7 +331,7 @@ test("over stdio with --allow-writes: a write previewed with its exact message, 
   assert.equal(count(w, "CustomerAddRq"), 1);
   // The application received exactly the previewed messages.
   const sent = w.received.find((xml) => xml.includes("<Name>Agent Customer</Name>")) ?? "";
-  assert.ok(sent.includes(`>\n${message.messages}\n</QBXMLMsgsRq>`), sent);
+  assert.equal(shownMessages(messagesOf(sent)).xml, message.messages, sent);
 
   const again = await callTool(client, "confirm_write", { token });
   assert.equal(again.isError, false, JSON.stringify(again.body));
@@ -395,5 +477,222 @@ test("a partial line update is previewed with the lines it keeps, read from the 
   assert.equal(count(w, "InvoiceModRq") - updatesBefore, 1);
   assert.equal(count(w, "InvoiceQueryRq"), retrievesBefore, "no second read at apply time");
   const sent = w.received.findLast((xml) => xml.includes("<InvoiceModRq>")) ?? "";
-  assert.ok(sent.includes(`>\n${messages}\n</QBXMLMsgsRq>`), sent);
+  assert.equal(shownMessages(messagesOf(sent)).xml, messages, sent);
+});
+
+test("IDs that are not the application's or the service's forms are refused, and nothing reaches the service", async (t) => {
+  const w = await world();
+  const proxy = await recordingProxy(t, w.sys.url);
+  const client = await memoryClient(t, w, { clock: new FakeClock(), allowWrites: true, baseUrl: proxy.url });
+  const before = await requestCount(w);
+  // `.` and `..` are dot segments: URL normalisation would have sent `POST …/customers/..` as
+  // `POST /v1/ledger-desktop/` (another route than the preview showed).
+  for (const id of [".", "..", "a/b", "a?b", "a#b", "%2e%2e", "a b", "a\u0000b"]) {
+    for (const [operationId, body] of [
+      ["ledger.customers.retrieve", undefined],
+      ["ledger.customers.update", { revisionNumber: "1", name: "Moved" }],
+      ["ledger.customers.delete", undefined],
+      ["ledger.invoices.void", {}],
+    ] as const) {
+      const refused = await callTool(client, "call_operation", {
+        operationId,
+        id,
+        ...(body ? { body } : {}),
+      });
+      assert.equal(refused.isError, true, `${operationId} ${JSON.stringify(id)}`);
+      assert.deepEqual(
+        [errorOf(refused.body).code, errorOf(refused.body).param],
+        ["INVALID_PARAMETER", "id"],
+        `${operationId} ${JSON.stringify(id)}`,
+      );
+      assert.equal(refused.body.token, undefined);
+    }
+  }
+  const request = await callTool(client, "get_request", { requestId: ".." });
+  assert.deepEqual(
+    [errorOf(request.body).code, errorOf(request.body).param],
+    ["INVALID_PARAMETER", "requestId"],
+  );
+  const endUser = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.list",
+    endUserId: "eu_../..",
+  });
+  assert.deepEqual(
+    [errorOf(endUser.body).code, errorOf(endUser.body).param],
+    ["INVALID_PARAMETER", "endUserId"],
+  );
+  assert.equal(proxy.received.length, 0, "nothing reached the service");
+  assert.equal(await requestCount(w), before);
+});
+
+test("the service receives the previewed method, path and body; the preview masks the card number", async (t) => {
+  const w = await world();
+  const proxy = await recordingProxy(t, w.sys.url);
+  const client = await memoryClient(t, w, { clock: new FakeClock(), allowWrites: true, baseUrl: proxy.url });
+  const card = "4111111111111111";
+  const given = {
+    name: "Card Holder",
+    creditCard: { number: card, expirationMonth: 12, expirationYear: 2031, name: "C Holder" },
+  };
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: given,
+  });
+  assert.equal(preview.isError, false, JSON.stringify(preview.body));
+  const shown = JSON.stringify(preview.body);
+  assert.ok(!shown.includes(card) && !shown.includes(card.slice(0, 12)), shown);
+  const message = preview.body.message as { messages: string; redactedValues: number };
+  assert.match(message.messages, /<CreditCardNumber>•{12}1111<\/CreditCardNumber>/);
+  assert.equal(message.redactedValues, 1);
+  const request = preview.body.request as {
+    method: string;
+    path: string;
+    body: Json;
+    redactedValues: number;
+  };
+  assert.equal((request.body.creditCard as Json).number, "••••••••••••1111");
+  assert.equal(request.redactedValues, 1);
+  assert.equal(proxy.received.length, 0, "a preview sends nothing");
+
+  const applied = await callTool(client, "confirm_write", { token: preview.body.token });
+  assert.equal(applied.isError, false, JSON.stringify(applied.body));
+  assert.equal(proxy.received.length, 1);
+  const [sent] = proxy.received;
+  assert.ok(sent);
+  assert.deepEqual([sent.method, sent.url], [request.method, request.path]);
+  assert.deepEqual(JSON.parse(sent.body), given, "the body as given, card number and all");
+  assert.deepEqual(redactedJson(JSON.parse(sent.body)).value, request.body, "the previewed body, masked");
+  // The application was handed the real number, in the previewed message.
+  const document = w.received.find((xml) => xml.includes("<Name>Card Holder</Name>")) ?? "";
+  assert.ok(document.includes(`<CreditCardNumber>${card}</CreditCardNumber>`), document);
+  assert.equal(shownMessages(messagesOf(document)).xml, message.messages);
+
+  // A write whose path names the record: the ID is one encoded segment, sent as previewed.
+  const customer = applied.body.result as { id: string; revisionNumber: string };
+  const update = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.update",
+    id: customer.id,
+    body: { revisionNumber: customer.revisionNumber, companyName: "Renamed & Co" },
+  });
+  assert.equal(update.isError, false, JSON.stringify(update.body));
+  const updateRequest = update.body.request as { method: string; path: string; body: Json };
+  assert.equal(updateRequest.path, `/v1/ledger-desktop/customers/${encodeURIComponent(customer.id)}`);
+  const updated = await callTool(client, "confirm_write", { token: update.body.token });
+  assert.equal(updated.isError, false, JSON.stringify(updated.body));
+  const last = proxy.received.at(-1);
+  assert.deepEqual(
+    [last?.method, last?.url, JSON.parse(last?.body ?? "null")],
+    [updateRequest.method, updateRequest.path, updateRequest.body],
+  );
+});
+
+test("--confirm-by-person: the person accepts in the client and the write is applied once; a decline writes nothing", async (t) => {
+  const w = await world();
+  const asked: Array<ElicitRequest["params"]> = [];
+  let answer: ElicitResult = { action: "accept", content: { apply: true } };
+  const client = await memoryClient(t, w, {
+    clock: new FakeClock(),
+    allowWrites: true,
+    confirmByPerson: true,
+    person: (params) => {
+      asked.push(params);
+      return answer;
+    },
+  });
+  const tools = (await client.listTools()).tools;
+  assert.match(tools.find((tool) => tool.name === "confirm_write")?.description ?? "", /Asks the user/);
+
+  const card = "5500005555555559";
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Person Accepted", creditCard: { number: card } },
+  });
+  assert.match(String(preview.body.next), /asked in their MCP client/);
+  assert.equal(asked.length, 0, "the preview asks no one");
+  const applied = await callTool(client, "confirm_write", { token: preview.body.token });
+  assert.equal(applied.isError, false, JSON.stringify(applied.body));
+  assert.equal(count(w, "CustomerAddRq"), 1);
+  // The person saw what the preview showed: the operation, the route, the message; the card masked.
+  assert.equal(asked.length, 1);
+  const question = asked[0] as { message: string; requestedSchema: { properties: Json } };
+  assert.match(question.message, /ledger\.customers\.create/);
+  assert.match(question.message, /POST \/v1\/ledger-desktop\/customers/);
+  assert.match(question.message, /<Name>Person Accepted<\/Name>/);
+  assert.match(question.message, /•{12}5559/);
+  assert.ok(!question.message.includes(card));
+  assert.deepEqual(Object.keys(question.requestedSchema.properties), ["apply"]);
+  // Once accepted, confirming again replays the same Request without asking again.
+  const again = await callTool(client, "confirm_write", { token: preview.body.token });
+  assert.equal(again.body.requestId, applied.body.requestId);
+  assert.equal(asked.length, 1);
+  assert.equal(count(w, "CustomerAddRq"), 1);
+
+  // Declined (or accepted without ticking "apply", or dismissed): nothing sent, the token is void.
+  for (const refusal of [
+    { action: "decline" },
+    { action: "accept", content: { apply: false } },
+    { action: "cancel" },
+  ] as ElicitResult[]) {
+    answer = refusal;
+    const before = await requestCount(w);
+    const declined = await callTool(client, "call_operation", {
+      operationId: "ledger.customers.create",
+      body: { name: "Person Declined" },
+    });
+    const refused = await callTool(client, "confirm_write", { token: declined.body.token });
+    assert.equal(refused.isError, true, JSON.stringify(refusal));
+    assert.equal(errorOf(refused.body).code, "PERMISSION_DENIED");
+    assert.match(errorOf(refused.body).message, /did not accept/);
+    const retried = await callTool(client, "confirm_write", { token: declined.body.token });
+    assert.equal(errorOf(retried.body).param, "token", "the token is void");
+    assert.equal(await requestCount(w), before, "nothing was sent");
+  }
+  assert.equal(count(w, "CustomerAddRq"), 1);
+});
+
+test("--confirm-by-person with a client that cannot ask the person: writes are refused, nothing sent", async (t) => {
+  const w = await world();
+  const client = await memoryClient(t, w, {
+    clock: new FakeClock(),
+    allowWrites: true,
+    confirmByPerson: true,
+  });
+  const before = await requestCount(w);
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Nobody Asked" },
+  });
+  const refused = await callTool(client, "confirm_write", { token: preview.body.token });
+  assert.equal(refused.isError, true);
+  assert.equal(errorOf(refused.body).code, "PERMISSION_DENIED");
+  assert.match(errorOf(refused.body).message, /does not support elicitation/);
+  assert.equal(await requestCount(w), before);
+  assert.equal(count(w, "CustomerAddRq"), 0);
+});
+
+test("over stdio with --allow-writes --confirm-by-person: the person is asked, and their decline writes nothing", async (t) => {
+  const w = await world();
+  const asked: string[] = [];
+  const { client, stderr } = await stdioClient(t, w, ["--allow-writes", "--confirm-by-person"], (params) => {
+    asked.push(params.message);
+    return { action: "decline" };
+  });
+  const before = await requestCount(w);
+  const preview = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Declined Over Stdio" },
+  });
+  const refused = await callTool(client, "confirm_write", { token: preview.body.token });
+  assert.equal(errorOf(refused.body).code, "PERMISSION_DENIED");
+  assert.equal(asked.length, 1);
+  assert.match(asked[0] ?? "", /<Name>Declined Over Stdio<\/Name>/);
+  assert.equal(await requestCount(w), before);
+  assert.equal(count(w, "CustomerAddRq"), 0);
+  const logged = await eventually("the confirmation logged", async () =>
+    toolCallLogs(stderr()).find((line) => line.tool === "confirm_write"),
+  );
+  assert.deepEqual(
+    [logged.confirmedBy, logged.personAnswer, logged.code],
+    ["person", "decline", "PERMISSION_DENIED"],
+  );
 });

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
-import { call, runCli, startService, workspace, type Workspace } from "./processes.ts";
+import {
+  assertNoSecretKey,
+  bannerReads,
+  call,
+  runCli,
+  startService,
+  workspace,
+  type Workspace,
+} from "./processes.ts";
 
 /**
  * The operator CLI beside a running service, both as real child processes on the suite's store (a
@@ -25,18 +33,13 @@ test("projects and keys created, listed and revoked while the service runs; a si
   const ws = await workspace(t);
   const service = await startService(t, ws);
 
-  // Every read command the banner prints answers 200 as printed (non-negotiable: the first curl works).
-  const reads = service
-    .stdout()
-    .split("\n")
-    .filter((line) => /^\s*curl -s /.test(line) && !line.includes(" -X "));
+  // Every read command the banner prints answers 200 as printed (non-negotiable: the first curl
+  // works). Its output is a pipe, not a terminal: no key in it, the commands read the key file.
+  assertNoSecretKey(service.stdout() + service.stderr());
+  const reads = bannerReads(service.stdout());
   assert.ok(reads.length >= 3, service.stdout());
-  for (const line of reads) {
-    const target = /curl -s "?([^"\s]+)"?/.exec(line)?.[1] ?? "";
-    const headers = Object.fromEntries(
-      [...line.matchAll(/-H "([^:]+): ([^"]+)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
-    );
-    const res = await fetch(target, { headers });
+  for (const { line, url, headers } of reads) {
+    const res = await fetch(url, { headers });
     assert.equal(res.status, 200, `${line}\n${await res.text()}`);
   }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -58,6 +58,7 @@ export interface ServiceProcess {
   /** Everything the service printed on stdout (the banner). */
   stdout: () => string;
   stderr: () => string;
+  /** The demo's live secret key, from the key file (a banner not written to a terminal has none). */
   secretKey: string;
   demoEndUserId: string;
   /** Stops with SIGTERM and waits for the exit. */
@@ -96,14 +97,64 @@ export async function startService(
     assert.ok(Date.now() - started < 150_000, `the service did not start:\n${out}\n${err}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const demo = simulator ? demoFile({ ...ws.env, ...env }) : null;
   return {
     child,
     stdout: () => out,
     stderr: () => err,
-    secretKey: /Secret key\s+(sk_live_\w+)/.exec(out)?.[1] ?? "",
-    demoEndUserId: /Demo end user\s+(eu_\w+)/.exec(out)?.[1] ?? "",
+    secretKey: demo?.keys.secretLive ?? "",
+    demoEndUserId: demo?.endUserId ?? "",
     stop,
   };
+}
+
+/** `DATA_DIR/demo.json` (with PostgreSQL, `DATA_DIR/postgres-demo/demo.json`): the demo's keys. */
+export function demoFilePath(env: Record<string, string | undefined>): string {
+  const dir = env.DATABASE_URL ? join(env.DATA_DIR ?? "", "postgres-demo") : (env.DATA_DIR ?? "");
+  return join(dir, "demo.json");
+}
+
+/** The demo's key file, which only its owner may read (mode 0600). */
+export function demoFile(env: Record<string, string | undefined>): {
+  endUserId: string;
+  keys: { secretLive: string; secretTest: string };
+} {
+  const path = demoFilePath(env);
+  assert.equal(statSync(path).mode & 0o777, 0o600, `${path} is readable by its owner only`);
+  return JSON.parse(readFileSync(path, "utf8")) as ReturnType<typeof demoFile>;
+}
+
+/** Neither a live nor a test secret key appears in a process's output (issue 23). */
+export function assertNoSecretKey(output: string): void {
+  assert.doesNotMatch(output, /sk_(live|test)_[A-Za-z0-9]/, output);
+}
+
+/**
+ * The banner's read commands as a shell would run them: `$KEY` is what the banner's own
+ * `KEY=$(…)` line (printed when the output is not a terminal) gives, run by `sh`.
+ */
+export function bannerReads(
+  banner: string,
+): Array<{ line: string; url: string; headers: Record<string, string> }> {
+  const keyLine = banner.split("\n").find((line) => /^\s*KEY=\$\(/.test(line));
+  let key: string | undefined;
+  if (keyLine !== undefined) {
+    const shell = spawnSync("sh", ["-c", `${keyLine.trim()} && printf %s "$KEY"`], { encoding: "utf8" });
+    assert.equal(shell.status, 0, `${keyLine}\n${shell.stderr}`);
+    key = shell.stdout;
+    assert.match(key, /^sk_live_/, keyLine);
+  }
+  return banner
+    .split("\n")
+    .filter((line) => /^\s*curl -s /.test(line) && !line.includes(" -X "))
+    .map((line) => {
+      const expanded = key === undefined ? line : line.replaceAll("$KEY", key);
+      const url = /curl -s "?([^"\s]+)"?/.exec(expanded)?.[1] ?? "";
+      const headers = Object.fromEntries(
+        [...expanded.matchAll(/-H "([^:]+): ([^"]+)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+      );
+      return { line, url, headers };
+    });
 }
 
 async function answers(url: string): Promise<boolean> {

@@ -105,10 +105,34 @@ async function newPage(t: TestContext): Promise<{ context: BrowserContext; page:
     return null;
   }
   const context = await browser.newContext({ acceptDownloads: true });
-  t.after(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
+  // The page must work under its CSP (no inline script or style, decision 0033): any violation or
+  // script error, in the page or in a frame, fails the test.
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  t.after(async () => {
+    await context.close();
+    assert.deepEqual(problems, [], "no CSP violation or script error");
+  });
   return { context, page };
+}
+
+/** The CSP of a hosted page: scripts and styles from the service only, framing open. */
+function assertStrictCsp(csp: string): void {
+  assert.match(csp, /frame-ancestors \*/);
+  const directive = (name: string): string | undefined =>
+    csp
+      .split(";")
+      .map((part) => part.trim())
+      .find((part) => part.startsWith(`${name} `))
+      ?.slice(name.length + 1);
+  assert.equal(directive("script-src"), "'self'", csp);
+  assert.equal(directive("style-src"), "'self'", csp);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|unsafe-hashes/, csp);
 }
 
 async function statusOf(session: Session): Promise<{ code: number; body: Record<string, unknown> }> {
@@ -130,9 +154,28 @@ test("the walkthrough: steps, password, .qwc download, first check-in completes 
   assert.equal(response.status(), 200);
   const headers = response.headers();
   assert.match(headers["content-type"] ?? "", /^text\/html/);
-  assert.match(headers["content-security-policy"] ?? "", /frame-ancestors \*/);
-  assert.match(headers["content-security-policy"] ?? "", /default-src 'self' 'unsafe-inline'/);
+  assertStrictCsp(headers["content-security-policy"] ?? "");
   assert.equal(headers["x-frame-options"], undefined);
+  // No inline script or style at all: the script and the stylesheet are the service's own files.
+  assert.equal(await page.locator("script:not([src]):not([type='application/json'])").count(), 0);
+  assert.equal(await page.locator("style, [style], [onclick], [onload], [onerror]").count(), 0);
+  assert.deepEqual(
+    await page
+      .locator("script[src], link[rel=stylesheet]")
+      .evaluateAll((elements) =>
+        elements.map((element) => element.getAttribute("src") ?? element.getAttribute("href")),
+      ),
+    ["/setup/assets/pages.css", "/setup/assets/setup.js"],
+  );
+  for (const [asset, type] of [
+    ["/setup/assets/setup.js", /^text\/javascript/],
+    ["/setup/assets/pages.css", /^text\/css/],
+  ] as const) {
+    const fetched = await fetch(`${sys.url}${asset}`);
+    assert.equal(fetched.status, 200, asset);
+    assert.match(fetched.headers.get("content-type") ?? "", type, asset);
+    assert.equal(fetched.headers.get("x-content-type-options"), "nosniff", asset);
+  }
   assert.equal(headers["cache-control"], "no-store");
   assert.equal(headers["referrer-policy"], "no-referrer");
 
@@ -432,7 +475,7 @@ test("unusable links: invalid secret 404, superseded 410, expired 410", async (t
   await sys.fakeClock.advance(16 * 60_000);
   const expired = await page.goto(second.authFlowUrl);
   assert.equal(expired?.status(), 410);
-  assert.match(expired?.headers()["content-security-policy"] ?? "", /frame-ancestors \*/);
+  assertStrictCsp(expired?.headers()["content-security-policy"] ?? "");
   await page.getByRole("heading", { name: "This setup link has expired" }).waitFor();
   await page.getByText("Ask System test for a new link.").waitFor();
   assert.equal(await page.locator("#password").count(), 0);

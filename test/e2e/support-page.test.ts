@@ -32,6 +32,10 @@ test("the .qwc file's AppSupport URL serves the plain HTML support page", async 
   assert.equal(page.status, 200, html);
   assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
   assert.equal(page.headers.get("x-content-type-options"), "nosniff");
+  // The hosted pages' CSP: no inline script or style anywhere (decision 0033).
+  assert.match(page.headers.get("content-security-policy") ?? "", /script-src 'self'; style-src 'self'/);
+  assert.doesNotMatch(page.headers.get("content-security-policy") ?? "", /unsafe-inline/);
+  assert.doesNotMatch(html, /<style|style="/, "no inline style");
   assert.match(html, /^<!doctype html>/);
   assert.match(html, /<title>[^<]+<\/title>/);
   for (const topic of ["what-it-does", "check", "help"]) {

@@ -6,7 +6,7 @@ import { renderSupportPage } from "../support-page-html.ts";
 import { apiRoutes } from "./index.ts";
 import { registerConsole } from "./console.ts";
 import { registerProbes } from "./probes.ts";
-import { registerSetupPages } from "./setup-pages.ts";
+import { HOSTED_PAGE_CSP, registerSetupPages } from "./setup-pages.ts";
 
 /** Unauthenticated pages: OpenAPI, docs, support, probes, the hosted setup flow, the operator console. Not rate limited per project. */
 export async function registerPublicPages(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -29,7 +29,11 @@ export async function registerPublicPages(app: FastifyInstance, deps: Deps): Pro
   // Connector links to it, so it must answer; it is static, for the end user.
   const support = renderSupportPage({ checkInSeconds: deps.config.CONNECTOR_CHECK_IN_SECONDS });
   app.get("/support", { config: { rateLimit: false } }, async (_request, reply) =>
-    reply.header("X-Content-Type-Options", "nosniff").type("text/html; charset=utf-8").send(support),
+    reply
+      .header("X-Content-Type-Options", "nosniff")
+      .header("Content-Security-Policy", HOSTED_PAGE_CSP)
+      .type("text/html; charset=utf-8")
+      .send(support),
   );
   registerSetupPages(app, deps);
   registerConsole(app);

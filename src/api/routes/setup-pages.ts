@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../../deps.ts";
 import { findEndUser } from "../../store/end-users.ts";
@@ -7,6 +8,7 @@ import { FailureThrottle } from "../../platform/failure-throttle.ts";
 import { sendError } from "../errors.ts";
 import { cancelSetup, loadSetup, qwcForSetup, type SetupState } from "../../tenancy/auth-sessions.ts";
 import {
+  HOSTED_PAGE_ASSETS,
   renderProblemPage,
   renderSetupPage,
   type ProblemPageView,
@@ -23,6 +25,7 @@ import {
  *   POST /setup/:id/simulate simulator mode only (SIMULATOR=on; absent otherwise): attaches a
  *                            simulated Web Connector and company file instead of the end user's;
  *                            JSON, or 303 back to the page for a plain form post
+ *   GET  /setup/assets/…     the pages' stylesheet and the setup page's script (static files)
  *
  * All take `?clientSecret=` (the credential; checked in constant time by the tenancy layer), never an
  * API key, and are not rate limited. The query string is never logged: the routes log at `warn` and
@@ -34,6 +37,38 @@ export const SETUP_POLL_MS = 1500;
 
 /** The largest body a setup route takes (a form post's is empty). */
 export const SETUP_BODY_LIMIT_BYTES = 1024;
+/**
+ * The hosted pages' Content Security Policy (decision 0033): scripts and styles from the service's
+ * own files only — no `'unsafe-inline'`, so markup injected into a page could not run a script even
+ * if escaping failed — and fetches to the service only. Framing stays open (`frame-ancestors *`):
+ * apps embed the setup link in an iframe. `form-action` is left out on purpose: the no-JavaScript
+ * Cancel form is answered with a 303 to the app's redirect URL, which a `form-action` list would
+ * block.
+ */
+export const HOSTED_PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors *",
+].join("; ");
+
+/** The files behind {@link HOSTED_PAGE_ASSETS}, copied into `dist/` by the build beside this module's. */
+const ASSET_FILES = [
+  {
+    url: HOSTED_PAGE_ASSETS.stylesheet,
+    body: readFileSync(new URL("../setup/pages.css", import.meta.url)),
+    type: "text/css; charset=utf-8",
+  },
+  {
+    url: HOSTED_PAGE_ASSETS.setupScript,
+    body: readFileSync(new URL("../setup/setup.js", import.meta.url)),
+    type: "text/javascript; charset=utf-8",
+  },
+] as const;
 
 const FALLBACK_APP_NAME = "the app that sent you this link";
 
@@ -58,6 +93,15 @@ export function registerSetupPages(app: FastifyInstance, deps: Deps): void {
     }
     return state;
   };
+  for (const asset of ASSET_FILES) {
+    app.get(asset.url, { config: { rateLimit: false } }, async (_request, reply) =>
+      reply
+        .header("X-Content-Type-Options", "nosniff")
+        .header("Cache-Control", "no-store")
+        .type(asset.type)
+        .send(asset.body),
+    );
+  }
   void app.register(async (scope) => {
     scope.addHook("onRequest", async (request, reply) => {
       const waitMs = guesses.blockedForMs(request.ip);
@@ -317,10 +361,7 @@ function sendHtml(reply: FastifyReply, code: number, html: string): FastifyReply
   return reply
     .code(code)
     .type("text/html; charset=utf-8")
-    .header(
-      "Content-Security-Policy",
-      "default-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors *",
-    )
+    .header("Content-Security-Policy", HOSTED_PAGE_CSP)
     .send(html);
 }
 
