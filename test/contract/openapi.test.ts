@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
@@ -184,6 +185,17 @@ test("GET /docs serves an HTML reference listing every operation and error code"
   assert.match(res.body, /^<!doctype html>/i);
   for (const route of apiRoutes) assert.ok(res.body.includes(route.operationId), route.operationId);
   assert.ok(res.body.includes('id="rate-limited"'), "error codes have anchors");
+  // No script may run on it, and its one inline style is allowed by its digest alone (issue 23).
+  const csp = String(res.headers["content-security-policy"]);
+  assert.match(csp, /default-src 'none'/);
+  assert.doesNotMatch(csp, /unsafe-inline|script-src/);
+  assert.doesNotMatch(res.body, /<script/i);
+  const styles = [...res.body.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1] ?? "");
+  assert.equal(styles.length, 1);
+  const digest = createHash("sha256")
+    .update(styles[0] ?? "")
+    .digest("base64");
+  assert.ok(csp.includes(`style-src 'sha256-${digest}'`), csp);
 });
 
 interface Parameter {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Deps } from "../../deps.ts";
 import { buildOpenApi } from "../openapi.ts";
-import { docsPage } from "../docs-page.ts";
+import { DOCS_PAGE_CSP, docsPage } from "../docs-page.ts";
 import { renderSupportPage } from "../support-page-html.ts";
 import { apiRoutes } from "./index.ts";
 import { registerConsole } from "./console.ts";
@@ -22,7 +22,11 @@ export async function registerPublicPages(app: FastifyInstance, deps: Deps): Pro
   // table rows carry those anchors.
   for (const url of ["/docs", "/docs/errors"]) {
     app.get(url, { config: { rateLimit: false } }, async (_request, reply) =>
-      reply.type("text/html; charset=utf-8").send((page ??= docsPage(openApi()))),
+      reply
+        .type("text/html; charset=utf-8")
+        .header("Content-Security-Policy", DOCS_PAGE_CSP)
+        .header("X-Content-Type-Options", "nosniff")
+        .send((page ??= docsPage(openApi()))),
     );
   }
   // `/support` is the `AppSupport` URL of every generated `.qwc` file (tenancy/qwc.ts): the Web
