@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { TestContext } from "node:test";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { buildApp } from "../app.ts";
 import { loadConfig, type Config } from "../config.ts";
 import type { Deps } from "../deps.ts";
@@ -35,6 +35,8 @@ export interface TestAppOptions {
   config?: Record<string, string>;
   /** Called before every statement (see `StoreOptions.gate`): tests make the store fail with it. */
   gate?: StatementGate;
+  /** The service's logger; silent by default (tests of what is logged give their own). */
+  logger?: Logger;
 }
 
 /** Opens an isolated store for tests (`onQuery`, `gate`: see `StoreOptions`). */
@@ -89,7 +91,7 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
     store,
     db: store.db,
     clock,
-    logger: pino({ level: "silent" }),
+    logger: options.logger ?? pino({ level: "silent" }),
     instanceId: newInstanceId(),
     activity: new ActivityStamps(),
     metrics: new Metrics(),
