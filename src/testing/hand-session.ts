@@ -50,3 +50,31 @@ export async function answerWith(app: ApplicationSession, xml: string): Promise<
   assert.ok(result.ok, JSON.stringify(result));
   return result.response;
 }
+
+/**
+ * What the company file holds, asked by another user of it (a session of its own on the simulated
+ * application, not through the service): the application's answer to `messages` (request message
+ * elements), so that a test sees exactly what reached the file.
+ */
+export async function askCompanyFile(
+  eu: Pick<ConnectedEndUser, "ledger" | "companyFilePath">,
+  messages: string,
+): Promise<string> {
+  const opened = await eu.ledger.beginSession({
+    companyFilePath: eu.companyFilePath,
+    appName: "Auditor",
+    ownerId: "{00000000-0000-0000-0000-00000000a0d1}",
+    fileId: "{00000000-0000-0000-0000-00000000f11e}",
+    stampFileId: false,
+  });
+  assert.ok(opened.ok);
+  try {
+    const result = await opened.session.processRequest(
+      `<?xml version="1.0" encoding="utf-8"?><?qbxml version="16.0"?><QBXML><QBXMLMsgsRq onError="stopOnError">${messages}</QBXMLMsgsRq></QBXML>`,
+    );
+    assert.ok(result.ok, JSON.stringify(result));
+    return result.response;
+  } finally {
+    opened.session.end();
+  }
+}

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";
 import { pino } from "pino";
-import { startSystem, type ConnectedEndUser } from "../../src/testing/system.ts";
+import { askCompanyFile } from "../../src/testing/hand-session.ts";
+import { startSystem } from "../../src/testing/system.ts";
 import { startWebhookReceiver, verifySignature } from "../../src/testing/webhook-receiver.ts";
 import type { ChangeFeedChangesData } from "../../src/webhooks/event-types.ts";
 import { bringOnline, eventually, json, passthroughPath } from "./helpers.ts";
@@ -73,27 +74,6 @@ async function answered(response: Response, status: number, where: string): Prom
   assert.equal(response.status, status, `${where}: ${text}`);
   assertNoSecret(text, where);
   return text;
-}
-
-/** The other user of the company file (a session on the simulated application itself). */
-async function companyFileHolds(eu: ConnectedEndUser, query: string): Promise<string> {
-  const opened = await eu.ledger.beginSession({
-    companyFilePath: eu.companyFilePath,
-    appName: "Auditor",
-    ownerId: "{00000000-0000-0000-0000-00000000a0d1}",
-    fileId: "{00000000-0000-0000-0000-00000000f11e}",
-    stampFileId: false,
-  });
-  assert.ok(opened.ok);
-  try {
-    const result = await opened.session.processRequest(
-      `<?xml version="1.0" encoding="utf-8"?><?qbxml version="16.0"?><QBXML><QBXMLMsgsRq onError="stopOnError">${query}</QBXMLMsgsRq></QBXML>`,
-    );
-    assert.ok(result.ok, JSON.stringify(result));
-    return result.response;
-  } finally {
-    opened.session.end();
-  }
 }
 
 test("a card number reaches the company file in full, and no answer, event, log line or stored column", async (t) => {
@@ -248,7 +228,7 @@ test("a card number reaches the company file in full, and no answer, event, log 
   assert.ok(ofType(receiver.received, "request.succeeded").length > 0, "request events were received");
 
   // The application got every value in full.
-  const file = await companyFileHolds(eu, "<CustomerQueryRq/><ReceivePaymentQueryRq/><EmployeeQueryRq/>");
+  const file = await askCompanyFile(eu, "<CustomerQueryRq/><ReceivePaymentQueryRq/><EmployeeQueryRq/>");
   for (const value of FULL) assert.ok(file.includes(value), `the company file holds ${value}`);
 
   // Nothing the service wrote or keeps holds one.

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { adminOperations } from "../../src/admin/operations.ts";
 import { SEALED_PREFIX, sealingFor } from "../../src/platform/sealing.ts";
+import { askCompanyFile } from "../../src/testing/hand-session.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { startWebhookReceiver, verifySignature } from "../../src/testing/webhook-receiver.ts";
 import { bringOnline, eventually, json, stopConnector, type RequestResource } from "./helpers.ts";
@@ -50,23 +51,11 @@ async function settled(sys: System, id: string): Promise<RequestResource & { res
 
 /** Customers of the company file by name, as the application holds them (its own session). */
 async function fileCustomer(eu: ConnectedEndUser, name: string): Promise<string | null> {
-  const opened = await eu.ledger.beginSession({
-    companyFilePath: eu.companyFilePath,
-    appName: "Auditor",
-    ownerId: "{00000000-0000-0000-0000-00000000a0d1}",
-    fileId: "{00000000-0000-0000-0000-00000000f11e}",
-    stampFileId: false,
-  });
-  assert.ok(opened.ok);
-  try {
-    const result = await opened.session.processRequest(
-      `<?xml version="1.0" encoding="utf-8"?><?qbxml version="16.0"?><QBXML><QBXMLMsgsRq onError="stopOnError"><CustomerQueryRq><FullName>${name}</FullName></CustomerQueryRq></QBXMLMsgsRq></QBXML>`,
-    );
-    assert.ok(result.ok);
-    return result.response.includes("<CustomerRet>") ? result.response : null;
-  } finally {
-    opened.session.end();
-  }
+  const response = await askCompanyFile(
+    eu,
+    `<CustomerQueryRq><FullName>${name}</FullName></CustomerQueryRq>`,
+  );
+  return response.includes("<CustomerRet>") ? response : null;
 }
 
 test("values sealed under key A open once A is previous; reseal moves them to the new key, which then opens them alone", async (t) => {
