@@ -5,20 +5,25 @@ import boundaries from "eslint-plugin-boundaries";
 import tseslint from "typescript-eslint";
 
 /**
- * The layers of the house style (§2.2, "Dependency arrows"): api → {requests, tenancy, webhooks,
- * change-feed} → ledger → {errors, platform}; every module may use the store; the connector uses
- * requests and the store; the simulator may read ledger definitions but talks to the service only
- * over HTTP and SOAP; nothing but the composition root imports api. `root` is the composition root's
- * shared types (deps, config).
+ * The layers of the house style (§2.2, "Dependency arrows"), quoted by docs/architecture.md: api →
+ * {requests, tenancy, webhooks, change-feed, connector} → connections → {errors, platform, store};
+ * requests and the connector reach the ledger; every module may use the store (the only SQL); the
+ * simulator may read ledger definitions but talks to the service only over HTTP and SOAP; nothing
+ * but the composition root imports api. `deps` (src/deps.ts) is the composition root's bag of
+ * capabilities and imports no feature module; `config` parses the environment.
  */
 const LAYERS = [
-  { type: "root", pattern: ["src/deps.ts", "src/config.ts"], mode: "file" },
+  { type: "root", pattern: ["src/deps.ts"], mode: "file" },
+  { type: "config", pattern: ["src/config.ts"], mode: "file" },
   { type: "app", pattern: ["src/app.ts", "src/main.ts", "src/cli.ts", "src/demo.ts"], mode: "file" },
   // Simulator mode's composition: the demo and the host of simulated end users inside the service.
   { type: "app", pattern: "src/simulation" },
   { type: "api", pattern: "src/api" },
   { type: "requests", pattern: "src/requests" },
   { type: "tenancy", pattern: "src/tenancy" },
+  // What a connection is (issue 24): its status machine, when it was last seen, its history and
+  // expected check-in. Below everything that reads or moves a connection.
+  { type: "connections", pattern: "src/connections" },
   { type: "webhooks", pattern: "src/webhooks" },
   { type: "change-feed", pattern: "src/change-feed" },
   { type: "connector", pattern: "src/connector" },
@@ -31,21 +36,26 @@ const LAYERS = [
   // The MCP server (decision 0022): a client of the service over HTTP that reads the operation table.
   { type: "mcp", pattern: "src/mcp" },
 ];
-const BASE = ["root", "errors", "platform", "store"];
+const BASE = ["root", "config", "errors", "platform", "store"];
 const ARROWS = [
   { from: "app", allow: ["*"] },
   { from: "testing", allow: ["*"] },
-  { from: "api", allow: [...BASE, "requests", "tenancy", "webhooks", "change-feed", "ledger", "connector"] },
-  { from: "connector", allow: [...BASE, "requests", "ledger", "tenancy"] },
-  { from: "requests", allow: [...BASE, "ledger", "tenancy"] },
-  { from: "tenancy", allow: [...BASE, "ledger"] },
+  {
+    from: "api",
+    allow: [...BASE, "requests", "tenancy", "connections", "webhooks", "change-feed", "ledger", "connector"],
+  },
+  { from: "connector", allow: [...BASE, "requests", "ledger", "tenancy", "connections"] },
+  { from: "requests", allow: [...BASE, "ledger", "tenancy", "connections"] },
+  { from: "tenancy", allow: [...BASE, "ledger", "connections"] },
+  { from: "connections", allow: BASE },
   { from: "webhooks", allow: [...BASE, "ledger", "tenancy"] },
   { from: "change-feed", allow: [...BASE, "ledger", "requests", "webhooks", "tenancy"] },
   { from: "ledger", allow: BASE },
-  { from: "store", allow: ["root", "errors", "platform"] },
+  { from: "store", allow: ["root", "config", "errors", "platform"] },
   { from: "errors", allow: ["errors"] },
   { from: "platform", allow: ["platform"] },
-  { from: "root", allow: ["root", "platform", "store", "tenancy", "webhooks"] },
+  { from: "root", allow: ["root", "config", "platform", "store"] },
+  { from: "config", allow: ["platform", "webhooks"] },
   // The simulated Web Connector writes its envelopes with the connector's SOAP codec (a client the
   // service did not write, npm `soap` on the official WSDL, checks the endpoint independently).
   { from: "simulator", allow: ["simulator", "ledger", "platform", "errors", "connector"] },
@@ -116,6 +126,23 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         { patterns: [{ group: ["**/api/**", "../api/*"], message: "Only app.ts imports the api layer." }] },
+      ],
+    },
+  },
+  {
+    // When a connector was last seen is read from a Seen row through connections/seen.ts, which
+    // counts this instance's unwritten activity stamps (decision 0023); the column is the store's.
+    files: ["src/**/*.ts"],
+    ignores: ["src/connections/**", "src/store/**", "src/**/*.test.ts", "src/testing/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "ExportDefaultDeclaration", message: "Use named exports." },
+        {
+          selector: "MemberExpression[property.name='last_seen_at']",
+          message:
+            "Read when the connector was last seen with connections/seen.ts (lastSeenAt of a Seen row).",
+        },
       ],
     },
   },

@@ -9,10 +9,14 @@ import type { serializeRequest } from "../requests/resource.ts";
 import type { SubscriptionResource } from "../change-feed/subscriptions.ts";
 import type { ApiKeyResource } from "../tenancy/api-keys.ts";
 import type { AuthSessionResource } from "../tenancy/auth-sessions.ts";
-import { CHECK_IN_BASES, CHECK_IN_CONFIDENCES, type CheckInEstimate } from "../tenancy/check-in-estimate.ts";
-import { AVAILABILITY_STATES, type ConnectionHistoryResource } from "../tenancy/connection-history.ts";
-import { CONNECTION_STATUSES } from "../tenancy/connection-status.ts";
-import type { ConnectionResource } from "../tenancy/connections.ts";
+import {
+  CHECK_IN_BASES,
+  CHECK_IN_CONFIDENCES,
+  type CheckInEstimate,
+} from "../connections/check-in-estimate.ts";
+import { AVAILABILITY_STATES, type ConnectionHistoryResource } from "../connections/history.ts";
+import { CONNECTION_STATUSES } from "../connections/status.ts";
+import type { ConnectionResource } from "../connections/resource.ts";
 import type { EndUserResource } from "../tenancy/end-users.ts";
 import type { PlatformPage } from "../tenancy/pagination.ts";
 import { DELIVERY_STATUSES, type DeliveryResource } from "../webhooks/deliveries.ts";

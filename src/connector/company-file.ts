@@ -11,7 +11,7 @@ import { completePendingSessions } from "../store/auth-sessions.ts";
 import { findOtherConnectionWithFile, type ConnectionRow } from "../store/connections.ts";
 import { updateSession, type ConnectorSessionRow } from "../store/connector-sessions.ts";
 import { SERVICE_OWNER_ID } from "../tenancy/auth-sessions.ts";
-import { moveConnection } from "../tenancy/connection-status.ts";
+import { moveConnection } from "../connections/status.ts";
 import { negotiateVersion, readCompanyFacts } from "./hcp.ts";
 
 /** What the connector reports with its first `sendRequestXML` of a session. */

@@ -15,7 +15,8 @@ import {
   resolveRecovery,
   transition,
 } from "../requests/engine.ts";
-import { withCheckIn } from "../tenancy/check-in-estimate.ts";
+import { withCheckIn } from "../connections/check-in-estimate.ts";
+import { checkInGapMs } from "../connections/seen.ts";
 import {
   findConnectionById,
   findConnectionByUsername,
@@ -31,7 +32,7 @@ import {
   type ConnectorSessionRow,
 } from "../store/connector-sessions.ts";
 import { takeSession } from "../store/instances.ts";
-import { moveConnection } from "../tenancy/connection-status.ts";
+import { moveConnection } from "../connections/status.ts";
 import {
   findSessionWithInFlight,
   pendingRecoveries,
@@ -133,14 +134,14 @@ export async function authenticate(
   password: string,
 ): Promise<string[]> {
   const { deps } = ctx;
-  let connection = await findConnectionByUsername(deps.db, userName);
-  if (!connection || !secretMatches(password, connection.password_hash) || connection.status === "disabled") {
+  const found = await findConnectionByUsername(deps.db, userName);
+  if (!found || !secretMatches(password, found.password_hash) || found.status === "disabled") {
     deps.metrics.connectorCheckIns.inc({ result: "nvu" });
     return ["", "nvu"];
   }
   const now = new Date(deps.clock.now());
   // The gap since the connector was last seen counts its calls not yet written (activity stamps).
-  connection = deps.activity.connection(connection);
+  const connection = deps.activity.connection(found);
   const seen = {
     last_seen_at: now,
     last_check_in_at: now,
@@ -199,16 +200,6 @@ export async function authenticate(
     "connector session opened",
   );
   return [ticket, connection.company_file_path ?? ""];
-}
-
-/**
- * How long the connector had been silent before this check-in: the schedule it runs on, as
- * observed (diagnosis compares it with the `.qwc` interval). Null when it was never seen; capped to
- * fit the column.
- */
-function checkInGapMs(connection: ConnectionRow, nowMs: number): number | null {
-  if (!connection.last_seen_at) return null;
-  return Math.min(Math.max(0, nowMs - connection.last_seen_at.getTime()), 2_147_483_647);
 }
 
 /** Open a session when work waits, a write needs recovery, the status needs refreshing, or traffic is recent. */

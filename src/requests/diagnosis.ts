@@ -2,8 +2,8 @@ import type { Deps } from "../deps.ts";
 import { findConnectionById } from "../store/connections.ts";
 import { recentSessions, type ConnectorSessionRow } from "../store/connector-sessions.ts";
 import { pendingRecoveries, sentRequests, type RequestRow } from "../store/requests.ts";
-import { effectiveStatus } from "../tenancy/connections.ts";
-import { estimateCheckIn, type CheckInEstimate } from "../tenancy/check-in-estimate.ts";
+import { effectiveStatus, lastSeenAt } from "../connections/seen.ts";
+import { estimateCheckIn, type CheckInEstimate } from "../connections/check-in-estimate.ts";
 import {
   probableCausesOf,
   summaryOf,
@@ -34,7 +34,7 @@ export interface Diagnosis {
     lastConnectionErrorCode: string | null;
     /** When the connector is expected to check in next (null: no basis; see checkInEstimate). */
     expectedCheckInAt: string | null;
-    /** How the expectation was reached and how far to trust it (tenancy/check-in-estimate.ts). */
+    /** How the expectation was reached and how far to trust it (connections/check-in-estimate.ts). */
     checkInEstimate: CheckInEstimate;
   };
   probableCauses: ProbableCause[];
@@ -116,7 +116,7 @@ async function gather(deps: Deps, row: RequestRow, queuePosition: number | null)
     storedStatus: connection.status,
     statusReason: connection.status_reason,
     retryAtMs: connection.retry_at?.getTime() ?? null,
-    lastSeenAtMs: connection.last_seen_at?.getTime() ?? null,
+    lastSeenAtMs: lastSeenAt(connection)?.getTime() ?? null,
     checkInGapMs: connection.check_in_gap_ms,
     sharedConnectorAtMs: connection.shared_connector_at?.getTime() ?? null,
     session: open ? { openedAtMs: open.created_at.getTime(), ledgerAnswered: open.hcp_received } : null,
@@ -128,7 +128,7 @@ async function gather(deps: Deps, row: RequestRow, queuePosition: number | null)
   };
   return {
     evidence,
-    lastSeenAt: connection.last_seen_at,
+    lastSeenAt: lastSeenAt(connection),
     lastCheckInAt: connection.last_check_in_at,
     lastConnectionErrorCode: connection.last_connection_error_code,
     checkIn: estimateCheckIn({

@@ -2,7 +2,7 @@ import type { Deps } from "../deps.ts";
 import { findConnectionById } from "../store/connections.ts";
 import { openSessions } from "../store/connector-sessions.ts";
 import { findRequestById, type RequestRow } from "../store/requests.ts";
-import { effectiveStatus } from "../tenancy/connections.ts";
+import { effectiveStatus } from "../connections/seen.ts";
 import { expireUnsent, transition } from "./engine.ts";
 import { applies } from "./lifecycle.ts";
 

@@ -1,7 +1,8 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { Tenant } from "../store/tenant.ts";
-import { effectiveStatus, unavailableError } from "../tenancy/connections.ts";
+import { unavailableError } from "../connections/resource.ts";
+import { effectiveStatus, lastSeenAt } from "../connections/seen.ts";
 import { findCallTarget, type ConnectionRow } from "../store/connections.ts";
 import { claimIdempotencyKey, linkIdempotencyKey } from "../store/idempotency.ts";
 import {
@@ -367,7 +368,7 @@ function isReachable(deps: Deps, stored: ConnectionRow): boolean {
   const connection = deps.activity.connection(stored);
   return (
     effectiveStatus(connection, deps.clock.now(), deps.config.CONNECTION_OFFLINE_AFTER_MS) !== "offline" &&
-    connection.last_seen_at !== null
+    lastSeenAt(connection) !== null
   );
 }
 
@@ -390,7 +391,7 @@ function admissionError(
     return new ServiceError("INTEGRATION_CONNECTION_NOT_SET_UP");
   if (connection.status === "disabled") return new ServiceError("INTEGRATION_CONNECTION_DISABLED");
   if (!s.options.async && !isReachable(deps, connection)) {
-    const seen = deps.activity.connection(connection).last_seen_at;
+    const seen = lastSeenAt(deps.activity.connection(connection));
     return new ServiceError("INTEGRATION_CONNECTION_NOT_ACTIVE", {
       message: seen
         ? `The connector was last seen ${Math.round((deps.clock.now() - seen.getTime()) / 1000)} s ago.`

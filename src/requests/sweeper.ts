@@ -8,7 +8,8 @@ import {
   silentConnections,
 } from "../store/sweeps.ts";
 import { deleteStatusChangesBefore } from "../store/connection-history.ts";
-import { GOES_OFFLINE_WHEN_SILENT, markOfflineIfSilent } from "../tenancy/connection-status.ts";
+import { GOES_OFFLINE_WHEN_SILENT } from "../connections/seen.ts";
+import { markOfflineIfSilent } from "../connections/status.ts";
 import { requestsGone } from "../store/requests.ts";
 import { expireUnsent } from "./engine.ts";
 
@@ -22,7 +23,7 @@ import { expireUnsent } from "./engine.ts";
  *    (engine `nextWork`); the sweep makes the request end on time when nobody reads it and its
  *    connector never checks in again;
  * 2. moves connections whose connector has been silent beyond `CONNECTION_OFFLINE_AFTER_MS` to
- *    `offline` through the connection status machine (tenancy/connection-status.ts), which writes
+ *    `offline` through the connection status machine (connections/status.ts), which writes
  *    `connection.status_changed`; reads already show such a connection offline (derived);
  * 3. deletes idempotency keys past their 7-day retention (spec: Limits; `IDEMPOTENCY_RETENTION_MS`);
  * 4. retention: deletes finished Requests (succeeded, failed, canceled) `REQUEST_RETENTION_MS`

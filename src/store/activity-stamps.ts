@@ -13,6 +13,15 @@ import type { Db } from "./database.ts";
  */
 export const ACTIVITY_FLUSH_MS = 5000;
 
+declare const seenBrand: unique symbol;
+
+/**
+ * A connection row whose `last_seen_at` has this instance's unwritten stamps applied
+ * ({@link ActivityStamps.connection}): the only kind of row whose `last_seen_at` the service reads
+ * (connections/seen.ts; the lint forbids reading it elsewhere).
+ */
+export type Seen<T extends Pick<ConnectionRow, "last_seen_at">> = T & { readonly [seenBrand]: true };
+
 /**
  * The activity stamps of connector calls (a session's `last_activity_at`, its connection's
  * `last_seen_at`), kept in memory and written in batches (decision 0023). Before, every call of
@@ -46,10 +55,10 @@ export class ActivityStamps {
   }
 
   /** The connection row with this instance's unwritten `last_seen_at` applied (reads stay exact here). */
-  connection<T extends Pick<ConnectionRow, "id" | "last_seen_at">>(row: T): T {
+  connection<T extends Pick<ConnectionRow, "id" | "last_seen_at">>(row: T): Seen<T> {
     const seen = this.seen.get(row.id);
-    if (!seen || (row.last_seen_at !== null && row.last_seen_at >= seen)) return row;
-    return { ...row, last_seen_at: seen };
+    if (!seen || (row.last_seen_at !== null && row.last_seen_at >= seen)) return row as Seen<T>;
+    return { ...row, last_seen_at: seen } as Seen<T>;
   }
 
   /** How many stamps wait to be written. */

@@ -10,7 +10,7 @@ import type { AuthSessionsTable, ConnectionsTable } from "./schema.ts";
  *
  * - `connection.status_changed`: written in the transaction that changes a connection's stored
  *   `status`: {@link changeConnectionStatus} is the only writer of `status`, and is called only by
- *   the connection status machine (tenancy/connection-status.ts).
+ *   the connection status machine (connections/status.ts).
  * - `connection.setup_completed`: written in the transaction that moves an auth session to
  *   `completed` (store/auth-sessions.ts), once per session.
  *
@@ -44,7 +44,7 @@ export interface StatusChange {
 
 /**
  * Moves a connection to `changes.status` if its current status is one of `from` (the transitions
- * the status machine allows into it, tenancy/connection-status.ts) or already that status (then
+ * the status machine allows into it, connections/status.ts) or already that status (then
  * only the other fields change), and `onlyIf` holds for the locked row (evidence that must still
  * be true, such as a silence). The row is locked for the check, so the compare-and-set holds
  * across instances; a real change writes `connection.status_changed` (when subscribed) and its row of the status

@@ -64,7 +64,7 @@ export async function findConnectionById(db: Db, connectionId: string): Promise<
 
 /**
  * Changes of anything but `status`: the status moves only through the connection status machine
- * (tenancy/connection-status.ts → store/connection-events.ts `changeConnectionStatus`).
+ * (connections/status.ts → store/connection-events.ts `changeConnectionStatus`).
  */
 export type ConnectionChanges = Partial<
   Omit<ConnectionRow, "id" | "project_id" | "end_user_id" | "created_at" | "status">

@@ -84,7 +84,7 @@ export interface ConnectionsTable {
   retry_at: NullableTimestamp;
   /** How long the connector had been silent when it last checked in (its observed schedule). */
   check_in_gap_ms: number | null;
-  /** The last check-ins, epoch ms, newest first (tenancy/check-in-estimate.ts). */
+  /** The last check-ins, epoch ms, newest first (connections/check-in-estimate.ts). */
   recent_check_ins: ColumnType<number[], number[] | undefined, number[]>;
   /** When a replaced session's ticket was last used (a second computer with the same registration). */
   shared_connector_at: NullableTimestamp;

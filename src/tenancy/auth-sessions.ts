@@ -21,7 +21,7 @@ import {
 } from "../store/connections.ts";
 import { findEndUser } from "../store/end-users.ts";
 import { checkPublishableKey, type Principal } from "./api-keys.ts";
-import { effectiveStatus } from "./connections.ts";
+import { effectiveStatus } from "../connections/seen.ts";
 import { qwcDocument } from "./qwc.ts";
 
 /**

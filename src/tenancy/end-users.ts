@@ -19,8 +19,8 @@ import {
 } from "../store/end-users.ts";
 import { requestsGone } from "../store/requests.ts";
 import type { Tenant } from "../store/tenant.ts";
-import { moveConnection } from "./connection-status.ts";
-import { serializeConnection, type ConnectionResource } from "./connections.ts";
+import { moveConnection } from "../connections/status.ts";
+import { serializeConnection, type ConnectionResource } from "../connections/resource.ts";
 import { decodeCursor, pageOf, type PlatformPage } from "./pagination.ts";
 
 /**

@@ -1,9 +1,8 @@
-import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { randomAlphanumeric } from "../platform/random.ts";
 import { hashSecret } from "../platform/secrets.ts";
 import { supersedePendingSessions } from "../store/auth-sessions.ts";
-import { findConnectionById, updateConnection, type ConnectionRow } from "../store/connections.ts";
+import { findConnectionById, updateConnection } from "../store/connections.ts";
 import { findEndUser } from "../store/end-users.ts";
 import { findProject } from "../store/projects.ts";
 import { ensureConnection } from "./auth-sessions.ts";
@@ -17,42 +16,14 @@ import { ensureConnection } from "./auth-sessions.ts";
  * The connector password is never stored in clear: a simulated connector gets a fresh password when
  * it is attached and at every start of the service, like an end user who pastes a new one.
  */
-export interface SimulatedConnectors {
-  /**
-   * Attaches (or re-attaches) a simulated Web Connector and company file to `connection`, which
-   * must accept `password`. A company file kept from an earlier attachment is reused.
-   */
-  attach(input: AttachSimulatedConnector): Promise<AttachedSimulatedConnector>;
-}
+import type { AttachSimulatedConnector, Deps, SimulatedApplicationChoice } from "../deps.ts";
 
-/** The message version and regional edition asked of a simulated application (checked by its host). */
-export interface SimulatedApplicationChoice {
-  xmlVersion?: string | undefined;
-  country?: string | undefined;
-}
-
-export interface AttachSimulatedConnector {
-  connection: ConnectionRow;
-  password: string;
-  /** Company name for a new company file (the end user's company name). */
-  companyName: string;
-  /**
-   * The simulated application's message version and regional edition (`13.0`…`16.0`; `US`, `CA`,
-   * `UK`); the default is 16.0, US. Kept with the company file, and changed only when given.
-   */
-  application?: SimulatedApplicationChoice;
-}
-
-export interface AttachedSimulatedConnector {
-  connectionId: string;
-  companyFilePath: string;
-  /** True when an existing company file (with its data) was attached again. */
-  reused: boolean;
-  /** Whether the first check-in made the connection online (waited for, within a bound). */
-  online: boolean;
-  /** The simulated application's message version and regional edition. */
-  application: { xmlVersion: string; country: string };
-}
+export type {
+  AttachSimulatedConnector,
+  AttachedSimulatedConnector,
+  SimulatedApplicationChoice,
+  SimulatedConnectors,
+} from "../deps.ts";
 
 /** Gives a connection a new connector password; older setup links stop working (their password is gone). */
 export async function issueConnectorPassword(deps: Deps, connectionId: string): Promise<string> {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { createApiKey, createProject } from "../../src/tenancy/api-keys.ts";
-import { moveConnection } from "../../src/tenancy/connection-status.ts";
+import { moveConnection } from "../../src/connections/status.ts";
 import { buildTestApp, type TestApp } from "../../src/testing/harness.ts";
 import { expectStatus } from "./helpers.ts";
 import { validValue } from "./schema-values.ts";

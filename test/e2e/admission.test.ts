@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { moveConnection } from "../../src/tenancy/connection-status.ts";
+import { moveConnection } from "../../src/connections/status.ts";
 import { startSystem, type ConnectedEndUser } from "../../src/testing/system.ts";
 import { E2E_CONFIG, json, passthroughPath, requestById, type RequestResource } from "./helpers.ts";
 

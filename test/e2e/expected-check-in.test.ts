@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ConnectionResource } from "../../src/tenancy/connections.ts";
+import type { ConnectionResource } from "../../src/connections/resource.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { bringOnline, json, stopConnector } from "./helpers.ts";
 import { WAITING_CONFIG, checkInsEvery, queueRead, readRequest, untilStatus } from "./waiting-helpers.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sweepOnce } from "../../src/requests/sweeper.ts";
 import { createApiKey, createProject } from "../../src/tenancy/api-keys.ts";
-import type { ConnectionHistoryResource } from "../../src/tenancy/connection-history.ts";
+import type { ConnectionHistoryResource } from "../../src/connections/history.ts";
 import type { RequestMessagesResource } from "../../src/requests/messages.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
 import { bringOnline, connectionOf, E2E_CONFIG, json, stopConnector, type ErrorBody } from "./helpers.ts";

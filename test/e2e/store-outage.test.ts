@@ -4,7 +4,7 @@ import pg from "pg";
 import { SOAP_CONTENT_TYPE, soapAction, soapRequest } from "../../src/connector/soap.ts";
 import { usageOf } from "../../src/store/usage.ts";
 import { usagePeriod } from "../../src/tenancy/billing.ts";
-import { moveConnection } from "../../src/tenancy/connection-status.ts";
+import { moveConnection } from "../../src/connections/status.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
 import {
   E2E_CONFIG,

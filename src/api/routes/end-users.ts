@@ -21,7 +21,7 @@ import {
   endUserListSchema,
   endUserSchema,
 } from "../response-schemas.ts";
-import { connectionHistory } from "../../tenancy/connection-history.ts";
+import { connectionHistory } from "../../connections/history.ts";
 
 const TAG = "End users";
 const noBody = z.strictObject({});

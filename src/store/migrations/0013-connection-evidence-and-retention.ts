@@ -3,7 +3,7 @@ import { statements } from "./statements.ts";
 
 /**
  * Evidence for the connection status machine and the Request's diagnosis, and indexes for retention
- * (tenancy/connection-status.ts, requests/diagnosis.ts, requests/sweeper.ts):
+ * (connections/status.ts, requests/diagnosis.ts, requests/sweeper.ts):
  * - `connections.check_in_gap_ms`: how long the connector had been silent when it last checked in
  *   (the observed schedule, compared with the `.qwc` interval to see a changed schedule);
  * - `connections.shared_connector_at`: when a session's ticket was last used after a newer check-in

@@ -2,13 +2,13 @@ import { isErrorCode } from "../errors/catalogue.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { estimateCheckIn, type CheckInEstimate } from "./check-in-estimate.ts";
 import type { ConnectionRow } from "../store/connections.ts";
-import { GOES_OFFLINE_WHEN_SILENT } from "./connection-status.ts";
+import { effectiveStatus, type Seen } from "./seen.ts";
 
 /**
  * The connection resource (architecture §5). `status` is an open enumeration; its machine is
- * tenancy/connection-status.ts.
+ * connections/status.ts.
  */
-export type { ConnectionStatus } from "./connection-status.ts";
+export type { ConnectionStatus } from "./status.ts";
 
 export interface ConnectionResource {
   id: string;
@@ -20,7 +20,7 @@ export interface ConnectionResource {
   lastRequestAt: string | null;
   lastSuccessfulRequestAt: string | null;
   lastCheckInAt: string | null;
-  /** The next check-in the connector's observed schedule points to (tenancy/check-in-estimate.ts). */
+  /** The next check-in the connector's observed schedule points to (connections/check-in-estimate.ts). */
   expectedCheckInAt: string | null;
   checkInEstimate: CheckInEstimate;
   companyFile: {
@@ -33,19 +33,6 @@ export interface ConnectionResource {
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
-
-/**
- * `offline` is derived at read time as well as stored: a connection whose connector has not been
- * seen within the offline window reads as offline before the sweep stores it (the statuses that
- * may go offline are those of the status machine).
- */
-export function effectiveStatus(row: ConnectionRow, nowMs: number, offlineAfterMs: number): string {
-  if (GOES_OFFLINE_WHEN_SILENT.some((from) => from === row.status)) {
-    const seen = row.last_seen_at?.getTime() ?? 0;
-    if (nowMs - seen > offlineAfterMs) return "offline";
-  }
-  return row.status;
-}
 
 /**
  * The error the connector last reported for a connection whose application it cannot reach now
@@ -72,7 +59,10 @@ export interface ConnectionViewContext {
   checkInIntervalMs: number;
 }
 
-export function serializeConnection(row: ConnectionRow, view: ConnectionViewContext): ConnectionResource {
+export function serializeConnection(
+  row: Seen<ConnectionRow>,
+  view: ConnectionViewContext,
+): ConnectionResource {
   const { nowMs, offlineAfterMs } = view;
   const status = effectiveStatus(row, nowMs, offlineAfterMs);
   const checkIn = estimateCheckIn({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { availabilitySegments, availabilityState, secondsByState } from "./connection-history.ts";
+import { availabilitySegments, availabilityState, secondsByState } from "./history.ts";
 
 const H = 3600_000;
 const T0 = Date.UTC(2026, 10, 1);

@@ -5,8 +5,8 @@ import { newId } from "../platform/ids.ts";
 import { findConnectionById, touchConnection } from "../store/connections.ts";
 import { insertEndpointWithinLimit } from "../store/webhooks.ts";
 import { buildTestApp } from "../testing/harness.ts";
-import type { Principal } from "./api-keys.ts";
-import { ensureConnection } from "./auth-sessions.ts";
+import type { Principal } from "../tenancy/api-keys.ts";
+import { ensureConnection } from "../tenancy/auth-sessions.ts";
 import {
   CONNECTION_STATUSES,
   CONNECTION_TRANSITIONS,
@@ -14,9 +14,9 @@ import {
   moveConnection,
   setConnectionEnabled,
   type ConnectionStatus,
-} from "./connection-status.ts";
-import { serializeConnection } from "./connections.ts";
-import { createEndUser } from "./end-users.ts";
+} from "./status.ts";
+import { serializeConnection } from "./resource.ts";
+import { createEndUser } from "../tenancy/end-users.ts";
 
 /**
  * The connection status machine (connection-status.ts): every (from, to) pair of the six statuses,
@@ -190,7 +190,7 @@ test("silence: offline only after the window, checked again under the lock; a di
   const row = await findConnectionById(deps.db, id);
   assert.equal(row?.status, "offline");
   assert.equal(
-    serializeConnection(row, {
+    serializeConnection(deps.activity.connection(row), {
       nowMs: clock.now(),
       offlineAfterMs: window,
       sessionOpen: false,

@@ -4,8 +4,7 @@ import { statusChangesFrom, type StatusChangeRow } from "../store/connection-his
 import { findConnectionForEndUser, type ConnectionRow } from "../store/connections.ts";
 import { findEndUser } from "../store/end-users.ts";
 import type { Tenant } from "../store/tenant.ts";
-import { GOES_OFFLINE_WHEN_SILENT } from "./connection-status.ts";
-import { effectiveStatus } from "./connections.ts";
+import { GOES_OFFLINE_WHEN_SILENT, effectiveStatus, type Seen } from "./seen.ts";
 
 /**
  * A connection's status history and availability (issue 18, decision 0028), read from the rows the
@@ -128,12 +127,12 @@ const DAY_MS = 24 * 3600 * 1000;
  * the offline window closed (the sweep stores it at its next run).
  */
 function unstoredSilence(
-  row: ConnectionRow,
+  row: Seen<ConnectionRow>,
   nowMs: number,
   offlineAfterMs: number,
 ): StatusChangeInput | null {
   const stored = row.status;
-  if (!GOES_OFFLINE_WHEN_SILENT.some((s) => s === stored)) return null;
+  if (!(GOES_OFFLINE_WHEN_SILENT as readonly string[]).includes(stored)) return null;
   if (effectiveStatus(row, nowMs, offlineAfterMs) !== "offline" || row.last_seen_at === null) return null;
   return { previousStatus: stored, status: "offline", atMs: row.last_seen_at.getTime() + offlineAfterMs };
 }

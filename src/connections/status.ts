@@ -2,6 +2,7 @@ import type { Deps } from "../deps.ts";
 import type { ErrorCode } from "../errors/catalogue.ts";
 import { changeConnectionStatus, type StatusChange } from "../store/connection-events.ts";
 import type { ConnectionChanges, ConnectionRow } from "../store/connections.ts";
+import { GOES_OFFLINE_WHEN_SILENT, isSilent, lastSeenAt } from "./seen.ts";
 
 /**
  * The connection status machine (architecture guide §5: `pending_setup → online ⇄
@@ -88,21 +89,6 @@ export async function moveConnection(
   );
 }
 
-/** The statuses silence moves to `offline` (`disabled → offline` is an operator's, not silence's). */
-export const GOES_OFFLINE_WHEN_SILENT: readonly ConnectionStatus[] = [
-  "online",
-  "ledger_unavailable",
-  "company_file_mismatch",
-];
-
-/**
- * Whether the connector has been silent (no SOAP call) for longer than the offline window at
- * `nowMs`. A connection never seen is not silent: it is not set up yet.
- */
-export function isSilent(row: ConnectionRow, nowMs: number, offlineAfterMs: number): boolean {
-  return row.last_seen_at !== null && nowMs - row.last_seen_at.getTime() > offlineAfterMs;
-}
-
 /**
  * The silence evidence, applied: a connection whose connector stopped calling goes `offline`
  * (the sweep calls this for each connection its query found silent). Checked again under the
@@ -117,9 +103,13 @@ export async function markOfflineIfSilent(deps: Deps, connectionId: string): Pro
     {},
     (current) =>
       GOES_OFFLINE_WHEN_SILENT.some((from) => from === current.status) &&
-      isSilent(current, now, deps.config.CONNECTION_OFFLINE_AFTER_MS),
+      isSilent(deps.activity.connection(current), now, deps.config.CONNECTION_OFFLINE_AFTER_MS),
     // The history dates the silence from where reads began to show it offline, not from the sweep.
-    (current) => new Date((current.last_seen_at?.getTime() ?? now) + deps.config.CONNECTION_OFFLINE_AFTER_MS),
+    (current) =>
+      new Date(
+        (lastSeenAt(deps.activity.connection(current))?.getTime() ?? now) +
+          deps.config.CONNECTION_OFFLINE_AFTER_MS,
+      ),
   );
   return !change.refused && change.row !== null;
 }
