@@ -9,7 +9,8 @@ import { mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { failWaitingSync } from "../requests/engine.ts";
 import { completePendingSessions } from "../store/auth-sessions.ts";
 import { findOtherConnectionWithFile, type ConnectionRow } from "../store/connections.ts";
-import { updateSession, type ConnectorSessionRow } from "../store/connector-sessions.ts";
+import type { ConnectorSessionRow } from "../store/connector-sessions.ts";
+import { moveSession } from "./session/phases.ts";
 import { SERVICE_OWNER_ID } from "../tenancy/auth-sessions.ts";
 import { moveConnection } from "../connections/status.ts";
 import { negotiateVersion, readCompanyFacts } from "./hcp.ts";
@@ -90,8 +91,7 @@ export async function acceptCompanyFile(
   // Disabled meanwhile (an operator): the session goes no further.
   if (moved.refused) return "This connection has been disabled. Contact the application's support.";
   await completePendingSessions(deps.db, connection.id, now);
-  await updateSession(deps.db, session.ticket_hash, {
-    hcp_received: true,
+  await moveSession(deps, session.ticket_hash, "accept_file", {
     ledger_answered_at: now,
     xml_version: version,
     company_file_path: report.companyFileName || null,

@@ -14,7 +14,7 @@ import {
 } from "./soap.ts";
 import { wsdlDocument } from "./wsdl.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
-import { QuietSessions } from "./quiet-sessions.ts";
+
 import * as session from "./session.ts";
 
 export const SERVER_VERSION = "ledger-bridge 0.1.0";
@@ -41,17 +41,17 @@ const ROUTE_CONFIG = { rateLimit: false } as const;
 export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): void {
   const shutdown = new AbortController();
   const held = new Set<AbortController>();
-  const quiet = new QuietSessions(deps.store.notifier);
+  const memory = new session.SessionMemory(deps.store.notifier);
   // Sessions whose connector stopped calling without closing are forgotten after two holds and a minute.
   const forgetAfterMs = 2 * deps.config.CONNECTOR_HOLD_MS + 60_000;
-  const pruning = setInterval(() => quiet.prune(forgetAfterMs), 60_000);
+  const pruning = setInterval(() => memory.prune(forgetAfterMs), 60_000);
   pruning.unref();
   deps.activity.start(deps.db, deps.logger);
   app.addHook("onClose", async () => {
     shutdown.abort();
     for (const call of held) call.abort();
     clearInterval(pruning);
-    quiet.clear();
+    memory.clear();
     await deps.activity.stop(deps.db).catch((error: unknown) => {
       deps.logger.warn({ err: error }, "the last activity stamps could not be written");
     });
@@ -60,7 +60,7 @@ export function registerConnectorEndpoint(app: FastifyInstance, deps: Deps): voi
     deps,
     shutdown: shutdown.signal,
     held,
-    quiet,
+    memory,
     holdClock: session.HOLD_CLOCK,
   };
   const limits: CallBodyLimits = {

@@ -3,7 +3,7 @@ import { getEventListeners } from "node:events";
 import { test } from "node:test";
 import { SoapByHand } from "../testing/soap-by-hand.ts";
 import { startSystem } from "../testing/system.ts";
-import { QuietSessions } from "./quiet-sessions.ts";
+import { SessionMemory } from "./session/memory.ts";
 import { HOLD_CLOCK, sendRequestXML, type ConnectorContext } from "./session.ts";
 
 /**
@@ -19,7 +19,7 @@ test("held calls add no listener to the shared shutdown signal and all return at
     deps: sys.deps,
     shutdown: shutdown.signal,
     held: new Set(),
-    quiet: new QuietSessions(sys.deps.store.notifier),
+    memory: new SessionMemory(sys.deps.store.notifier),
     holdClock: HOLD_CLOCK,
   };
   const held: Promise<string>[] = [];

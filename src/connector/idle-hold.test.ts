@@ -8,7 +8,7 @@ import type { ObservedQuery } from "../store/database.ts";
 import { openTestStore } from "../testing/harness.ts";
 import { SoapByHand } from "../testing/soap-by-hand.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../testing/system.ts";
-import { QuietSessions } from "./quiet-sessions.ts";
+import { SessionMemory } from "./session/memory.ts";
 import { getLastError, sendRequestXML, type ConnectorContext, type SendRequestInput } from "./session.ts";
 
 /**
@@ -33,7 +33,7 @@ function contextFor(sys: System, holdClock: FakeClock): ConnectorContext {
     deps: sys.deps,
     shutdown: new AbortController().signal,
     held: new Set(),
-    quiet: new QuietSessions(sys.deps.store.notifier),
+    memory: new SessionMemory(sys.deps.store.notifier),
     holdClock,
   };
 }
@@ -165,7 +165,7 @@ test("a quiet re-ask that ends on its hold timer waits on its connection once, a
   const notifier = sys.deps.store.notifier;
   const waits = t.mock.method(notifier, "wait");
   const listenersBefore = waiterCount(notifier);
-  // The re-ask is quiet: it waits once, on the hold clock and the connection's channel, and when
+  // The re-ask is memory: it waits once, on the hold clock and the connection's channel, and when
   // the hold timer ends that wait it answers "" without setting up another one (decision 0030).
   await emptyHold(ctx, holdClock, input);
   assert.equal(waits.mock.callCount(), 1, "one wait on the connection per quiet hold");

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { findSession, openSessions, updateSession } from "../store/connector-sessions.ts";
+import { findSession, moveSessionPhase, openSessions } from "../store/connector-sessions.ts";
+import { OPEN_PHASES, SESSION_PHASES } from "./session/phases.ts";
 import { hashSecret } from "../platform/secrets.ts";
 import { findConnectionById } from "../store/connections.ts";
 import {
@@ -153,9 +154,14 @@ void it("a closed session is final: a write that raced its close does not rewrit
   const ticket = await openSession(s);
   await s.hand.authenticate(); // a newer check-in replaces the session
   assert.equal(await s.hand.lastError(ticket), TEXTS.replaced);
-  // What a hold ending on its timer writes from its snapshot, or a late closing answer.
-  await updateSession(s.sys.deps.db, hashSecret(ticket), { last_error: null });
-  await updateSession(s.sys.deps.db, hashSecret(ticket), { state: "closed", last_error: TEXTS.ended });
+  // What a hold ending on its timer writes from its snapshot, or a late closing answer: the
+  // transitions start only from open phases, so neither moves a closed session.
+  const db = s.sys.deps.db;
+  assert.equal(await moveSessionPhase(db, hashSecret(ticket), OPEN_PHASES, null, { last_error: null }), null);
+  assert.equal(
+    await moveSessionPhase(db, hashSecret(ticket), ["closing"], "closed", { last_error: TEXTS.ended }),
+    null,
+  );
   assert.equal(await s.hand.lastError(ticket), TEXTS.replaced);
   assert.equal(await s.hand.close(ticket), TEXTS.replaced);
 });
@@ -381,9 +387,9 @@ void describe("the connector's ask right after an answer (claimed without readin
   for (const change of [
     {
       name: "closed by another instance",
-      apply: { state: "closed" as const, closed_at: new Date(), last_error: TEXTS.replaced },
+      apply: { phase: "closed" as const, closed_at: new Date(), last_error: TEXTS.replaced },
     },
-    { name: "taken over by another instance", apply: { instance_id: "inst_elsewhere" } },
+    { name: "taken over by another instance", apply: { phase: null, instance_id: "inst_elsewhere" } },
   ]) {
     void it(`hands over nothing once the session was ${change.name} in between`, async () => {
       const s = await setUp();
@@ -394,18 +400,19 @@ void describe("the connector's ask right after an answer (claimed without readin
       const document = await s.hand.send(ticket);
       assert.equal(await s.hand.receive(ticket, await answerWith(app, document)), 50);
       // Behind this instance's back (it remembers the session as it was at the answer).
-      await updateSession(s.sys.deps.db, hashSecret(ticket), change.apply);
+      const { phase, ...written } = change.apply;
+      await moveSessionPhase(s.sys.deps.db, hashSecret(ticket), SESSION_PHASES, phase, written);
       const next = s.hand.send(ticket);
-      if (change.apply.state === "closed") assert.equal(await next, "", "a closed session gets nothing");
+      if (phase === "closed") assert.equal(await next, "", "a closed session gets nothing");
       // A session another instance holds is taken back by this one the usual way (read first), then served.
       else assert.match(await next, /CustomerQueryRq/);
       assert.equal(
         (await request(s, second)).status,
-        change.apply.state === "closed" ? "queued" : "sent",
+        phase === "closed" ? "queued" : "sent",
         "handed over only through a session read first",
       );
       const session = await findSession(s.sys.deps.db, hashSecret(ticket));
-      if (change.apply.state !== "closed")
+      if (phase !== "closed")
         assert.equal(
           session?.instance_id,
           s.sys.deps.instanceId,

@@ -5,7 +5,7 @@ import { openStore } from "../store/database.ts";
 import { openTestStore } from "../testing/harness.ts";
 import { SoapByHand } from "../testing/soap-by-hand.ts";
 import { startSystem, type System } from "../testing/system.ts";
-import { QuietSessions } from "./quiet-sessions.ts";
+import { SessionMemory } from "./session/memory.ts";
 import { getLastError, sendRequestXML, type ConnectorContext, type SendRequestInput } from "./session.ts";
 
 /**
@@ -41,7 +41,7 @@ test("a quiet session's held call on one instance is woken by a submission on an
     deps: a.deps,
     shutdown: new AbortController().signal,
     held: new Set(),
-    quiet: new QuietSessions(a.deps.store.notifier),
+    memory: new SessionMemory(a.deps.store.notifier),
     holdClock,
   };
   const eu = await a.connectEndUser({ companyName: "Two Instances Co" });
@@ -61,7 +61,7 @@ test("a quiet session's held call on one instance is woken by a submission on an
   assert.equal(await first, "");
   assert.equal(await getLastError(ctx, ticket), "NoOp");
 
-  // The re-ask is quiet: held from memory. B queues a request for the same end user.
+  // The re-ask is memory: held from memory. B queues a request for the same end user.
   const before = await quietCalls(a);
   const held = sendRequestXML(ctx, input, new AbortController().signal);
   await holdClock.untilSleepers(1);

@@ -87,12 +87,9 @@ before(async () => {
   await insertSession(store.db, {
     ticket_hash: TICKET,
     connection_id: CONNECTION,
-    state: "open",
-    hcp_received: true,
+    phase: "ready",
     last_error: null,
     recovery_message_set_id: null,
-    recoveries_checked: true,
-    closing_query_sent: false,
     connection_errors: 0,
     instance_id: null,
     company_file_path: null,

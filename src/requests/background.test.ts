@@ -14,10 +14,10 @@ test("a developer's request is handed out before background requests queued earl
   const poll1 = await queueRequest(h, target, { background: true });
   await queueRequest(h, target, { background: true });
   const developer = await queueRequest(h, target);
-  const first = await nextWork(h.deps, target.connectionId, "ticket-hash", "16.0");
+  const first = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
   assert.equal(first?.kind === "request" ? first.row.id : null, developer, "the developer's call goes first");
   // Once it is answered the background requests follow, oldest first.
   await h.deps.db.updateTable("requests").set({ status: "succeeded" }).where("id", "=", developer).execute();
-  const second = await nextWork(h.deps, target.connectionId, "ticket-hash", "16.0");
+  const second = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
   assert.equal(second?.kind === "request" ? second.row.id : null, poll1);
 });

@@ -38,11 +38,11 @@ const ADD = {
 
 /** Hands the connection's next request to a connector and answers it, as the connector endpoint would. */
 async function handOverAndAnswer(h: TestApp, target: QueueTarget): Promise<RequestRow> {
-  const work = await nextWork(h.deps, target.connectionId, "ticket-hash", "16.0");
+  const work = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
   assert.equal(work?.kind, "request");
   const sent = work?.kind === "request" ? await findRequestById(h.deps.db, work.row.id) : null;
   assert.ok(sent);
-  const done = await completeFromAnswer(h.deps, sent, ANSWER, "ticket-hash");
+  const done = await completeFromAnswer(h.deps, sent, ANSWER, target.ticketHash);
   assert.equal(done?.status, "succeeded");
   return done;
 }

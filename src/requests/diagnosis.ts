@@ -119,7 +119,7 @@ async function gather(deps: Deps, row: RequestRow, queuePosition: number | null)
     lastSeenAtMs: lastSeenAt(connection)?.getTime() ?? null,
     checkInGapMs: connection.check_in_gap_ms,
     sharedConnectorAtMs: connection.shared_connector_at?.getTime() ?? null,
-    session: open ? { openedAtMs: open.created_at.getTime(), ledgerAnswered: open.hcp_received } : null,
+    session: open ? { openedAtMs: open.created_at.getTime(), ledgerAnswered: open.phase !== "opened" } : null,
     silentSessions: countSilent(sessions, now, deps.config.LEDGER_ANSWER_WAIT_MS),
     inFlightSentAtMs: inFlight ?? null,
     recoveriesPending: recoveries.length,
@@ -153,7 +153,8 @@ export function countSilent(
 ): number {
   let silent = 0;
   for (const session of sessions) {
-    if (session.hcp_received || session.connection_errors > 0 || session.ledger_answered_at !== null) break;
+    // A session that reached `ready` always has `ledger_answered_at` (migration 0033).
+    if (session.connection_errors > 0 || session.ledger_answered_at !== null) break;
     const young = session.state === "open" && nowMs - session.created_at.getTime() <= answerWaitMs;
     if (!young) silent += 1;
   }

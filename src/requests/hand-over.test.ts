@@ -25,7 +25,7 @@ async function handOut(
   target: QueueTarget,
   version: string,
 ): Promise<{ id: string; xml: string }> {
-  const work = await nextWork(h.deps, target.connectionId, "ticket-hash", version);
+  const work = await nextWork(h.deps, target.connectionId, target.ticketHash, version);
   assert.equal(work?.kind, "request");
   return work?.kind === "request" ? { id: work.row.id, xml: work.xml } : { id: "", xml: "" };
 }
@@ -87,7 +87,7 @@ test("a Request stored as a whole document before the upgrade is handed over lik
       h.deps,
       sent,
       { responseXml: await answer(work.xml), hresult: "", message: "" },
-      "ticket-hash",
+      target.ticketHash,
     );
     assert.equal(done?.status, "succeeded", JSON.stringify(done?.error));
     assert.match(JSON.stringify(done?.result), /CustomerAddRs requestID/);
@@ -112,7 +112,7 @@ test("an answer is parsed once: the summary and the decoder read the same tree",
       h.deps,
       sent,
       { responseXml, hresult: "", message: "" },
-      "ticket-hash",
+      target.ticketHash,
     );
     assert.equal(documentsParsed() - before, 1, `${sent.operation_id}: one parse of the answer`);
     assert.equal(done?.status, expected, JSON.stringify(done?.error));

@@ -4,6 +4,7 @@ import { newId } from "../platform/ids.ts";
 import { claimNextRequest, findRequestById, insertRequest, type RequestRow } from "../store/requests.ts";
 import { findConnectionForEndUser } from "../store/connections.ts";
 import { createEndUser } from "../tenancy/end-users.ts";
+import { readySession } from "../testing/queue.ts";
 import { buildTestApp } from "../testing/harness.ts";
 import { transition } from "./engine.ts";
 import {
@@ -145,6 +146,7 @@ test("the lifecycle table runs", async (t) => {
       now.getTime(),
     );
     await insertRequest(h.deps.db, row);
+    await readySession(h, connectionId, "t");
     const claim = (from: readonly string[]) =>
       claimNextRequest(h.deps.db, {
         connectionId,

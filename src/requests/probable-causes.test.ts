@@ -161,12 +161,10 @@ function session(overrides: Partial<ConnectorSessionRow>): ConnectorSessionRow {
   return {
     ticket_hash: "t",
     connection_id: "conn",
+    phase: "closed",
     state: "closed",
-    hcp_received: false,
     last_error: null,
     recovery_message_set_id: null,
-    recoveries_checked: false,
-    closing_query_sent: false,
     connection_errors: 0,
     company_file_path: null,
     xml_version: null,
@@ -182,11 +180,21 @@ function session(overrides: Partial<ConnectorSessionRow>): ConnectorSessionRow {
 
 test("silentSessions: consecutive newest sessions that never heard the application", () => {
   const silent = session({});
-  const answered = session({ hcp_received: true, ledger_answered_at: new Date(NOW - 10 * MINUTE) });
+  const answered = session({ ledger_answered_at: new Date(NOW - 10 * MINUTE) });
   const refused = session({ ledger_answered_at: new Date(NOW - 10 * MINUTE) });
   const failedOpen = session({ connection_errors: 1 });
-  const young = session({ state: "open", created_at: new Date(NOW - 1000), closed_at: null });
-  const old = session({ state: "open", created_at: new Date(NOW - 31_000), closed_at: null });
+  const young = session({
+    phase: "opened",
+    state: "open",
+    created_at: new Date(NOW - 1000),
+    closed_at: null,
+  });
+  const old = session({
+    phase: "opened",
+    state: "open",
+    created_at: new Date(NOW - 31_000),
+    closed_at: null,
+  });
   assert.equal(countSilent([], NOW, 30_000), 0);
   assert.equal(countSilent([silent, silent, answered, silent], NOW, 30_000), 2);
   assert.equal(countSilent([young, silent], NOW, 30_000), 1, "a young open session is skipped");

@@ -79,12 +79,9 @@ async function sessionIn(deps: Deps, connectionId: string, state: "open" | "clos
   await insertSession(deps.db, {
     ticket_hash: ticket,
     connection_id: connectionId,
-    state,
-    hcp_received: true,
+    phase: state === "open" ? "ready" : "closed",
     last_error: null,
     recovery_message_set_id: null,
-    recoveries_checked: true,
-    closing_query_sent: false,
     connection_errors: 0,
     company_file_path: null,
     xml_version: "13.0",

@@ -23,7 +23,7 @@ const ANSWER = {
 };
 
 async function handOut(h: TestApp, target: QueueTarget): Promise<string | { spacedUntil: number } | null> {
-  const work = await nextWork(h.deps, target.connectionId, "ticket-hash", "16.0");
+  const work = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
   if (work?.kind === "request") return work.row.id;
   if (work?.kind === "spaced") return { spacedUntil: work.untilMs };
   return null;
@@ -32,7 +32,7 @@ async function handOut(h: TestApp, target: QueueTarget): Promise<string | { spac
 async function answer(h: TestApp, id: string): Promise<void> {
   const row = await findRequestById(h.deps.db, id);
   assert.ok(row);
-  assert.ok(await completeFromAnswer(h.deps, row, ANSWER, "ticket-hash"));
+  assert.ok(await completeFromAnswer(h.deps, row, ANSWER, row.ticket_hash ?? ""));
 }
 
 test("a second write to one record waits until more than a second after the first one's answer", async (t) => {

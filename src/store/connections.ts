@@ -156,7 +156,7 @@ export async function findCallTarget(
       sql<Date | null>`least(
         (select min(r.sent_at) from requests r where r.connection_id = c.id and r.status = 'sent'),
         (select min(s.created_at) from connector_sessions s
-          where s.connection_id = c.id and s.state = 'open' and not s.hcp_received))`.as("unanswered_since"),
+          where s.connection_id = c.id and s.phase = 'opened'))`.as("unanswered_since"),
     )
     .where("eu.project_id", "=", tenant.projectId)
     .where("eu.is_test", "=", isTestTenant(tenant))

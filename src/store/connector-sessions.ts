@@ -3,13 +3,14 @@ import type { Db } from "./database.ts";
 import type { ConnectorSessionsTable } from "./schema.ts";
 
 export type ConnectorSessionRow = Selectable<ConnectorSessionsTable>;
+/** What a session's transition may write besides its phase (connector/session/phases.ts). */
 export type SessionChanges = Partial<
-  Omit<ConnectorSessionRow, "ticket_hash" | "connection_id" | "created_at">
+  Omit<ConnectorSessionRow, "ticket_hash" | "connection_id" | "created_at" | "state" | "phase">
 >;
 
 export async function insertSession(
   db: Db,
-  row: Omit<ConnectorSessionRow, "ledger_answered_at"> & { ledger_answered_at?: Date | null },
+  row: Omit<ConnectorSessionRow, "ledger_answered_at" | "state"> & { ledger_answered_at?: Date | null },
 ): Promise<void> {
   await db.insertInto("connector_sessions").values(row).execute();
 }
@@ -24,17 +25,27 @@ export async function findSession(db: Db, ticketHash: string): Promise<Connector
 }
 
 /**
- * Changes an open session; a closed session is final (its `last_error` is what its connector is
- * told from then on), so a change from a call that raced the close — a hold ending on its timer, a
- * late answer — never rewrites it, and a second close never replaces the first one's reason.
+ * Moves a session from one of `from` to `to` with `changes`, in one compare-and-set statement: the
+ * connector session machine's one writer (connector/session/phases.ts). A session no longer in
+ * one of `from` is left as it is and null returned — a closed session is final, so a call that
+ * raced its close (a hold ending on its timer, a late answer) never rewrites what its connector is
+ * told, and a second close never replaces the first one's reason.
  */
-export async function updateSession(db: Db, ticketHash: string, changes: SessionChanges): Promise<void> {
-  await db
+export async function moveSessionPhase(
+  db: Db,
+  ticketHash: string,
+  from: readonly ConnectorSessionRow["phase"][],
+  to: ConnectorSessionRow["phase"] | null,
+  changes: SessionChanges,
+): Promise<ConnectorSessionRow | null> {
+  const row = await db
     .updateTable("connector_sessions")
-    .set(changes)
+    .set({ ...changes, ...(to === null ? {} : { phase: to }) })
     .where("ticket_hash", "=", ticketHash)
-    .where("state", "=", "open")
-    .execute();
+    .where("phase", "in", [...from])
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** One activity stamp: a session's ticket, its connection and when the connector last called. */

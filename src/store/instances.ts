@@ -90,7 +90,8 @@ export async function closeSessionsOf(
   if (owners.instanceIds.length === 0 && !owners.legacy) return [];
   const closed = await db
     .updateTable("connector_sessions")
-    .set({ state: "closed", closed_at: at, last_error: lastError })
+    // The connector session machine's `close` (connector/session/phases.ts), for every such session at once.
+    .set({ phase: "closed", closed_at: at, last_error: lastError })
     .where("state", "=", "open")
     .where((eb) =>
       eb.or([
@@ -126,19 +127,4 @@ export async function sentOnSessionsOf(db: Db, owners: SessionOwners): Promise<R
     )
     .orderBy("seq")
     .execute();
-}
-
-/**
- * The instance now holding a session's calls: true when the session is still open (and now this
- * instance's), false when it ended meanwhile (a recovery closed it).
- */
-export async function takeSession(db: Db, ticketHash: string, instanceId: string): Promise<boolean> {
-  const taken = await db
-    .updateTable("connector_sessions")
-    .set({ instance_id: instanceId })
-    .where("ticket_hash", "=", ticketHash)
-    .where("state", "=", "open")
-    .returning("ticket_hash")
-    .executeTakeFirst();
-  return taken !== undefined;
 }

@@ -17,6 +17,7 @@ import * as m0017 from "./migrations/0017-project-standing-and-usage.ts";
 import * as m0020 from "./migrations/0020-check-in-history.ts";
 import * as m0021 from "./migrations/0021-connection-history-and-answers.ts";
 import * as m0032 from "./migrations/0032-request-secrets.ts";
+import * as m0033 from "./migrations/0033-connector-session-phases.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "0020-check-in-history": m0020,
   "0021-connection-history-and-answers": m0021,
   "0032-request-secrets": m0032,
+  "0033-connector-session-phases": m0033,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

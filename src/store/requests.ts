@@ -445,11 +445,14 @@ function statuses(list: readonly string[]) {
  * session is reported as lost (the connector asks again without having answered).
  */
 export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
+  // Work is handed only to a session in the `ready` phase (connector/session/phases.ts): nothing else
+  // of it in flight; with `heldBy`, only while this instance holds it (decision 0027).
   const held =
     c.heldBy === undefined
-      ? sql<boolean>`true`
+      ? sql<boolean>`exists (select 1 from connector_sessions
+          where ticket_hash = ${c.ticketHash} and phase = 'ready')`
       : sql<boolean>`exists (select 1 from connector_sessions
-          where ticket_hash = ${c.ticketHash} and state = 'open' and instance_id = ${c.heldBy})`;
+          where ticket_hash = ${c.ticketHash} and phase = 'ready' and instance_id = ${c.heldBy})`;
   const result = await sql<{
     id: string | null;
     is_write: boolean | null;
@@ -471,9 +474,10 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         and ${held}
       order by seq limit 1
     ), mark_recovery as (
-      update connector_sessions set recovery_message_set_id = (select message_set_id from recovery),
-        last_work_at = ${c.now}
-      where ticket_hash = ${c.ticketHash} and exists (select 1 from recovery)
+      -- The session machine's recover transition (ready → recovering), in the claim's statement.
+      update connector_sessions set phase = 'recovering',
+        recovery_message_set_id = (select message_set_id from recovery), last_work_at = ${c.now}
+      where ticket_hash = ${c.ticketHash} and phase = 'ready' and exists (select 1 from recovery)
     ), head as (
       select id, write_targets, request_secrets from requests
       where connection_id = ${c.connectionId} and status in (${statuses(c.handOver.from)})

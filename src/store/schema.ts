@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from "kysely";
+import type { ColumnType, Generated, GeneratedAlways } from "kysely";
 
 /**
  * Row types of every table. Only `store/` sees them; repositories map rows to domain objects.
@@ -218,16 +218,14 @@ export interface IdempotencyKeysTable {
 export interface ConnectorSessionsTable {
   ticket_hash: string;
   connection_id: string;
-  state: "open" | "closed";
-  hcp_received: boolean;
+  /** Where the session is in the protocol (connector/session/phases.ts, migration 0033). */
+  phase: "opened" | "ready" | "recovering" | "closing" | "closed";
+  /** Derived by the database from `phase` (`open` unless `closed`): never written. */
+  state: GeneratedAlways<"open" | "closed">;
   /** Text `getLastError` answers (null → `NoOp`). */
   last_error: string | null;
-  /** Set while this session waits for the answer to a write-recovery query. */
+  /** The write-recovery query's message set ID while the session is `recovering`. */
   recovery_message_set_id: string | null;
-  /** Outcome-unknown writes are looked for once per session (they only arise between sessions). */
-  recoveries_checked: boolean;
-  /** The idle session's closing query is in flight: its answer ends the session with 100. */
-  closing_query_sent: boolean;
   /** connectionError calls in this session (the company file could not be opened). */
   connection_errors: number;
   company_file_path: string | null;
@@ -238,7 +236,10 @@ export interface ConnectorSessionsTable {
   closed_at: NullableTimestamp;
   /** The instance that holds the session's HTTP calls (migration 0008); null before leases. */
   instance_id: string | null;
-  /** When the application first answered in this session (its company file report), migration 0013. */
+  /**
+   * When the application first answered in this session (its company file report, accepted or
+   * refused), migration 0013. Set for every session that reached `ready`.
+   */
   ledger_answered_at: NullableTimestamp;
 }
 

@@ -2,13 +2,19 @@ import assert from "node:assert/strict";
 import { newId } from "../platform/ids.ts";
 import { connectionChannel } from "../requests/engine.ts";
 import { newRequestRow } from "../requests/new-request.ts";
+import { insertSession } from "../store/connector-sessions.ts";
 import { insertRequest } from "../store/requests.ts";
 import type { TestApp } from "./harness.ts";
 
-/** An end user with a connection (set up through the API), for tests that drive the queue directly. */
+/**
+ * An end user with a connection (set up through the API) and a connector session in the `ready`
+ * phase (the claim hands work only to one), for tests that drive the queue directly.
+ */
 export interface QueueTarget {
   endUserId: string;
   connectionId: string;
+  /** The session's ticket digest, for `nextWork`. */
+  ticketHash: string;
 }
 
 export async function connectionOf(h: TestApp): Promise<QueueTarget> {
@@ -32,7 +38,34 @@ export async function connectionOf(h: TestApp): Promise<QueueTarget> {
     .select("id")
     .where("end_user_id", "=", endUserId)
     .executeTakeFirstOrThrow();
-  return { endUserId, connectionId: connection.id };
+  const ticketHash = `ticket-of-${connection.id}`;
+  await readySession(h, connection.id, ticketHash);
+  return { endUserId, connectionId: connection.id, ticketHash };
+}
+
+/** A connector session of `connectionId` in the `ready` phase, held by this instance. */
+export async function readySession(
+  h: Pick<TestApp, "deps" | "clock">,
+  connectionId: string,
+  ticketHash: string,
+): Promise<void> {
+  const now = new Date(h.clock.now());
+  await insertSession(h.deps.db, {
+    ticket_hash: ticketHash,
+    connection_id: connectionId,
+    phase: "ready",
+    last_error: null,
+    recovery_message_set_id: null,
+    connection_errors: 0,
+    company_file_path: null,
+    xml_version: "16.0",
+    created_at: now,
+    last_activity_at: now,
+    last_work_at: now,
+    closed_at: null,
+    instance_id: h.deps.instanceId,
+    ledger_answered_at: now,
+  });
 }
 
 export interface QueuedRequest {

@@ -94,14 +94,14 @@ test("a sync call is refused with 503 LEDGER_NOT_RESPONDING while the applicatio
     void eu.connector.checkInNow();
     // The new session, whose company file report never comes (not an older session still closing).
     await eventually("a session waiting for its company file", async () =>
-      (await openSessions(sys.deps.db, eu.connectionId)).some((session) => !session.hcp_received),
+      (await openSessions(sys.deps.db, eu.connectionId)).some((session) => session.phase === "opened"),
     );
     await clock.advance(LIMIT_MS + 1000);
     await assertNotResponding(sys, eu, "Refused-Opening");
     // The dialog closes: the company file opens and its report arrives in the same session.
     sys.ledger.setFault(null);
     await eventually("the company file reported", async () =>
-      (await openSessions(sys.deps.db, eu.connectionId)).every((session) => session.hcp_received),
+      (await openSessions(sys.deps.db, eu.connectionId)).every((session) => session.phase !== "opened"),
     );
     const answered = await sys.call("POST", passthroughPath(eu.endUserId), { body: READ });
     assert.equal(answered.status, 200, await answered.clone().text());

@@ -104,7 +104,7 @@ export async function subscribeConnectionEvents(sys: System): Promise<void> {
 export async function untilCompanyFileReported(sys: System, eu: ConnectedEndUser): Promise<void> {
   await eventually("the company file was reported", async () => {
     const open = await openSessions(sys.deps.db, eu.connectionId);
-    return open.length > 0 && open.every((s) => s.hcp_received);
+    return open.length > 0 && open.every((s) => s.phase !== "opened");
   });
 }
 
