@@ -32,8 +32,14 @@ test("schedule drift: web_connector_schedule_changed ranks first, and a normal c
   await stopConnector(sys, eu);
   const offline = sys.deps.config.CONNECTION_OFFLINE_AFTER_MS + sys.deps.config.SWEEP_INTERVAL_MS;
 
-  // The connector comes back after half an hour although its .qwc says every minute.
+  // The connector comes back after half an hour although its .qwc says every minute. The sweep
+  // the advance set off stores the silence first: a check-in that raced it would find the
+  // connection still stored online with nothing to do, and open no session ("none").
   await clock.advance(30 * 60_000);
+  await eventually(
+    "the sweep stored the silence",
+    async () => (await findConnectionById(sys.deps.db, eu.connectionId))?.status === "offline",
+  );
   void eu.connector.checkInNow();
   await untilConnection(sys, eu, "online");
   await untilCompanyFileReported(sys, eu);
