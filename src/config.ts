@@ -81,6 +81,19 @@ export const configSchema = z.object({
   /** A connector session ticket expires this long after its last use. */
   CONNECTOR_TICKET_TTL_MS: z.coerce.number().int().positive().default(1_800_000),
   /**
+   * Most Requests of one connection handed to its connector in one message set (decision 0036):
+   * when several are queued, the application runs them in order in one round trip instead of one
+   * round trip each (each keeps its own answer, error and at-most-once recovery). 1 hands them one
+   * at a time. A passthrough or a batch always goes alone.
+   */
+  CONNECTOR_MESSAGE_SET_MAX_REQUESTS: z.coerce.number().int().min(1).max(50).default(10),
+  /** Most bytes of request messages in one message set of several Requests (one Request alone may be larger). */
+  CONNECTOR_MESSAGE_SET_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(4096)
+    .default(1024 * 1024),
+  /**
    * Largest SOAP request the connector endpoint reads, in bytes. Its own limit, above the API's
    * 20 MiB: a `receiveResponseXML` carries a whole answer of the application (large query pages).
    * A bigger body is answered with a SOAP Fault.

@@ -102,6 +102,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Requests per message set handed to a connector (decision 0036: several when several are queued). */
+  readonly messageSetRequests = new Histogram({
+    name: "ledger_bridge_message_set_requests",
+    help: "Requests per message set handed to a connector",
+    buckets: [1, 2, 3, 5, 8, 10, 20, 50],
+    registers: [this.registry],
+  });
+
   /**
    * Failed attempts per client address (decision 0031), by reason: `login_refused`,
    * `unknown_ticket`, `not_a_call`, `too_large`, `body_timeout`, `setup_link`, and `throttled` for

@@ -15,9 +15,13 @@ test("a developer's request is handed out before background requests queued earl
   await queueRequest(h, target, { background: true });
   const developer = await queueRequest(h, target);
   const first = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
-  assert.equal(first?.kind === "request" ? first.row.id : null, developer, "the developer's call goes first");
+  assert.equal(
+    first?.kind === "request" ? first.rows[0]?.id : null,
+    developer,
+    "the developer's call goes first",
+  );
   // Once it is answered the background requests follow, oldest first.
   await h.deps.db.updateTable("requests").set({ status: "succeeded" }).where("id", "=", developer).execute();
   const second = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
-  assert.equal(second?.kind === "request" ? second.row.id : null, poll1);
+  assert.equal(second?.kind === "request" ? second.rows[0]?.id : null, poll1);
 });

@@ -40,7 +40,7 @@ const ADD = {
 async function handOverAndAnswer(h: TestApp, target: QueueTarget): Promise<RequestRow> {
   const work = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
   assert.equal(work?.kind, "request");
-  const sent = work?.kind === "request" ? await findRequestById(h.deps.db, work.row.id) : null;
+  const sent = work?.kind === "request" ? await findRequestById(h.deps.db, work.rows[0]?.id ?? "") : null;
   assert.ok(sent);
   const done = await completeFromAnswer(h.deps, sent, ANSWER, target.ticketHash);
   assert.equal(done?.status, "succeeded");

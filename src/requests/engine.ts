@@ -2,7 +2,7 @@ import type { RawBuilder } from "kysely";
 import type { Deps } from "../deps.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
-import { readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
+import { memberAnswers, readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
 import { handOverDocument, storedFromDocument, type StoredMessageSet } from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
 import { maskSecretsInText, restoreSecrets } from "../ledger/xml/redact.ts";
@@ -202,7 +202,8 @@ export type NextWork =
   | { kind: "recovery"; messageSetId: string }
   /** The next request writes to a record written less than a second ago: it is sent at `untilMs`. */
   | { kind: "spaced"; untilMs: number }
-  | { kind: "request"; row: Pick<RequestRow, "id" | "is_write" | "created_at">; xml: string }
+  /** Requests handed over as one message set (decision 0036), in order, and the document. */
+  | { kind: "request"; rows: ReadonlyArray<Pick<RequestRow, "id" | "is_write" | "created_at">>; xml: string }
   /**
    * Nothing to hand over and no request of the connection left unsettled: only a notification on
    * the connection's channel can change that (a new request, one moved back to `queued`).
@@ -237,6 +238,8 @@ export async function nextWork(
     xmlVersion,
     now,
     messageSetId: randomGuid(),
+    setMaxRequests: deps.config.CONNECTOR_MESSAGE_SET_MAX_REQUESTS,
+    setMaxBytes: deps.config.CONNECTOR_MESSAGE_SET_MAX_BYTES,
     handOver,
     expirable: TRANSITIONS.queue_ttl.from,
     entry: timelineEntry(handOver.to, "Handed to the connector", now.getTime(), now),
@@ -247,34 +250,52 @@ export async function nextWork(
   });
   // The session (not read first) is no longer open here: the caller reads it and sees why.
   if (!claim.sessionHeld) return null;
-  const { claimed, recoveryMessageSetId, hasExpired, lostRequestId } = claim;
+  const { claimed, recoveryMessageSetId, hasExpired, lostRequestIds } = claim;
   if (hasExpired) await expireQueued(deps, connectionId);
-  if (lostRequestId !== null && !lostAlreadyHandled) {
-    const lost = await findRequestById(deps.db, lostRequestId);
-    if (lost)
-      await interruptSent(
-        deps,
-        lost,
-        "The connector asked for the next request without answering this one: its answer was lost",
-      );
+  if (lostRequestIds.length > 0 && !lostAlreadyHandled) {
+    for (const lostId of lostRequestIds) {
+      const lost = await findRequestById(deps.db, lostId);
+      if (lost)
+        await interruptSent(
+          deps,
+          lost,
+          "The connector asked for the next request without answering this one: its answer was lost",
+        );
+    }
     return nextWork(deps, connectionId, ticketHash, xmlVersion, true, heldBy);
   }
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
   if (claim.spacedUntil !== null) return { kind: "spaced", untilMs: claim.spacedUntil.getTime() };
-  if (!claimed) return claim.unsettled || hasExpired ? null : { kind: "quiet" };
-  const messages = withSecrets(deps, claimed);
-  if (messages === null) {
-    // Never hand over masked values: the request ends unsent, and the queue moves on.
-    await failUnopenedSecrets(deps, claimed);
-    return nextWork(deps, connectionId, ticketHash, xmlVersion, lostAlreadyHandled, heldBy);
+  const [head] = claimed;
+  if (head === undefined) return claim.unsettled || hasExpired ? null : { kind: "quiet" };
+  let xml: string;
+  if (claimed.length === 1) {
+    const messages = withSecrets(deps, head);
+    if (messages === null) {
+      // Never hand over masked values: the request ends unsent, and the queue moves on.
+      await failUnopenedSecrets(deps, head);
+      return nextWork(deps, connectionId, ticketHash, xmlVersion, lostAlreadyHandled, heldBy);
+    }
+    xml = handOverXml({ ...head, request_xml: messages }, xmlVersion);
+  } else {
+    // Several callers' requests (no secrets: a request with them goes alone) in one message set that
+    // runs them all: one caller's failure never skips another's (decision 0036).
+    const write = claimed.find((row) => row.is_write);
+    xml = handOverDocument(
+      { onError: "continueOnError", messagesXml: claimed.map((row) => row.request_xml ?? "").join("") },
+      xmlVersion,
+      write ? write.message_set_id : null,
+    );
   }
-  deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - claimed.created_at.getTime()) / 1000);
-  deps.logger.debug({ requestId: claimed.id, connectionId }, "request handed to the connector");
-  return {
-    kind: "request",
-    row: claimed,
-    xml: handOverXml({ ...claimed, request_xml: messages }, xmlVersion),
-  };
+  for (const row of claimed) {
+    deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - row.created_at.getTime()) / 1000);
+  }
+  deps.metrics.messageSetRequests.observe(claimed.length);
+  deps.logger.debug(
+    { requestIds: claimed.map((row) => row.id), connectionId },
+    "message set handed to the connector",
+  );
+  return { kind: "request", rows: claimed, xml };
 }
 
 /**
@@ -371,6 +392,8 @@ export async function completeFromAnswer(
   row: RequestRow,
   answer: { responseXml: string; hresult: string; message: string },
   ticketHash: string,
+  /** The answer already read (a member's view of a message set's answer; null: unreadable). */
+  alreadyRead?: ParsedAnswer | null,
 ): Promise<RequestRow | null> {
   const now = deps.clock.now();
   const session = { ticketHash, at: new Date(now) };
@@ -428,7 +451,7 @@ export async function completeFromAnswer(
     );
   }
   // The answer is parsed here, once: the summary and the decoder read the same tree.
-  const parsed = readAnswer(answer.responseXml);
+  const parsed = alreadyRead === undefined ? readAnswer(answer.responseXml) : alreadyRead;
   const handler = operationHandler(row.operation_id);
   if (!parsed || !handler) {
     const error = new ServiceError("LEDGER_RESPONSE_UNREADABLE", {
@@ -492,6 +515,65 @@ export async function completeFromAnswer(
     `The application answered with status ${first?.statusCode ?? "?"}`,
     kept,
   );
+}
+
+/**
+ * Completes the requests of one message set from its answer (decision 0036), in order: alone, as
+ * {@link completeFromAnswer}; several, each from the response message at its place (read once,
+ * and each member's view decoded by its own operation) — or, when an HRESULT replaced the answer,
+ * each with that failure (a write goes to `outcome_unknown` unless the application refused the set
+ * unprocessed). A set the application refused unprocessed as a whole is sent again one request at a
+ * time: its members go back to `queued`, each to go alone (`retried` is then true, and the
+ * connector is asked for more at once).
+ */
+export async function completeSetFromAnswer(
+  deps: Deps,
+  rows: readonly RequestRow[],
+  answer: { responseXml: string; hresult: string; message: string },
+  ticketHash: string,
+): Promise<{ retried: boolean }> {
+  const [only] = rows;
+  if (rows.length === 1 && only) {
+    await completeFromAnswer(deps, only, answer, ticketHash);
+    return { retried: false };
+  }
+  if (isFailureHResult(answer.hresult)) {
+    if (mappingForHResult(answer.hresult).refusedUnprocessed) {
+      for (const row of rows) {
+        await transition(
+          deps,
+          row,
+          "set_refused",
+          {
+            alone: true,
+            sent_at: null,
+            ticket_hash: null,
+            message_set_id: null,
+            set_position: null,
+            xml_version: null,
+            outcome: unchangedOutcome(row),
+          },
+          `The application refused the message set it shared as a whole (${answer.hresult.trim()}): it is sent again alone`,
+        );
+      }
+      return { retried: true };
+    }
+    for (const row of rows) await completeFromAnswer(deps, row, answer, ticketHash);
+    return { retried: false };
+  }
+  const parsed = readAnswer(answer.responseXml);
+  const views = parsed ? memberAnswers(parsed, rows.length) : null;
+  for (const [i, row] of rows.entries()) {
+    const view = views?.[i] ?? null;
+    await completeFromAnswer(
+      deps,
+      row,
+      { ...answer, responseXml: view?.xml ?? answer.responseXml },
+      ticketHash,
+      view,
+    );
+  }
+  return { retried: false };
 }
 
 /**

@@ -27,7 +27,7 @@ async function handOut(
 ): Promise<{ id: string; xml: string }> {
   const work = await nextWork(h.deps, target.connectionId, target.ticketHash, version);
   assert.equal(work?.kind, "request");
-  return work?.kind === "request" ? { id: work.row.id, xml: work.xml } : { id: "", xml: "" };
+  return work?.kind === "request" ? { id: work.rows[0]?.id ?? "", xml: work.xml } : { id: "", xml: "" };
 }
 
 /** The simulated application behind a company file, answering on message version 13.0 or later. */

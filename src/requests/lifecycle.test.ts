@@ -11,6 +11,7 @@ import {
   REQUEST_STATUSES,
   TRANSITIONS,
   TRANSITION_NAMES,
+  type TransitionRule,
   applies,
   isAllowed,
   isFinal,
@@ -40,6 +41,8 @@ const EXPECTED_PAIRS = [
   "waiting_for_connection→queued",
   "outcome_unknown→succeeded",
   "outcome_unknown→failed",
+  // Decision 0036: a shared message set refused unprocessed as a whole; its members go again alone.
+  "sent→queued",
 ].sort();
 
 test("the lifecycle table runs", async (t) => {
@@ -154,15 +157,21 @@ test("the lifecycle table runs", async (t) => {
         xmlVersion: "13.0",
         now,
         messageSetId: "m",
+        setMaxRequests: 10,
+        setMaxBytes: 1024 * 1024,
         handOver: { from, to: TRANSITIONS.hand_over.to },
         expirable: TRANSITIONS.queue_ttl.from,
         entry: timelineEntry("sent", "test", now.getTime(), now),
         spacingMs: 1000,
         unsettled: ["queued", "waiting_for_connection", "sent", "outcome_unknown"],
       });
-    assert.equal((await claim(TRANSITIONS.hand_over.from)).claimed, null, "the table hands over only queued");
+    assert.deepEqual(
+      (await claim(TRANSITIONS.hand_over.from)).claimed,
+      [],
+      "the table hands over only queued",
+    );
     assert.equal(
-      (await claim(["waiting_for_connection"])).claimed?.id,
+      (await claim(["waiting_for_connection"])).claimed[0]?.id,
       row.id,
       "the SQL reads the given from",
     );
@@ -170,14 +179,25 @@ test("the lifecycle table runs", async (t) => {
   });
 });
 
-test("final statuses have no way out; a sent request is never canceled, re-queued or sent again", () => {
+test("final statuses have no way out; a sent request is never canceled, and re-queued only when nothing of it ran", () => {
   assert.deepEqual(
     REQUEST_STATUSES.filter((s) => isFinal(s)),
     ["succeeded", "failed", "canceled"],
   );
-  for (const to of ["canceled", "queued", "waiting_for_connection", "sent"] as const)
+  for (const to of ["canceled", "waiting_for_connection", "sent"] as const)
     assert.equal(isAllowed("sent", to), false, `sent→${to}`);
   assert.equal(isAllowed("outcome_unknown", "sent"), false);
+  assert.equal(
+    isAllowed("outcome_unknown", "queued"),
+    false,
+    "a write whose outcome is unknown is never sent again",
+  );
+  // The one way back: the message set it shared was refused unprocessed (decision 0036).
+  const back = TRANSITION_NAMES.filter((name) => {
+    const rule: TransitionRule = TRANSITIONS[name];
+    return rule.to === "queued" && (rule.from as readonly string[]).includes("sent");
+  });
+  assert.deepEqual(back, ["set_refused"]);
 });
 
 test("guards: outcome_unknown only for writes, read_interrupted only for reads, timeouts by mode", () => {

@@ -8,6 +8,7 @@
  *     │  └─connector_back──┐
  *     └─connector_lost (async)─▶ waiting_for_connection
  *   queued | waiting_for_connection ──cancel | queue_ttl (async)──▶ canceled
+ *   sent ──set_refused──▶ queued (its shared message set refused unprocessed: sent again alone)
  *   queued ──sync_timeout (sync)──▶ canceled
  *   queued ──ledger_unreachable (sync)──▶ failed
  *
@@ -15,7 +16,8 @@
  * request only from the transition's `from` statuses and only when its guards (mode, read or write)
  * hold, and the connector's claim takes its statuses from `hand_over`. A request refused at
  * admission is created `failed` (no transition: it was never queued). `sent` can never be
- * canceled, and a sent write is never sent again.
+ * canceled, and a sent write is never sent again — unless the application refused its message set
+ * unprocessed as a whole (`set_refused`): then nothing of it reached the company file.
  */
 export const REQUEST_STATUSES = [
   "queued",
@@ -116,6 +118,14 @@ export const TRANSITIONS = {
     basis:
       "not in the table; required: waiting_for_connection applies to async requests waiting for an " +
       "offline connection, including those queued before the connection went offline",
+  },
+  set_refused: {
+    from: ["sent"],
+    to: "queued",
+    basis:
+      "not in the table; required (decision 0036): the application refused a message set that carried " +
+      "several Requests as a whole, unprocessed, so nothing of it ran; each member is sent again alone, " +
+      "in its place in the queue (at most once still holds: the first sending reached nothing)",
   },
   ledger_unreachable: {
     from: ["queued"],

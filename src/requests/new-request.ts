@@ -32,6 +32,8 @@ export type NewRequestFields = Pick<
   input?: string | null;
   /** The secret values `request_xml` holds masked, sealed (decision 0032). */
   request_secrets?: string | null;
+  /** Goes in a message set of its own (decision 0036). */
+  alone?: boolean;
 };
 
 /** Why a new request is refused at admission: it is created `failed` with this error. */

@@ -25,6 +25,7 @@ import {
 import { IDEMPOTENCY_RETENTION_MS, fingerprintText } from "./idempotency-key.ts";
 import { isSettled } from "./lifecycle.ts";
 import type { CallOptions } from "./call-options.ts";
+import { PASSTHROUGH_OPERATION } from "../ledger/operations.ts";
 import { newRequestRow } from "./new-request.ts";
 import { newId } from "../platform/ids.ts";
 import { CallerWatch } from "./request-watch.ts";
@@ -224,6 +225,7 @@ async function createOrAttach(
         is_write: s.isWrite,
         request_xml: messages.xml,
         request_on_error: stored.onError,
+        alone: goesAlone(s),
         // A Request refused at admission is never sent: its secrets are not kept at all.
         ...(messages.values && !refused
           ? {
@@ -362,6 +364,15 @@ function endedBeforeReachingLedger(row: RequestRow): boolean {
     (error?.integrationCode ?? null) === null &&
     error?.retryable === true
   );
+}
+
+/**
+ * Whether a Request goes in a message set of its own (decision 0036): one that carries a message set
+ * of its own (a passthrough, a batch: its `onError` and message order are the caller's) and one of
+ * more than one message. A typed call is one message, and shares a message set with its neighbours.
+ */
+function goesAlone(s: Submission): boolean {
+  return s.document.messages.length !== 1 || s.operationId === PASSTHROUGH_OPERATION || s.batch !== undefined;
 }
 
 function isReachable(deps: Deps, stored: ConnectionRow): boolean {

@@ -24,7 +24,7 @@ const ANSWER = {
 
 async function handOut(h: TestApp, target: QueueTarget): Promise<string | { spacedUntil: number } | null> {
   const work = await nextWork(h.deps, target.connectionId, target.ticketHash, "16.0");
-  if (work?.kind === "request") return work.row.id;
+  if (work?.kind === "request") return work.rows.map((row) => row.id).join(",");
   if (work?.kind === "spaced") return { spacedUntil: work.untilMs };
   return null;
 }

@@ -18,6 +18,7 @@ import * as m0020 from "./migrations/0020-check-in-history.ts";
 import * as m0021 from "./migrations/0021-connection-history-and-answers.ts";
 import * as m0032 from "./migrations/0032-request-secrets.ts";
 import * as m0033 from "./migrations/0033-connector-session-phases.ts";
+import * as m0034 from "./migrations/0034-message-sets.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   "0021-connection-history-and-answers": m0021,
   "0032-request-secrets": m0032,
   "0033-connector-session-phases": m0033,
+  "0034-message-sets": m0034,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -23,7 +23,11 @@ export type NewRequestRow = Omit<
   | "input"
   | "request_on_error"
   | "request_secrets"
+  | "alone"
+  | "set_position"
 > & {
+  /** Goes in a message set of its own (a passthrough, a batch: migration 0034). */
+  alone?: boolean;
   /** A batch's members (ledger/batch.ts). */
   batch?: unknown;
   /** The call's JSON input, as JSON text (the messages view). */
@@ -372,8 +376,11 @@ export interface ClaimInput {
   ticketHash: string;
   xmlVersion: string;
   now: Date;
-  /** The message-set ID a claimed write is sent with. */
+  /** The message-set ID of what is handed over (sent as `newMessageSetID` when it holds a write). */
   messageSetId: string;
+  /** Most Requests in one message set, and most bytes of their messages (decision 0036). */
+  setMaxRequests: number;
+  setMaxBytes: number;
   /** The hand-over transition (lifecycle table): claimed from `from`, committed as `to`. */
   handOver: { from: readonly string[]; to: string };
   /** Statuses a request past its queue TTL may be ended from (lifecycle table). */
@@ -391,21 +398,26 @@ export interface ClaimInput {
   heldBy?: string | undefined;
 }
 
+/** A request the claim handed over, in its message set's order. */
+export type ClaimedRequest = Pick<
+  RequestRow,
+  | "id"
+  | "is_write"
+  | "created_at"
+  | "request_xml"
+  | "request_on_error"
+  | "message_set_id"
+  | "request_secrets"
+  | "set_position"
+>;
+
 export interface ClaimResult {
   /**
-   * The request handed over, with its sealed secret values as they were before the claim cleared
-   * them (decision 0032): the hand-over puts them back into `request_xml` for the connector only.
+   * The requests handed over as one message set, in order (empty: none), each with its sealed
+   * secret values as they were before the claim cleared them (decision 0032): the hand-over puts
+   * them back into `request_xml` for the connector only.
    */
-  claimed: Pick<
-    RequestRow,
-    | "id"
-    | "is_write"
-    | "created_at"
-    | "request_xml"
-    | "request_on_error"
-    | "message_set_id"
-    | "request_secrets"
-  > | null;
+  claimed: ClaimedRequest[];
   /** A write whose outcome is unknown: its recovery query goes first, and nothing is claimed. */
   recoveryMessageSetId: string | null;
   /** Unsent requests of the connection whose queue TTL has passed (to be ended). */
@@ -413,16 +425,16 @@ export interface ClaimResult {
   /** Whether the connection has a request in one of the `unsettled` statuses (before this claim). */
   unsettled: boolean;
   /**
-   * A request this session was handed and has not answered: asking for more work means its answer
-   * was lost. Nothing is claimed while it is `sent`.
+   * The requests this session was handed and has not answered (one message set): asking for more
+   * work means their answer was lost. Nothing is claimed while they are `sent`.
    */
-  lostRequestId: string | null;
+  lostRequestIds: string[];
   /**
    * The next request writes to a record the service wrote less than `spacingMs` ago: nothing is
    * claimed before this time.
    */
   spacedUntil: Date | null;
-  /** False when `heldBy` was given and the session was not open and held by it: nothing was done. */
+  /** False when the session was not ready (or, with `heldBy`, not held by it): nothing was done. */
   sessionHeld: boolean;
 }
 
@@ -438,11 +450,15 @@ function statuses(list: readonly string[]) {
 
 /**
  * The connector's next piece of work, in one statement: a pending recovery (stamped on the
- * session), else the oldest request in the hand-over's `from` statuses whose TTL has not passed,
- * only when nothing else is in flight (in the hand-over's `to` status). The claim locks the row (SKIP
- * LOCKED, so two instances never claim the same row), commits the hand-over's `to` status with its
- * message-set ID, and stamps the session and connection. A request still in flight in this very
- * session is reported as lost (the connector asks again without having answered).
+ * session), else the oldest requests in the hand-over's `from` statuses whose TTL has not passed,
+ * only when nothing else is in flight (in the hand-over's `to` status), as one message set
+ * (decision 0036): the head, and after it, in queue order, up to `setMaxRequests` in all and
+ * `setMaxBytes` of messages, every next request that may share a message set — stopping at the
+ * first that may not: one that goes alone, one with sealed secret values, one writing a record an
+ * earlier member writes or that was written less than the spacing ago. The claim locks the rows
+ * (SKIP LOCKED, so two instances never claim the same row), commits the hand-over's `to` status
+ * with their message-set ID and places, and stamps the session and connection. Requests still in
+ * flight in this very session are reported as lost (the connector asks again without having answered).
  */
 export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResult> {
   // Work is handed only to a session in the `ready` phase (connector/session/phases.ts): nothing else
@@ -453,6 +469,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
           where ticket_hash = ${c.ticketHash} and phase = 'ready')`
       : sql<boolean>`exists (select 1 from connector_sessions
           where ticket_hash = ${c.ticketHash} and phase = 'ready' and instance_id = ${c.heldBy})`;
+  const spacedSince = new Date(c.now.getTime() - c.spacingMs);
   const result = await sql<{
     id: string | null;
     is_write: boolean | null;
@@ -461,8 +478,9 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     request_on_error: string | null;
     message_set_id: string | null;
     request_secrets: string | null;
+    set_position: number | null;
     recovery_id: string | null;
-    lost_id: string | null;
+    lost_ids: string[] | null;
     has_expired: boolean;
     unsettled: boolean;
     spaced_since: Date | string | null;
@@ -478,24 +496,48 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       update connector_sessions set phase = 'recovering',
         recovery_message_set_id = (select message_set_id from recovery), last_work_at = ${c.now}
       where ticket_hash = ${c.ticketHash} and phase = 'ready' and exists (select 1 from recovery)
-    ), head as (
-      select id, write_targets, request_secrets from requests
+    ), candidates as (
+      select id, write_targets, request_secrets, background, seq,
+        -- Alone: its own message set, sealed secret values (cleared by this claim), or a whole
+        -- document stored before messages were kept apart (request_on_error null).
+        alone or request_secrets is not null or request_on_error is null as solo,
+        octet_length(coalesce(request_xml, '')) as bytes
+      from requests
       where connection_id = ${c.connectionId} and status in (${statuses(c.handOver.from)})
         and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
         and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = ${sql.lit(c.handOver.to)})
         and not exists (select 1 from recovery)
         and ${held}
       -- Developers' requests first; the service's own (background) after them, each in order.
-      order by background, seq limit 1
+      order by background, seq limit ${c.setMaxRequests}
       for update skip locked
+    ), ranked as (
+      select candidates.*, row_number() over (order by background, seq) as n,
+        sum(bytes) over (order by background, seq) as running_bytes,
+        -- A write to a record written less than the spacing ago waits, and so does what follows it.
+        (select max(w.written_at) from record_writes w
+          where candidates.write_targets is not null and w.connection_id = ${c.connectionId}
+            and w.record_id in (select jsonb_array_elements_text(candidates.write_targets))
+            and ${c.spacingMs}::int > 0 and w.written_at >= ${spacedSince}) as last_write
+      from candidates
+    ), checked as (
+      select ranked.*,
+        -- Two writes to one record never share a set: their revision numbers would collide.
+        exists (select 1 from ranked earlier
+          where earlier.n < ranked.n and ranked.write_targets is not null and earlier.write_targets is not null
+            and earlier.write_targets ?| array(select jsonb_array_elements_text(ranked.write_targets))) as shares_record
+      from ranked
+    ), joinable as (
+      select checked.*, bool_and(
+          case when n = 1 then last_write is null
+          else not solo and last_write is null and not shares_record and running_bytes <= ${c.setMaxBytes} end
+        ) over (order by n) as joins,
+        first_value(solo) over (order by n) as head_solo
+      from checked
     ), spaced as (
-      -- The head writes to a record written less than the spacing ago: it waits, and so does the queue.
-      select max(w.written_at) as last_write from record_writes w, head
-      where head.write_targets is not null and w.connection_id = ${c.connectionId}
-        and w.record_id in (select jsonb_array_elements_text(head.write_targets))
-        and ${c.spacingMs}::int > 0 and w.written_at >= ${new Date(c.now.getTime() - c.spacingMs)}
+      select last_write from ranked where n = 1
     ), next as (
-      select head.id, head.write_targets, head.request_secrets from head where not exists (select 1 from spaced where last_write is not null)
+      select id, write_targets, request_secrets, n from joinable where joins and (n = 1 or not head_solo)
     ), noted as (
       insert into record_writes (connection_id, record_id, written_at)
       select ${c.connectionId}, jsonb_array_elements_text(next.write_targets), ${c.now} from next
@@ -504,8 +546,9 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     ), claimed as (
       update requests r set
         status = ${sql.lit(c.handOver.to)}, sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
-        xml_version = ${c.xmlVersion}, updated_at = ${c.now},
-        message_set_id = case when r.is_write then ${c.messageSetId} else null end,
+        xml_version = ${c.xmlVersion}, updated_at = ${c.now}, set_position = next.n - 1,
+        -- A write is sent with the set's ID (its recovery asks for it); so is every member of a set of several.
+        message_set_id = case when r.is_write or (select count(*) from next) > 1 then ${c.messageSetId} else null end,
         -- Secrets are kept only while the request waits: gone with the hand-over (decision 0032).
         request_secrets = null,
         outcome = case when r.is_write then 'pending' else 'not_applicable' end,
@@ -513,7 +556,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
           to_jsonb(greatest(0, floor(extract(epoch from (${c.now}::timestamptz - r.created_at)) * 1000)::bigint)))
       from next where r.id = next.id
       returning r.id, r.is_write, r.created_at, r.request_xml, r.request_on_error, r.message_set_id,
-        next.request_secrets
+        next.request_secrets, r.set_position
     ), touch_session as (
       update connector_sessions set last_work_at = ${c.now}
       where ticket_hash = ${c.ticketHash} and exists (select 1 from claimed)
@@ -523,10 +566,9 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     )
     select claimed.*, (select message_set_id from recovery) as recovery_id,
       (select last_write from spaced) as spaced_since,
-      (select id from requests
+      (select array_agg(id order by set_position) from requests
         where connection_id = ${c.connectionId} and status = ${sql.lit(c.handOver.to)} and ticket_hash = ${c.ticketHash}
-          and ${held}
-        limit 1) as lost_id,
+          and ${held}) as lost_ids,
       exists (
         select 1 from requests
         where connection_id = ${c.connectionId} and status in (${statuses(c.expirable)})
@@ -537,26 +579,30 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       ) as unsettled,
       ${held} as session_held
     from (select 1) as one left join claimed on true
+    order by claimed.set_position
   `.execute(db);
-  const row = result.rows[0];
-  const claimed =
-    row?.id != null && row.is_write !== null && row.created_at !== null
-      ? {
-          id: row.id,
-          is_write: row.is_write,
-          created_at: row.created_at,
-          request_xml: row.request_xml,
-          request_on_error: row.request_on_error,
-          message_set_id: row.message_set_id,
-          request_secrets: row.request_secrets,
-        }
-      : null;
+  const rows = result.rows;
+  const row = rows[0];
+  const claimed: ClaimedRequest[] = [];
+  for (const r of rows) {
+    if (r.id == null || r.is_write === null || r.created_at === null) continue;
+    claimed.push({
+      id: r.id,
+      is_write: r.is_write,
+      created_at: r.created_at,
+      request_xml: r.request_xml,
+      request_on_error: r.request_on_error,
+      message_set_id: r.message_set_id,
+      request_secrets: r.request_secrets,
+      set_position: r.set_position,
+    });
+  }
   return {
     claimed,
     recoveryMessageSetId: row?.recovery_id ?? null,
     hasExpired: row?.has_expired ?? false,
     unsettled: row?.unsettled ?? true,
-    lostRequestId: row?.lost_id ?? null,
+    lostRequestIds: row?.lost_ids ?? [],
     spacedUntil:
       row?.spaced_since == null ? null : new Date(new Date(row.spaced_since).getTime() + c.spacingMs + 1),
     sessionHeld: row?.session_held ?? false,
@@ -593,13 +639,13 @@ export async function expiredUnsent(db: Db, connectionId: string, now: Date): Pr
 }
 
 /**
- * A connector session with the request it has in flight, if any, in one statement (the connector's
- * answer path). Null for an unknown ticket.
+ * A connector session with the requests it has in flight (one message set, in its order; none when
+ * nothing is), in one statement (the connector's answer path). Null for an unknown ticket.
  */
 export async function findSessionWithInFlight(
   db: Db,
   ticketHash: string,
-): Promise<{ session: ConnectorSessionRow; inFlight: RequestRow | null } | null> {
+): Promise<{ session: ConnectorSessionRow; inFlight: RequestRow[] } | null> {
   const rows = await db
     .selectFrom("connector_sessions as s")
     .leftJoin("requests as r", (join) =>
@@ -608,14 +654,18 @@ export async function findSessionWithInFlight(
     .selectAll("r")
     .select(sql<ConnectorSessionRow>`to_jsonb(s)`.as("session_json"))
     .where("s.ticket_hash", "=", ticketHash)
+    .orderBy("r.set_position")
     .orderBy("r.seq")
     .execute();
   const first = rows[0];
   if (!first) return null;
-  const { session_json: sessionJson, ...request } = first;
-  // Left-join columns are all null when nothing is in flight; otherwise they form a whole row.
-  const inFlight = request.id === null ? null : (request as RequestRow);
-  return { session: sessionFromJson(sessionJson), inFlight };
+  // Left-join columns are all null when nothing is in flight; otherwise each row is a whole request,
+  // in the order of the message set they were handed over in.
+  const inFlight: RequestRow[] = [];
+  for (const { session_json: _session, ...request } of rows) {
+    if (request.id !== null) inFlight.push(request as RequestRow);
+  }
+  return { session: sessionFromJson(first.session_json), inFlight };
 }
 
 /** A session row read back from `to_jsonb` (timestamps arrive as ISO strings). */

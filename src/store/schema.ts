@@ -184,6 +184,13 @@ export interface RequestsTable {
   write_targets: ColumnType<string[] | null, string | null | undefined, string | null>;
   /** The typed call's JSON input as validated (query, body; a batch's members); null otherwise (migration 0021). */
   input: ColumnType<unknown, string | null | undefined, string | null>;
+  /**
+   * Goes in a message set of its own (migration 0034): a passthrough or batch (its own message set),
+   * or one sent again alone after the application refused its set as a whole.
+   */
+  alone: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Its place in the message set it was handed over in (migration 0034); null before the hand-over. */
+  set_position: number | null;
   /** A batch's members, in order (ledger/batch.ts `BatchPlan`); null for every other Request. */
   batch: ColumnType<unknown, string | null | undefined, string | null>;
 }

@@ -634,7 +634,7 @@ describe("Security: idempotency replay and reuse", () => {
         // The connector takes it (it is `sent`), then its session breaks: a read fails, a write's
         // outcome becomes unknown. Either way it reached the application.
         const work = await nextWork(world.h.deps, first.connectionId, "security-suite-ticket", "16.0");
-        assert.equal(work?.kind === "request" ? work.row.id : null, first.id, "the connector took it");
+        assert.equal(work?.kind === "request" ? work.rows[0]?.id : null, first.id, "the connector took it");
         const sent = await findRequestById(world.h.deps.db, first.id);
         assert.ok(sent);
         assert.ok(await interruptSent(world.h.deps, sent, "the session broke"));

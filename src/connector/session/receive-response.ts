@@ -1,9 +1,9 @@
 import type { Deps } from "../../deps.ts";
 import type { ServiceError } from "../../errors/service-error.ts";
-import { readAnswer } from "../../ledger/xml/answer.ts";
+import { memberAnswers, readAnswer } from "../../ledger/xml/answer.ts";
 import { isFailureHResult } from "../../ledger/xml/status-codes.ts";
 import { hashSecret } from "../../platform/secrets.ts";
-import { completeFromAnswer, resolveRecovery } from "../../requests/engine.ts";
+import { completeSetFromAnswer, resolveRecovery } from "../../requests/engine.ts";
 import type { ConnectorSessionRow } from "../../store/connector-sessions.ts";
 import { findSessionWithInFlight, pendingRecoveries, waitingRequests } from "../../store/requests.ts";
 import { errorForHResult } from "../company-file.ts";
@@ -40,14 +40,16 @@ export async function receiveResponseXML(
   if (!session) return SESSION_ENDED;
   const failed = isFailureHResult(hresult);
   if (session.phase === "recovering") return recoveryAnswered(deps, session, response, failed, hresult);
-  const inFlight = found?.inFlight ?? null;
-  if (inFlight) {
-    await completeFromAnswer(
+  const inFlight = found?.inFlight ?? [];
+  if (inFlight.length > 0) {
+    const { retried } = await completeSetFromAnswer(
       deps,
       inFlight,
       { responseXml: response, hresult, message },
       session.ticket_hash,
     );
+    // A shared message set the application refused unprocessed: its requests go again, alone.
+    if (retried) return PROGRESS;
     if (!failed) {
       // The connector asks for the next request now: it is claimed without reading the session again.
       ctx.memory.noteAnswered({ ...session, last_work_at: new Date(deps.clock.now()) });
@@ -85,11 +87,17 @@ async function recoveryAnswered(
   const now = new Date(deps.clock.now());
   let unresolved = failed;
   if (!failed) {
-    // Read once, whatever number of writes the message set ID resolves.
+    // Read once, whatever number of writes the message set ID resolves; each from its place in the
+    // stored answer when its message set carried several requests (decision 0036).
     const answer = readAnswer(response);
+    const messages = answer?.summary.statuses.length ?? 0;
+    const views = answer && messages > 1 ? memberAnswers(answer, messages) : null;
     for (const row of await pendingRecoveries(deps.db, session.connection_id)) {
       if (row.message_set_id !== session.recovery_message_set_id) continue;
-      if ((await resolveRecovery(deps, row, answer, session.ticket_hash)) === "unresolved") unresolved = true;
+      // A request that went alone (a batch: several messages of its own) reads the whole answer.
+      const shared = views !== null && !row.alone && row.set_position !== null;
+      const view = shared ? (views[row.set_position ?? 0] ?? null) : answer;
+      if ((await resolveRecovery(deps, row, view, session.ticket_hash)) === "unresolved") unresolved = true;
     }
   }
   const lastError = !unresolved

@@ -1,6 +1,6 @@
 import type { ResponseStatus, ResponseSummary } from "./message-set.ts";
 import { parseDocument } from "./parse.ts";
-import { attr, child, type XmlElement } from "./tree.ts";
+import { attr, child, renderDocument, type XmlElement } from "./tree.ts";
 
 /**
  * An answer of the application, read once (issue 14): one streaming parse gives the element tree
@@ -38,4 +38,33 @@ export function readAnswer(xml: string): ParsedAnswer | null {
     root: document.root,
     summary: { statuses, messageSetStatusCode: setCode === undefined ? null : Number(setCode) },
   };
+}
+
+/**
+ * The answer of each Request of a message set that carried several (decision 0036): member `i`'s
+ * view holds the response message at place `i` alone (none when the application stopped before it),
+ * with the set's status code, so that its operation reads it exactly as it would read the answer to
+ * a message set of its own. Its `xml` is that view written out (kept for its messages view).
+ */
+export function memberAnswers(answer: ParsedAnswer, count: number): ParsedAnswer[] {
+  const msgs = child(answer.root, "QBXMLMsgsRs");
+  const messages = msgs?.children ?? [];
+  return Array.from({ length: count }, (_, i) => {
+    const message = messages[i];
+    const status = answer.summary.statuses[i];
+    const root: XmlElement = {
+      ...answer.root,
+      children: answer.root.children.map((element) =>
+        element === msgs ? { ...element, children: message ? [message] : [] } : element,
+      ),
+    };
+    return {
+      xml: renderDocument(root),
+      root,
+      summary: {
+        statuses: status ? [status] : [],
+        messageSetStatusCode: answer.summary.messageSetStatusCode,
+      },
+    };
+  });
 }

@@ -18,6 +18,7 @@ import {
   HRESULT_MODAL_DIALOG,
   HRESULT_MODE_CONFLICT,
   HRESULT_NO_FILE_OPEN,
+  HRESULT_PARSE_ERROR,
   HRESULT_NOT_RUNNING,
   HRESULT_STARTING,
   HRESULT_WRONG_FILE,
@@ -63,6 +64,12 @@ const PRODUCT_MAJOR_VERSION: Readonly<Record<SimulatedXmlVersion, number>> = {
   "15.0": 31,
   "16.0": 33,
 };
+
+/** The request messages of a message set (its `…Rq` elements but the set's own; no child ends so). */
+function requestMessages(requestXml: string): number {
+  return (requestXml.match(/<[A-Za-z]+Rq[\s/>]/g) ?? []).filter((tag) => !tag.startsWith("<QBXMLMsgsRq"))
+    .length;
+}
 
 /** An answer grown to at least `bytes` with whitespace inside its message set (the `large_answer` fault). */
 function padded(result: ProcessResult, bytes: number): ProcessResult {
@@ -201,6 +208,8 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     if (fault?.kind === "modal_dialog") return hresultFailure(HRESULT_MODAL_DIALOG);
     if (fault?.kind === "app_not_running") return hresultFailure(HRESULT_CANNOT_ACCESS);
     if (fault?.kind === "slow_processing") await this.sleep(fault.ms);
+    if (fault?.kind === "refuse_sets_over" && requestMessages(requestXml) > fault.requests)
+      return hresultFailure(HRESULT_PARSE_ERROR);
     const result = processDocument(requestXml, {
       file: session.file,
       host: this.host,

@@ -32,7 +32,14 @@ export type LedgerFault =
    * Opening the company file hangs (a dialog at start-up): beginSession does not return until the
    * fault is cleared, so the connector's session opens and the application never answers.
    */
-  | { kind: "hang_on_open" };
+  | { kind: "hang_on_open" }
+  /**
+   * A message set holding more than `requests` request messages is refused as a whole, unprocessed,
+   * with 0x80040400 (the application's answer to a request stream it will not run): a model of the
+   * application refusing a set that several Requests share, which the service then sends again one
+   * Request at a time (decision 0036).
+   */
+  | { kind: "refuse_sets_over"; requests: number };
 
 /** An HRESULT and its message. */
 export interface HResult {
