@@ -33,7 +33,10 @@
  *     restart, 10 s idle (bench/idle-memory.ts).
  * 10. Hostile load on the connector endpoint (issue 23): the service's memory and `/readyz` latency
  *     while 10 callers send 16 MB junk bodies, and failed logins per second admitted (bench/hostile.ts).
- * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory,hostile` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
+ * 11. What a user feels with a real connector's slowness (issue 24): 8 callers' sync reads through a
+ *     simulated end user on the `realistic` latency profile, one Request per message set against
+ *     coalesced (bench/latency.ts).
+ * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
 import { loadConfig } from "../src/config.ts";
 import { readFileSync } from "node:fs";
@@ -62,6 +65,7 @@ import {
 import { codecRows, runTypedBench } from "./typed.ts";
 import { runBatchBench } from "./batch.ts";
 import { hostileRows, measureHostile } from "./hostile.ts";
+import { latencyRows } from "./latency.ts";
 import { measureStartup } from "./startup.ts";
 import {
   IDLE_MEMORY_WAIT_MS,
@@ -571,7 +575,7 @@ async function batchOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   }
 }
 
-const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory,hostile";
+const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency";
 
 function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -673,6 +677,16 @@ async function main(): Promise<void> {
         rows.push(...hostileRows(await measureHostile(store)));
       } catch (error) {
         rows.push(failureRow(`[${store ? "postgres" : "pglite"}] hostile load`, error));
+      }
+    }
+  }
+  if (sections.has("latency")) {
+    // Issue 24: 8 callers' reads through a realistically slow simulated end user, on each store.
+    for (const store of stores) {
+      try {
+        rows.push(...(await latencyRows(store)));
+      } catch (error) {
+        rows.push(failureRow(`[${store ? "postgres" : "pglite"}] latency`, error));
       }
     }
   }

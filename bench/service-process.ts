@@ -126,6 +126,8 @@ export interface ServiceProcess {
   pid: number;
   /** Resident memory of the service process now (VmRSS), in bytes. */
   rss(): number;
+  /** The service's Prometheus metrics, as its `GET /metrics` answers them now. */
+  metrics(): Promise<string>;
   /** The service's own memory figures (its Prometheus metrics): V8 heap used and external (WASM, buffers). */
   memory(): Promise<{ heapUsedBytes: number; externalBytes: number }>;
   /** CPU time the service process has used so far (user + system), in seconds. */
@@ -202,6 +204,7 @@ export async function startService(
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? "0") * 1024;
     },
+    metrics: async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(),
     memory: async () => {
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       const gauge = (name: string): number =>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseLatencyProfile } from "./platform/latency-profile.ts";
 import { parseSecretsKey } from "./platform/sealing.ts";
 import { DEFAULT_RETRY_SCHEDULE_MS, parseSchedule } from "./webhooks/schedule.ts";
 
@@ -62,6 +63,25 @@ export const configSchema = z.object({
    * @defaultValue `on`; `off` when `NODE_ENV=production` (the container image)
    */
   SIMULATOR: z.enum(["on", "off"]).optional(),
+  /**
+   * How slow the simulated end users of `SIMULATOR=on` are (decision 0034): `zero` (no delay),
+   * `realistic` (`soap:80,messageSet:150,request:30,record:2`: a warm session on an office PC over the
+   * internet, estimated), or milliseconds per key — `soap` (each connector call's network round
+   * trip), `messageSet` (the application's overhead per message set), `request` (per request in it,
+   * run in order), `record` (per record it returns) — for example `soap:40,request:10`; a key left out
+   * is 0. For trying what users of a real connector feel; tests and the demo run with `zero`.
+   */
+  SIMULATOR_LATENCY: z
+    .string()
+    .default("zero")
+    .transform((text, ctx) => {
+      try {
+        return parseLatencyProfile(text);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Requests per project per rate-limit window (all keys together). */
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
   /** Rate-limit window length in milliseconds. */

@@ -9,6 +9,7 @@ import type { Deps } from "./deps.ts";
 import { demoBanner, seedDemo } from "./simulation/demo.ts";
 import { SimulationHost } from "./simulation/host.ts";
 import { systemClock } from "./platform/clock.ts";
+import { formatLatencyProfile, isZeroLatency } from "./platform/latency-profile.ts";
 import { serviceLogger } from "./platform/logging.ts";
 import { newInstanceId } from "./platform/ids.ts";
 import { Metrics } from "./platform/metrics.ts";
@@ -54,6 +55,10 @@ async function main(): Promise<void> {
   const simulation =
     config.SIMULATOR === "on" ? new SimulationHost(deps, { connectorUrl: localConnectorUrl(config) }) : null;
   deps.simulatedConnectors = simulation ?? undefined;
+  if (simulation && !isZeroLatency(config.SIMULATOR_LATENCY)) {
+    const latency = formatLatencyProfile(config.SIMULATOR_LATENCY);
+    logger.info({ latency }, "simulated end users are as slow as SIMULATOR_LATENCY says");
+  }
   // This process as an instance with a lease: sessions of instances that stopped (this data's last
   // run, or a neighbour on a shared PostgreSQL) are recovered; live neighbours' are left alone.
   const instance = await startInstance(deps);

@@ -70,6 +70,14 @@ export class FakeClock implements Clock {
     return this.timers.size;
   }
 
+  /** When the earliest pending sleeper falls due (clock time), or undefined with none pending. */
+  get nextDueAt(): number | undefined {
+    let earliest: number | undefined;
+    for (const timer of this.timers)
+      if (earliest === undefined || timer.dueAt < earliest) earliest = timer.dueAt;
+    return earliest;
+  }
+
   /** Resolves once at least `count` sleepers are pending (checks on each new sleeper). */
   async untilSleepers(count = 1): Promise<void> {
     while (this.timers.size < count) {

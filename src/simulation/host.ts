@@ -1,5 +1,5 @@
 import type { Deps } from "../deps.ts";
-import { systemClock } from "../platform/clock.ts";
+import { systemClock, type Clock } from "../platform/clock.ts";
 import { connectionChannel } from "../requests/engine.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import {
@@ -10,6 +10,7 @@ import {
   type SimulatedXmlVersion,
 } from "../simulator/ledger/application.ts";
 import { PersistedApplication, type CompanyFileSnapshot } from "../simulator/ledger/index.ts";
+import { simulatedLatency, type SimulatedLatency } from "../simulator/latency.ts";
 import { SimulatedWebConnector, type ConnectorEvent } from "../simulator/web-connector.ts";
 import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
 import { waitingRequests } from "../store/requests.ts";
@@ -40,6 +41,9 @@ import {
  *   is queued for its connection while it is between sessions, instead of waiting up to its
  *   scheduled interval (`CONNECTOR_CHECK_IN_SECONDS`) as a real one would;
  * - its password is re-issued at every start (the store keeps only digests).
+ *
+ * They are as slow as `SIMULATOR_LATENCY` says (none by default): their connector's network and
+ * their application's work, on real time (decision 0034).
  */
 export interface SimulationHostOptions {
   /** Pause after a NoOp (ms); the real connector's 5 s by default. */
@@ -50,6 +54,8 @@ export interface SimulationHostOptions {
    * Their `.qwc` is the one end users download, with this `AppURL`. Default: `CONNECTOR_URL`.
    */
   connectorUrl?: string;
+  /** The clock the simulated end users spend `SIMULATOR_LATENCY` on; real time by default. */
+  latencyClock?: Clock;
 }
 
 interface Running {
@@ -68,11 +74,14 @@ const CHECK_INS_PER_WAKE_MAX = 3;
 
 export class SimulationHost implements SimulatedConnectors {
   private readonly running = new Map<string, Running>();
+  private readonly latency: SimulatedLatency;
 
   constructor(
     private readonly deps: Deps,
     private readonly options: SimulationHostOptions = {},
-  ) {}
+  ) {
+    this.latency = simulatedLatency(deps.config.SIMULATOR_LATENCY, options.latencyClock);
+  }
 
   /** The service's dependencies with the connector endpoint its simulated connectors use. */
   private withConnectorUrl(): Deps {
@@ -170,7 +179,7 @@ export class SimulationHost implements SimulatedConnectors {
     edition: SimulatedEdition,
   ): Promise<string> {
     await this.stopOne(connection.id);
-    const ledger = new SimulatedLedgerApplication(edition);
+    const ledger = new SimulatedLedgerApplication({ ...edition, latency: this.latency });
     const file = ledger.restoreCompanyFile(snapshot);
     const application = new PersistedApplication(ledger, {
       save: (next) => this.save(connection.id, next),
@@ -182,6 +191,7 @@ export class SimulationHost implements SimulatedConnectors {
         qwc: qwcForSetup(this.withConnectorUrl(), connection, companyName),
         password,
         application,
+        latency: this.latency,
         ...(this.options.noOpPauseMs === undefined ? {} : { noOpPauseMs: this.options.noOpPauseMs }),
         onEvent: (event) => this.observe(entry, event),
       }),

@@ -4,16 +4,24 @@
  * the service only as a real end user's computer does: the setup link (or a `.qwc` file and its
  * password) and then the connector protocol over HTTP.
  *
- *   npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH]
- *   npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH]
+ *   npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH] [--latency PROFILE]
+ *   npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH] [--latency PROFILE]
  *
  * Environment instead of flags: LEDGER_SIMULATOR_SETUP_URL, LEDGER_SIMULATOR_QWC,
- * LEDGER_SIMULATOR_PASSWORD, LEDGER_SIMULATOR_FILE. `--connector-url` replaces the `.qwc`'s AppURL
- * (the service's connector endpoint, for example when the file names a public address).
+ * LEDGER_SIMULATOR_PASSWORD, LEDGER_SIMULATOR_FILE, LEDGER_SIMULATOR_LATENCY. `--connector-url`
+ * replaces the `.qwc`'s AppURL (the service's connector endpoint, for example when the file names a
+ * public address). `--latency` makes the computer as slow as a real one (decision 0034).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import {
+  formatLatencyProfile,
+  isZeroLatency,
+  parseLatencyProfile,
+  type LatencyProfile,
+} from "../platform/latency-profile.ts";
 import { SimulatedLedgerApplication } from "./ledger/application.ts";
+import { simulatedLatency } from "./latency.ts";
 import { PersistedApplication } from "./ledger/persisted-application.ts";
 import { JsonFileStore } from "./json-file-store.ts";
 import { SimulatedWebConnector } from "./web-connector.ts";
@@ -28,8 +36,11 @@ const USAGE = `Usage:
   --company        company name of a new company file (default "Simulated Company")
   --file           keep the company file here as JSON (default ./simulated-company.json); an
                    existing file is used as it is
+  --latency        how slow this computer is: zero (default), realistic, or milliseconds per key,
+                   e.g. soap:80,messageSet:150,request:30,record:2 (a connector call's network
+                   round trip; the application's time per message set, per request, per record)
 Environment: LEDGER_SIMULATOR_SETUP_URL, LEDGER_SIMULATOR_QWC, LEDGER_SIMULATOR_PASSWORD,
-LEDGER_SIMULATOR_FILE.`;
+LEDGER_SIMULATOR_FILE, LEDGER_SIMULATOR_LATENCY.`;
 
 interface Registration {
   qwc: string;
@@ -50,6 +61,15 @@ async function fromSetupLink(setupUrl: string): Promise<Registration> {
   return { qwc: await qwc.text(), password };
 }
 
+/** The `--latency` profile; a bad one is a usage error naming what is wrong. */
+function latencyProfile(text: string): LatencyProfile {
+  try {
+    return parseLatencyProfile(text);
+  } catch (error) {
+    throw new UsageError(`--latency: ${(error as Error).message}.`);
+  }
+}
+
 function withConnectorUrl(qwc: string, connectorUrl: string | undefined): string {
   if (!connectorUrl) return qwc;
   const escaped = connectorUrl.replace(/&/g, "&amp;").replace(/</g, "&lt;");
@@ -66,11 +86,14 @@ async function main(argv: string[]): Promise<void> {
       "connector-url": { type: "string" },
       company: { type: "string" },
       file: { type: "string" },
+      latency: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) return void console.log(USAGE);
   const env = process.env;
+  const profile = latencyProfile(values.latency ?? env.LEDGER_SIMULATOR_LATENCY ?? "zero");
+  const latency = simulatedLatency(profile);
   const setupUrl = values["setup-url"] ?? env.LEDGER_SIMULATOR_SETUP_URL;
   const qwcPath = values.qwc ?? env.LEDGER_SIMULATOR_QWC;
   const password = values.password ?? env.LEDGER_SIMULATOR_PASSWORD;
@@ -80,7 +103,7 @@ async function main(argv: string[]): Promise<void> {
   else throw new UsageError("Give --setup-url, or --qwc and --password.");
 
   const store = new JsonFileStore(values.file ?? env.LEDGER_SIMULATOR_FILE ?? "simulated-company.json");
-  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0", latency });
   const stored = store.load();
   const companyName = values.company ?? "Simulated Company";
   const file =
@@ -98,6 +121,7 @@ async function main(argv: string[]): Promise<void> {
     qwc: withConnectorUrl(registration.qwc, values["connector-url"]),
     password: registration.password,
     application,
+    latency,
     onEvent: (event) => {
       if (event.type !== "session_ended") return;
       const { outcome, message, requestsProcessed } = event.report;
@@ -109,6 +133,7 @@ async function main(argv: string[]): Promise<void> {
   const every = connector.intervalSeconds;
   console.log(
     `Simulated end user "${file.companyName}" (company file ${store.path}) checks in at ${connector.registration.appUrl}` +
+      (isZeroLatency(profile) ? "" : ` (latency ${formatLatencyProfile(profile)})`) +
       (every === undefined ? " once." : ` now and every ${every} s. Ctrl+C stops it.`),
   );
   connector.start();

@@ -20,6 +20,7 @@
  * check-ins only), honouring authenticate's postpone ([2]) and minimum run-every ([3]) seconds.
  */
 import type { ProcessResult, SimulatedApplication, ApplicationSession } from "./application.ts";
+import { NO_LATENCY, soapLegsMs, spend, type SimulatedLatency } from "./latency.ts";
 import { parseQwc, type QwcDocument } from "./qwc.ts";
 import {
   SOAP_CONTENT_TYPE,
@@ -114,6 +115,12 @@ export interface SimulatedWebConnectorOptions {
   /** Restores the registry flag "FileID already stamped into a company file". */
   fileIdStamped?: boolean;
   sleep?: Sleep;
+  /**
+   * The network between this computer and the service: each SOAP call's round trip (the latency
+   * profile's `soapCallMs`, on its clock), half before the call reaches the service and half after
+   * its answer left it. None by default.
+   */
+  latency?: SimulatedLatency;
   fetch?: typeof fetch;
   /** Called for every event, after it is recorded. */
   onEvent?: (event: ConnectorEvent) => void;
@@ -167,6 +174,7 @@ export class SimulatedWebConnector {
   private readonly options: SimulatedWebConnectorOptions;
   private readonly sleep: Sleep;
   private readonly fetchImpl: typeof fetch;
+  private readonly latency: SimulatedLatency;
   private readonly recorded: ConnectorEvent[] = [];
   private fault: ConnectorFault = null;
   private fileIdStamped: boolean;
@@ -189,6 +197,7 @@ export class SimulatedWebConnector {
     this.registration = parseQwc(options.qwc);
     this.sleep = options.sleep ?? abortableSleep;
     this.fetchImpl = options.fetch ?? fetch;
+    this.latency = options.latency ?? NO_LATENCY;
     this.fileIdStamped = options.fileIdStamped ?? false;
   }
 
@@ -530,13 +539,18 @@ export class SimulatedWebConnector {
 
   /**
    * One HTTP exchange. Like the .NET client, a 500 carrying a SOAP Fault is read as a fault; any
-   * failure ends the session (the real connector reports errors 1041–1045 and stops).
+   * failure ends the session (the real connector reports errors 1041–1045 and stops). The calls of
+   * a session are sequential, each one's network time spent around it (`latency`).
    */
   private async call(call: SoapCall, signal: AbortSignal): Promise<SoapResult> {
     if (signal.aborted) throw new SessionAborted("stopped");
     const timeoutMs = this.options.requestTimeoutMs ?? 100_000;
+    const legs = soapLegsMs(this.latency.profile);
     this.inFlight = call.method;
     try {
+      // The call travels to the service…
+      await spend(this.latency, legs.out, signal);
+      if (signal.aborted) throw new SessionAborted("stopped");
       const response = await this.fetchImpl(this.registration.appUrl, {
         method: "POST",
         headers: { "Content-Type": SOAP_CONTENT_TYPE, SOAPAction: soapAction(call.method) },
@@ -544,6 +558,9 @@ export class SimulatedWebConnector {
         signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
       });
       const text = await response.text();
+      // …and its answer travels back before the connector can use it.
+      await spend(this.latency, legs.back, signal);
+      if (signal.aborted) throw new SessionAborted("stopped");
       if (response.status !== 200 && response.status !== 500) {
         throw new TransportError(`${call.method} failed: HTTP ${response.status}`);
       }

@@ -8,6 +8,7 @@ import { buildApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
+import type { LatencyProfile } from "../platform/latency-profile.ts";
 import { newInstanceId } from "../platform/ids.ts";
 import { Metrics } from "../platform/metrics.ts";
 import { sampleStoredState } from "../store/state-sample.ts";
@@ -21,6 +22,7 @@ import {
   type SimulatedCountry,
   type SimulatedXmlVersion,
 } from "../simulator/ledger/index.ts";
+import { simulatedLatency, type SimulatedLatency } from "../simulator/latency.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 import { loadSetup, qwcForSetup } from "../tenancy/auth-sessions.ts";
@@ -59,6 +61,13 @@ export interface SystemOptions {
   gate?: StatementGate;
   /** The activity stamps (a test that counts statements writes them by hand: a long `flushMs`). */
   activity?: ActivityStamps;
+  /**
+   * How slow the simulated end users of `connectEndUser` are (their connector's network and their
+   * application): `profile` (none by default), spent on `clock`, else the system's clock. The
+   * service's own simulated end users (`simulator`) follow `SIMULATOR_LATENCY` in `config`, on the
+   * same clock.
+   */
+  latency?: { profile?: LatencyProfile; clock?: Clock };
 }
 
 export interface System {
@@ -165,8 +174,12 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     transportClock: options.transportClock,
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(opened.store.db, deps.instanceId));
+  const latency: SimulatedLatency = simulatedLatency(
+    options.latency?.profile,
+    options.latency?.clock ?? clock,
+  );
   const simulation = options.simulator
-    ? new SimulationHost(deps, { noOpPauseMs: options.noOpPauseMs ?? 20 })
+    ? new SimulationHost(deps, { noOpPauseMs: options.noOpPauseMs ?? 20, latencyClock: latency.clock })
     : null;
   deps.simulatedConnectors = simulation ?? undefined;
   // As in main.ts: registered with a lease before it listens; the lease is renewed on the service clock.
@@ -174,7 +187,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
   const app = await buildApp(deps);
   await app.listen({ port, host: "127.0.0.1" });
   const project = await createProject(deps, { name: "System test" });
-  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+  const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0", latency });
   const connectors: SimulatedWebConnector[] = [];
 
   const call = async (method: string, path: string, init: CallInit = {}): Promise<Response> => {
@@ -214,7 +227,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     if (!connection) throw new Error("no connection");
     const companyFilePath = `C:\\Company Files\\${o.companyName ?? `Company ${fileCount}`}.qbw`;
     const application = o.application
-      ? new SimulatedLedgerApplication({ xmlVersion: "16.0", ...o.application })
+      ? new SimulatedLedgerApplication({ xmlVersion: "16.0", ...o.application, latency })
       : ledger;
     application.createCompanyFile(companyFilePath, {
       companyName: o.companyName ?? `Company ${fileCount}`,
@@ -227,6 +240,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
       password: setup.password,
       application,
       noOpPauseMs: options.noOpPauseMs ?? 20,
+      latency,
     });
     connectors.push(connector);
     return {

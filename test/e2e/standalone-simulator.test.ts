@@ -45,6 +45,9 @@ test("npm run simulator follows a setup link, answers calls and keeps its compan
       session.authFlowUrl,
       "--company",
       "Standalone Co",
+      // A barely slow computer: the flag is read and applied (decision 0034).
+      "--latency",
+      "soap:2,messageSet:1",
     ],
     {
       cwd: ROOT,
@@ -68,6 +71,7 @@ test("npm run simulator follows a setup link, answers calls and keeps its compan
     60_000,
   );
   assert.match(output, /Simulated end user "Standalone Co"/);
+  assert.match(output, /\(latency soap:2,messageSet:1,request:0,record:0\)/);
 
   const health = await sys.call("GET", "/v1/ledger-desktop/health-check", { endUserId });
   assert.equal(health.status, 200, await health.clone().text());
@@ -98,4 +102,26 @@ test("npm run simulator without a registration explains its flags", async () => 
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   assert.equal(code, 2);
   assert.match(stderr, /--setup-url/);
+});
+
+test("npm run simulator refuses a latency it cannot read, saying why, before contacting anything", async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "src/simulator/main.ts",
+      "--setup-url",
+      "http://127.0.0.1:9/setup/x",
+      "--latency",
+      "soap:80,lag:5",
+    ],
+    { cwd: ROOT, env: { ...process.env, LEDGER_SIMULATOR_LATENCY: "" }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /--latency: unknown key "lag"; the keys are soap, messageSet, request, record\./);
+  assert.match(stderr, /--latency +how slow this computer is/);
 });

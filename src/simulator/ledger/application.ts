@@ -26,7 +26,8 @@ import {
   type LedgerFault,
 } from "./faults.ts";
 import type { HostInfo } from "./hcp.ts";
-import { processDocument } from "./processor.ts";
+import { processDocument, processSteps } from "./processor.ts";
+import { isNoLatency, NO_LATENCY, paced, type SimulatedLatency } from "../latency.ts";
 import { seedSampleCompany } from "./seed.ts";
 import { LedgerSession, type SessionHost } from "./session.ts";
 
@@ -36,6 +37,11 @@ export interface SimulatedLedgerOptions {
   clock?: LedgerClock;
   /** Used by the `slow_processing` fault. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The time the application spends per message set, request and record returned (its latency
+   * profile, on its clock); none by default.
+   */
+  latency?: SimulatedLatency;
   /** Iterator IDs (`{GUID}`). */
   newGuid?: () => string;
   /** Highest message version the application speaks, `13.0` by default. */
@@ -93,6 +99,7 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
   private readonly clock: LedgerClock;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly newGuid: () => string;
+  private readonly latency: SimulatedLatency;
   private readonly files: CompanyFile[] = [];
   private openPath: string | undefined;
   private fault: LedgerFault | null = null;
@@ -102,6 +109,7 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     this.clock = options.clock ?? systemClock;
     this.sleep = options.sleep ?? ((ms) => systemClock.sleep(ms));
     this.newGuid = options.newGuid ?? randomGuid;
+    this.latency = options.latency ?? NO_LATENCY;
     const xmlVersion = options.xmlVersion ?? "13.0";
     const [major, minor] = xmlVersion.split(".").map(Number);
     this.host = {
@@ -199,7 +207,10 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     return { ok: true, session: new LedgerSession(this, file, options.ownerId) };
   }
 
-  /** Runs a request for `session`, applying the current fault first. */
+  /**
+   * Runs a request document for `session`, applying the current fault first, then spending the
+   * latency profile's time on each step of the work.
+   */
   async process(session: LedgerSession, requestXml: string): Promise<ProcessResult> {
     while (this.fault?.kind === "not_responding") {
       await new Promise<void>((resolve) => this.faultWatchers.push(resolve));
@@ -210,12 +221,16 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     if (fault?.kind === "slow_processing") await this.sleep(fault.ms);
     if (fault?.kind === "refuse_sets_over" && requestMessages(requestXml) > fault.requests)
       return hresultFailure(HRESULT_PARSE_ERROR);
-    const result = processDocument(requestXml, {
+    const context = {
       file: session.file,
       host: this.host,
       iterators: session.iterators,
       newGuid: this.newGuid,
-    });
+    };
+    // The requests of a message set run in order, each after the time the ones before it took.
+    const result = isNoLatency(this.latency)
+      ? processDocument(requestXml, context)
+      : await paced(processSteps(requestXml, context), this.latency);
     return fault?.kind === "large_answer" ? padded(result, fault.bytes) : result;
   }
 }

@@ -4,6 +4,11 @@
  * Order of work: parse and validate everything first (any problem rejects the whole set and
  * changes nothing), then handle error recovery (old/newMessageSetID), then run the requests in
  * order honouring onError, then save the response when newMessageSetID is given.
+ *
+ * The work is a generator of {@link ProcessStep}s: the message set, each request as the
+ * application reaches it, the records each returns. {@link processDocument} runs it straight
+ * through; the simulated application spends its latency profile's time on each step where it is
+ * yielded (`simulator/latency.ts`), so a request runs only after the ones before it took theirs.
  */
 import type { ProcessResult } from "../application.ts";
 import { HRESULT_PARSE_ERROR, hresultFailure } from "./faults.ts";
@@ -63,9 +68,30 @@ function responseName(rqName: string): string {
   return `${rqName.slice(0, -2)}Rs`;
 }
 
-function runRequests(set: ValidSet, context: RequestContext): XmlElement[] {
+/**
+ * One unit of the application's work, in the order it does it: a message set taken in (parsed and
+ * validated, whatever becomes of it), a request about to run, the records (`…Ret` elements) a
+ * request's response returns.
+ */
+export type ProcessStep =
+  | { readonly kind: "messageSet" }
+  | { readonly kind: "request" }
+  | { readonly kind: "records"; readonly count: number };
+
+const MESSAGE_SET_STEP: ProcessStep = { kind: "messageSet" };
+const REQUEST_STEP: ProcessStep = { kind: "request" };
+
+/** Records a response returns: its `…Ret` children (none with `responseData="includeNone"`). */
+function recordCount(rs: XmlElement): number {
+  let count = 0;
+  for (const element of rs.children) if (element.name.endsWith("Ret")) count += 1;
+  return count;
+}
+
+function* runRequests(set: ValidSet, context: RequestContext): Generator<ProcessStep, XmlElement[]> {
   const responses: XmlElement[] = [];
   for (const { rq, run } of set.requests) {
+    yield REQUEST_STEP;
     const outcome = run(context);
     const requestId = attr(rq, "requestID");
     const attrs: Array<readonly [string, string]> = [
@@ -75,7 +101,10 @@ function runRequests(set: ValidSet, context: RequestContext): XmlElement[] {
       ["statusMessage", outcome.status.message],
       ...(outcome.attrs ?? []),
     ];
-    responses.push(node(responseName(rq.name), set.includeNone ? [] : outcome.body, attrs));
+    const rs = node(responseName(rq.name), set.includeNone ? [] : outcome.body, attrs);
+    responses.push(rs);
+    const records = recordCount(rs);
+    if (records > 0) yield { kind: "records", count: records };
     // stopOnError: later requests are not executed and get no Rs at all.
     if (set.onError === "stopOnError" && outcome.status.severity === "Error") break;
   }
@@ -86,8 +115,22 @@ function document(responses: readonly XmlElement[], attrs: ReadonlyArray<readonl
   return renderDocument(node("QBXML", [node("QBXMLMsgsRs", responses, attrs)]));
 }
 
-/** Processes one request document against the context's company file. */
+/** Processes one request document against the context's company file, all at once. */
 export function processDocument(xml: string, context: RequestContext): ProcessResult {
+  const steps = processSteps(xml, context);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * Processes one request document against the context's company file, yielding each step of the
+ * work before (a message set, a request) or after (its records) it is done. A recovery answer
+ * (`oldMessageSetID`) runs no request: it is the message set and the stored records it returns.
+ */
+export function* processSteps(xml: string, context: RequestContext): Generator<ProcessStep, ProcessResult> {
+  yield MESSAGE_SET_STEP;
   const set = validate(xml, context.host);
   if (set === undefined) return hresultFailure(HRESULT_PARSE_ERROR);
   const saved = context.file.savedMessageSets;
@@ -96,6 +139,8 @@ export function processDocument(xml: string, context: RequestContext): ProcessRe
     if (oldMessageSetId === newMessageSetId) {
       const stored = saved.get(oldMessageSetId);
       if (stored !== undefined) {
+        const records = stored.reduce((sum, rs) => sum + recordCount(rs), 0);
+        if (records > 0) yield { kind: "records", count: records };
         return {
           ok: true,
           response: document(stored, [
@@ -122,7 +167,7 @@ export function processDocument(xml: string, context: RequestContext): ProcessRe
     if (set.requests.length === 0 && newMessageSetId === undefined)
       return { ok: true, response: document([], []) };
   }
-  const responses = runRequests(set, context);
+  const responses = yield* runRequests(set, context);
   if (newMessageSetId !== undefined) saved.set(newMessageSetId, responses);
   return {
     ok: true,
