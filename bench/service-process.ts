@@ -6,6 +6,7 @@
  * with keys and end users with connector credentials (`seedStore`).
  */
 import { ActivityStamps } from "../src/store/activity-stamps.ts";
+import { sealingFor } from "../src/platform/sealing.ts";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -89,6 +90,7 @@ export async function seedStore(target: BenchStore, count: number): Promise<Seed
       logger: pino({ level: "silent" }),
       instanceId: newInstanceId(),
       activity: new ActivityStamps(),
+      sealing: sealingFor({}),
       metrics: new Metrics(),
     };
     const { project, keys } = await createProject(deps, { name: "Bench" });

@@ -20,6 +20,7 @@ const USAGE = `Usage:
   ledger-bridge keys list --project PROJECT_ID
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
   ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--xml-version 13.0|14.0|15.0|16.0] [--country US|CA|UK]
+  ledger-bridge secrets reseal
   ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes]   (ledger-bridge mcp --help)
 
 Runs inside the service when one runs on this DATA_DIR (or DATABASE_URL); otherwise opens the store.
@@ -29,7 +30,11 @@ a batch as its members; past 'set-quota' a live call is refused with 402 BILLING
 PERMISSION_DENIED on every call.
 'end-users simulate' attaches a simulated Web Connector and company file (needs a running service
 with SIMULATOR=on); its application speaks 16.0 as a US edition unless told otherwise (kept with the
-company file). Environment: DATA_DIR, DATABASE_URL, as for the service.`;
+company file). Environment: DATA_DIR, DATABASE_URL, as for the service.
+'secrets reseal' (decision 0032) seals every stored secret again under the current SECRETS_KEY:
+after a rotation (old key moved to SECRETS_KEY_PREVIOUS, new one in SECRETS_KEY, service restarted),
+or once after a key is first set (values stored in clear). It runs in the running service with its
+keys, or on the store with this environment's; it exits 1 if any value opened with no key.`;
 
 class UsageError extends Error {}
 
@@ -144,6 +149,23 @@ function command(
       const input = { projectId, endUserId, ...(Object.keys(application).length > 0 ? { application } : {}) };
       return async (ops) => (print(await ops.simulateEndUser(input)), 0);
     }
+    case "secrets reseal":
+      return async (ops) => {
+        const report = await ops.resealSecrets();
+        print(report);
+        if (report.unreadablePlaces.length > 0) {
+          console.error(
+            "Some values open with no configured key: put the key that sealed them back in SECRETS_KEY_PREVIOUS and run this again.",
+          );
+          return 1;
+        }
+        console.error(
+          report.olderFingerprints.count === 0
+            ? `Everything is sealed under key ${report.keyId}: SECRETS_KEY_PREVIOUS can be emptied.`
+            : `Everything is sealed under key ${report.keyId}. Keep SECRETS_KEY_PREVIOUS until ${report.olderFingerprints.expireBy ?? "?"}: ${report.olderFingerprints.count} idempotency keys still match retries with it.`,
+        );
+        return 0;
+      };
     default:
       return null;
   }

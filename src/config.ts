@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseSecretsKey } from "./platform/sealing.ts";
 import { DEFAULT_RETRY_SCHEDULE_MS, parseSchedule } from "./webhooks/schedule.ts";
 
 /**
@@ -276,6 +277,38 @@ export const configSchema = z.object({
    * times have whole seconds and its clock is not the service's. What overlaps is deduplicated.
    */
   CHANGE_FEED_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(300),
+  /**
+   * Key-encryption key for secrets at rest (decision 0032): 32 random bytes in base64 or hex; make
+   * one with `openssl rand -base64 32` and keep it outside the store (a secret manager, the
+   * container's environment). It seals webhook signing secrets, the card numbers of Requests
+   * waiting to be sent, and idempotency replay copies of new credentials, and keys idempotency
+   * fingerprints. Unset: the service starts and logs what it stores unprotected. Rotation: see
+   * `SECRETS_KEY_PREVIOUS`.
+   */
+  SECRETS_KEY: z
+    .string()
+    .optional()
+    .refine((text) => text === undefined || text.trim() === "" || parseSecretsKey(text) !== null, {
+      message: "must be 32 random bytes in base64 or hex (openssl rand -base64 32)",
+    }),
+  /**
+   * Older keys (comma-separated), still accepted to open what they sealed, never to seal: during a
+   * rotation, move the old `SECRETS_KEY` here, set a new one, restart, run
+   * `ledger-bridge secrets reseal`, and drop the old key once its report says nothing needs it.
+   */
+  SECRETS_KEY_PREVIOUS: z
+    .string()
+    .optional()
+    .refine(
+      (text) =>
+        text === undefined ||
+        text
+          .split(",")
+          .map((part) => part.trim())
+          .filter((part) => part !== "")
+          .every((part) => parseSecretsKey(part) !== null),
+      { message: "must be comma-separated keys of 32 random bytes in base64 or hex" },
+    ),
   /** Log level (pino); logs are JSON lines on standard output. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -300,6 +333,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // demo's keys are live keys, and a deployment's logs are no place for them.
   const SIMULATOR = parsed.data.SIMULATOR ?? (parsed.data.NODE_ENV === "production" ? "off" : "on");
   const base = { ...parsed.data, SIMULATOR, ...overrides };
+  if (!base.SECRETS_KEY?.trim() && base.SECRETS_KEY_PREVIOUS?.trim()) {
+    throw new Error(
+      "Invalid configuration:\n  SECRETS_KEY_PREVIOUS: keys only open what they sealed; set SECRETS_KEY to the key that seals from now on",
+    );
+  }
   const publicUrl = (overrides.publicUrl ?? base.PUBLIC_URL ?? `http://localhost:${base.PORT}`).replace(
     /\/$/,
     "",

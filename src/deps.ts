@@ -3,6 +3,7 @@ import type { Config } from "./config.ts";
 import type { ActivityStamps } from "./store/activity-stamps.ts";
 import type { Clock } from "./platform/clock.ts";
 import type { Metrics } from "./platform/metrics.ts";
+import type { Sealing } from "./platform/sealing.ts";
 import type { Db, Store } from "./store/database.ts";
 import type { SimulatedConnectors } from "./tenancy/simulated-connections.ts";
 
@@ -31,6 +32,11 @@ export interface Deps {
    * Tests that exercise those deadlines inject a FakeClock here.
    */
   transportClock?: Clock | undefined;
+  /**
+   * Seals and opens secrets at rest with the configured key-encryption key (platform/sealing.ts,
+   * decision 0032): built from `SECRETS_KEY` and `SECRETS_KEY_PREVIOUS` with {@link sealingFor}.
+   */
+  sealing: Sealing;
   /**
    * Simulator mode only (`SIMULATOR=on`): attaches simulated Web Connectors and company files to
    * connections (the setup page's button, the CLI). Absent otherwise, and then nothing offers it.

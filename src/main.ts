@@ -1,4 +1,5 @@
 import { ActivityStamps } from "./store/activity-stamps.ts";
+import { sealingFor, unprotectedAtRest } from "./platform/sealing.ts";
 import { startAdminChannel, type AdminChannel } from "./admin/channel.ts";
 import { DataDirBusyError, ownDataDir } from "./admin/connect.ts";
 import { adminSocketPath } from "./admin/socket-path.ts";
@@ -45,9 +46,11 @@ async function main(): Promise<void> {
     logger,
     instanceId: newInstanceId(),
     activity: new ActivityStamps(),
+    sealing: sealingFor(config),
     metrics: new Metrics({ defaults: true }),
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
+  logSecretsAtRest(deps);
   const simulation =
     config.SIMULATOR === "on" ? new SimulationHost(deps, { connectorUrl: localConnectorUrl(config) }) : null;
   deps.simulatedConnectors = simulation ?? undefined;
@@ -116,6 +119,26 @@ async function main(): Promise<void> {
 function localConnectorUrl(config: Config): string {
   const host = ["0.0.0.0", "::", ""].includes(config.HOST) ? "127.0.0.1" : config.HOST;
   return `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}/connector`;
+}
+
+/**
+ * Says once at start how secrets are kept at rest (decision 0032): without `SECRETS_KEY`, one
+ * warning listing exactly what is stored unprotected; with it, the IDs of the keys in use (the
+ * rotation's `secrets reseal` report names the same IDs).
+ */
+function logSecretsAtRest(deps: Deps): void {
+  const { sealing, logger } = deps;
+  if (!sealing.protects) {
+    logger.warn(
+      { unprotectedAtRest: unprotectedAtRest() },
+      "SECRETS_KEY is not set: these secrets are stored unprotected (README, Secrets at rest)",
+    );
+    return;
+  }
+  logger.info(
+    { keyId: sealing.currentKeyId, previousKeyIds: sealing.keyIds.slice(1) },
+    "secrets at rest are sealed with SECRETS_KEY",
+  );
 }
 
 /** The admin channel on `<DATA_DIR>/admin.sock`, or null (logged) when it cannot be offered. */

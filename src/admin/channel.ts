@@ -98,6 +98,7 @@ export function buildAdminChannel(deps: Deps): FastifyInstance {
   app.get<{ Params: Params }>("/projects/:projectId/usage", async (request) =>
     ops.usage(request.params.projectId),
   );
+  app.post("/secrets/reseal", async () => ops.resealSecrets());
   app.post<{ Params: Params }>(
     "/projects/:projectId/end-users/:endUserId/simulated-connector",
     async (request) => {

@@ -59,9 +59,16 @@ export async function probeAdminChannel(socketPath: string, timeoutMs = 2000): P
 
 /** Operations performed by the service listening on `socketPath`. */
 export function remoteAdmin(socketPath: string): AdminOperations {
-  // Creating keys and attaching connectors are quick; a minute covers a busy service.
+  // Creating keys and attaching connectors are quick; a minute covers a busy service. Re-sealing
+  // reads every sealed value in batches: an hour covers a store of millions of Requests.
   const send = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const answer = await exchange(socketPath, method, path, body, 60_000);
+    const answer = await exchange(
+      socketPath,
+      method,
+      path,
+      body,
+      path === "/secrets/reseal" ? 3_600_000 : 60_000,
+    );
     if (answer.status >= 400) {
       const message = (answer.body as { error?: { message?: string } } | null)?.error?.message;
       throw new Error(message ?? `the service answered ${answer.status}`);
@@ -87,5 +94,6 @@ export function remoteAdmin(socketPath: string): AdminOperations {
     setPayment: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/payment`, rest),
     setDisabled: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/disabled`, rest),
     usage: (projectId) => send("GET", `/projects/${p(projectId)}/usage`),
+    resealSecrets: () => send("POST", "/secrets/reseal", {}),
   };
 }

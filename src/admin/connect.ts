@@ -1,4 +1,5 @@
 import { ActivityStamps } from "../store/activity-stamps.ts";
+import { sealingFor } from "../platform/sealing.ts";
 import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { systemClock } from "../platform/clock.ts";
@@ -85,6 +86,7 @@ async function direct(config: Config, lock: DataDirLock | null): Promise<AdminSe
       logger: pino({ level: "silent" }),
       instanceId: newInstanceId(),
       activity: new ActivityStamps(),
+      sealing: sealingFor(config),
       metrics: new Metrics(),
     };
     return {

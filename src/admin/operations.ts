@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { findProject, listApiKeys, listProjects, type ProjectRow } from "../store/projects.ts";
+import { resealStoredSecrets, type ResealReport } from "../store/sealed-values.ts";
 import { changeStanding, usageReport, type UsageReport } from "../tenancy/billing.ts";
 import { createApiKey, createProject, revokeKey, type KeyKind, type KeyMode } from "../tenancy/api-keys.ts";
 import {
@@ -88,6 +89,11 @@ export interface AdminOperations {
   }): Promise<ProjectSummary>;
   /** The project's usage this month, with its quota and standing. */
   usage(projectId: string): Promise<UsageReport>;
+  /**
+   * Seals every stored secret again under the current `SECRETS_KEY` (decision 0032: the rotation's
+   * step after the restart with the new key, and the first sealing of values stored in clear).
+   */
+  resealSecrets(): Promise<ResealReport>;
 }
 
 const iso = (d: Date): string => d.toISOString();
@@ -174,6 +180,15 @@ export function adminOperations(deps: Deps): AdminOperations {
     },
     async usage(projectId) {
       return usageReport(deps.db, await requireProject(projectId), deps.clock.now());
+    },
+    async resealSecrets() {
+      if (!deps.sealing.protects) {
+        throw new ServiceError("INVALID_PARAMETER", {
+          message:
+            "SECRETS_KEY is not set: there is no key to seal with. Set it (openssl rand -base64 32), restart the service, and run this again.",
+        });
+      }
+      return resealStoredSecrets(deps.db, deps.sealing, new Date(deps.clock.now()));
     },
   };
 }

@@ -1,12 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import { openWith, sealWith } from "../platform/secrets.ts";
-import { IDEMPOTENCY_RETENTION_MS, fingerprintOf, parseIdempotencyKey } from "../requests/idempotency-key.ts";
+import {
+  IDEMPOTENCY_RETENTION_MS,
+  fingerprintText,
+  parseIdempotencyKey,
+} from "../requests/idempotency-key.ts";
 import {
   claimIdempotencyKey,
   releaseIdempotencyKey,
   releaseUnansweredClaim,
+  replayCopyPlace,
   saveIdempotentResponse,
   type IdempotencyRow,
 } from "../store/idempotency.ts";
@@ -130,9 +134,12 @@ export function send(reply: FastifyReply, result: RouteResult): FastifyReply {
 
 /**
  * Platform writes honour `Idempotency-Key` (spec: auth sessions list IDEMPOTENCY_KEY_INVALID and
- * IDEMPOTENCY_KEY_REUSED): the first response is stored sealed with the key (it may contain a
- * credential such as `clientSecret`) and replayed for the same request; another request → 422.
- * Application operations use the Request engine's idempotency instead.
+ * IDEMPOTENCY_KEY_REUSED): the first response is stored sealed (it may contain a credential such as
+ * `clientSecret`) and replayed for the same request; another request → 422. The copy is sealed under
+ * a key derived from the key-encryption key and the Idempotency-Key together (decision 0032): the
+ * Idempotency-Key is stored beside it, so alone it protected nothing. Copies sealed the old way
+ * (with the Idempotency-Key alone) still replay within their 7 days. Application operations use the
+ * Request engine's idempotency instead.
  */
 async function withPlatformIdempotency(
   deps: Deps,
@@ -144,12 +151,13 @@ async function withPlatformIdempotency(
   const principal = request.principal;
   if (key === null || !principal) return run();
   const now = new Date(deps.clock.now());
-  const fingerprint = fingerprintOf({
+  const identity = fingerprintText({
     method: request.method,
     path: request.url,
     endUserId: null,
     body: request.body ?? null,
   });
+  const fingerprint = deps.sealing.fingerprint(identity);
   const claimKey = () =>
     claimIdempotencyKey(
       deps.db,
@@ -175,9 +183,11 @@ async function withPlatformIdempotency(
     claim = await claimKey();
   }
   if (!claim.claimed) {
-    if (claim.existing.fingerprint !== fingerprint)
+    if (!deps.sealing.fingerprintMatches(claim.existing.fingerprint, identity))
       throw new ServiceError("IDEMPOTENCY_KEY_REUSED", { param: "Idempotency-Key" });
-    const stored = claim.existing.response_box ? openWith(key, claim.existing.response_box) : null;
+    const stored = claim.existing.response_box
+      ? deps.sealing.openWithContext(claim.existing.response_box, replayCopyPlace(principal, key), key)
+      : null;
     if (stored === null || claim.existing.response_status === null) {
       throw new ServiceError("IDEMPOTENCY_KEY_REUSED", {
         param: "Idempotency-Key",
@@ -208,7 +218,7 @@ async function withPlatformIdempotency(
       principal,
       key,
       result.status ?? 200,
-      sealWith(key, JSON.stringify(result.body)),
+      deps.sealing.sealWithContext(JSON.stringify(result.body), replayCopyPlace(principal, key), key),
     );
   } catch (error) {
     // The work is done and its answer goes to the caller; only the replay copy is lost.

@@ -13,6 +13,7 @@ import {
 } from "../platform/decimal.ts";
 import type { LedgerRecordId } from "../platform/ids.ts";
 import { formatCodePoint, normalizeText } from "../platform/text.ts";
+import { maskedSecret } from "./xml/redact.ts";
 
 /**
  * The closed set of field kinds (house style §2.3, "Field kinds form a closed set"). Every request
@@ -255,6 +256,11 @@ export interface TextOptions<C extends boolean> extends ClearableOption<C> {
   max: number;
   /** Minimum length; default 0. */
   min?: number;
+  /**
+   * A secret (a card number, a social security number, a password; decision 0032): accepted in
+   * full on input, always masked on output — the last four characters, or nothing for `all`.
+   */
+  secret?: "last4" | "all";
 }
 
 const FAKE_WORDS = [
@@ -298,7 +304,7 @@ function inCodePage(ctx: z.core.ParsePayload<string>): void {
  * (STRING_TOO_LONG naming the maximum). The value passed on is the NFC form.
  */
 export function text<C extends boolean = false>(options: TextOptions<C>): FieldKind<string, NoInfer<C>> {
-  const { max, min = 0 } = options;
+  const { max, min = 0, secret } = options;
   const base = z
     .string()
     .overwrite((value) => value.normalize("NFC"))
@@ -329,6 +335,18 @@ export function text<C extends boolean = false>(options: TextOptions<C>): FieldK
       expected: "a string",
       accepts: isString,
       base,
+      ...(secret
+        ? {
+            output: (value: string) => maskedSecret(value, secret),
+            outputJson: {
+              type: "string",
+              description:
+                secret === "all"
+                  ? "Never shown: always eight bullets (•) when set."
+                  : "Masked: bullets (•) and the last four characters only.",
+            },
+          }
+        : {}),
       toXml: (value) => value,
       fromXml: (value) => ok(value),
       fake: (random) => {

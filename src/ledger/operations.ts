@@ -28,6 +28,7 @@ import {
 } from "./typed/actions.ts";
 import { batchHandler } from "./batch.ts";
 import type { ParsedAnswer } from "./xml/answer.ts";
+import { maskSecretsInText } from "./xml/redact.ts";
 import type { XmlElement } from "./xml/tree.ts";
 
 /**
@@ -197,8 +198,10 @@ function resourceOperation(resource: ResourceDefinition, action: ResourceActionN
 
 const passthrough: OperationHandler = {
   operationId: PASSTHROUGH_OPERATION,
-  // The caller handles the application's statuses itself: a readable answer is a success.
-  decode: ({ answer }) => ({ ok: true, result: { xml: answer.xml }, warnings: [] }),
+  // The caller handles the application's statuses itself: a readable answer is a success. Its
+  // secrets are masked like a typed record's (decision 0032), as text: only an answer that holds a
+  // secret element is rewritten.
+  decode: ({ answer }) => ({ ok: true, result: { xml: maskSecretsInText(answer.xml) }, warnings: [] }),
 };
 
 const healthCheck: OperationHandler = {

@@ -5,6 +5,7 @@ import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
 import { handOverDocument, storedFromDocument, type StoredMessageSet } from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
+import { maskSecretsInText, restoreSecrets } from "../ledger/xml/redact.ts";
 import { newId } from "../platform/ids.ts";
 import { randomGuid } from "../platform/random.ts";
 import { EVENTS_CHANNEL } from "../store/events.ts";
@@ -15,6 +16,7 @@ import {
   findRequestById,
   noteRecordWrites,
   queuePositionOf,
+  requestSecretsPlace,
   transitionRequest,
   waitingRequests,
   type RequestChanges,
@@ -186,6 +188,8 @@ export async function endUnsent(
       outcome,
       completed_at: new Date(now),
       waiting_reason: null,
+      // Never sent: its secret values are not kept either (decision 0032).
+      request_secrets: null,
       error: { ...errorBodyOf(deps, error, row.id), outcome },
       ...(diagnosis === null ? {} : { diagnosis }),
     },
@@ -258,9 +262,66 @@ export async function nextWork(
   if (recoveryMessageSetId !== null) return { kind: "recovery", messageSetId: recoveryMessageSetId };
   if (claim.spacedUntil !== null) return { kind: "spaced", untilMs: claim.spacedUntil.getTime() };
   if (!claimed) return claim.unsettled || hasExpired ? null : { kind: "quiet" };
+  const messages = withSecrets(deps, claimed);
+  if (messages === null) {
+    // Never hand over masked values: the request ends unsent, and the queue moves on.
+    await failUnopenedSecrets(deps, claimed);
+    return nextWork(deps, connectionId, ticketHash, xmlVersion, lostAlreadyHandled, heldBy);
+  }
   deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - claimed.created_at.getTime()) / 1000);
   deps.logger.debug({ requestId: claimed.id, connectionId }, "request handed to the connector");
-  return { kind: "request", row: claimed, xml: handOverXml(claimed, xmlVersion) };
+  return {
+    kind: "request",
+    row: claimed,
+    xml: handOverXml({ ...claimed, request_xml: messages }, xmlVersion),
+  };
+}
+
+/**
+ * The claimed request's messages as the application must get them (decision 0032): the stored
+ * messages hold its secret values masked, and the claim returned them sealed (clearing them in the
+ * same statement); they are put back here, for the connector only. Null when they do not open
+ * (their key is no longer configured): the request must not be sent.
+ */
+function withSecrets(
+  deps: Deps,
+  claimed: Pick<RequestRow, "id" | "request_xml" | "request_secrets">,
+): string | null {
+  if (claimed.request_secrets === null || claimed.request_xml === null) return claimed.request_xml;
+  try {
+    const values = JSON.parse(
+      deps.sealing.open(claimed.request_secrets, requestSecretsPlace(claimed.id)),
+    ) as string[];
+    return restoreSecrets(claimed.request_xml, values);
+  } catch (error) {
+    deps.logger.error({ err: error, requestId: claimed.id }, "a request's sealed values do not open");
+    return null;
+  }
+}
+
+/**
+ * A claimed request whose sealed values do not open fails unsent (`not_applied`): sending the
+ * masked values would write them into the company file.
+ */
+async function failUnopenedSecrets(
+  deps: Deps,
+  claimed: Pick<RequestRow, "id" | "created_at" | "is_write">,
+): Promise<void> {
+  const row = await findRequestById(deps.db, claimed.id);
+  if (!row) return;
+  const outcome = unchangedOutcome(claimed);
+  const error = new ServiceError("INTERNAL_ERROR", {
+    message:
+      "The request was not sent: its sealed values do not open with the configured SECRETS_KEY or SECRETS_KEY_PREVIOUS. It was not applied.",
+    outcome,
+  });
+  await transition(
+    deps,
+    row,
+    "refused",
+    { completed_at: new Date(deps.clock.now()), outcome, error: errorBodyOf(deps, error, row.id) },
+    "Not sent: its sealed values do not open with the configured keys",
+  );
 }
 
 /**
@@ -434,8 +495,9 @@ export async function completeFromAnswer(
 }
 
 /**
- * The answer kept with its Request: the XML up to `REQUEST_ANSWER_KEEP_BYTES`, else its size only
- * (decision 0028); nothing when there is no document. Shown redacted by `GET /v1/requests/{id}/messages`.
+ * The answer kept with its Request: the XML up to `REQUEST_ANSWER_KEEP_BYTES`, secrets masked, else
+ * its size only (decision 0028); nothing when there is no document. Shown redacted by
+ * `GET /v1/requests/{id}/messages`.
  */
 function keptAnswer(
   deps: Deps,
@@ -445,7 +507,8 @@ function keptAnswer(
 ): { xml: string | null; bytes: number; at: Date } | null {
   // A failure reported instead of an answer has no document (its HRESULT is in the error).
   if (xml === "") return null;
-  return { xml: bytes <= deps.config.REQUEST_ANSWER_KEEP_BYTES ? xml : null, bytes, at };
+  // Kept with its secrets masked (decision 0032): nothing reads the full values back.
+  return { xml: bytes <= deps.config.REQUEST_ANSWER_KEEP_BYTES ? maskSecretsInText(xml) : null, bytes, at };
 }
 
 /**

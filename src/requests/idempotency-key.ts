@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { ServiceError } from "../errors/service-error.ts";
 
 /** Idempotency keys are retained 7 days (spec: Limits). */
@@ -29,14 +28,17 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** Fingerprint of a request: method, path, end user and canonical body (house style §2.7). */
-export function fingerprintOf(parts: {
+/**
+ * What an idempotent call's fingerprint is made of (house style §2.7): method, path, end user and
+ * canonical body. The stored fingerprint is this text keyed with the key-encryption key
+ * (`Sealing.fingerprint`, decision 0032): the body may hold a card number, whose few unknown digits
+ * a plain digest would let anyone who reads the store find by trying them.
+ */
+export function fingerprintText(parts: {
   method: string;
   path: string;
   endUserId: string | null;
   body: unknown;
 }): string {
-  return createHash("sha256")
-    .update(`${parts.method}\n${parts.path}\n${parts.endUserId ?? ""}\n${canonicalJson(parts.body)}`)
-    .digest("hex");
+  return `${parts.method}\n${parts.path}\n${parts.endUserId ?? ""}\n${canonicalJson(parts.body)}`;
 }

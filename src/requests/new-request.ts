@@ -28,8 +28,10 @@ export type NewRequestFields = Pick<
   write_targets?: string[];
   /** A batch's members (ledger/batch.ts). */
   batch?: unknown;
-  /** The call's JSON input (JSON text), shown by the messages view. */
+  /** The call's JSON input (JSON text, secrets masked), shown by the messages view. */
   input?: string | null;
+  /** The secret values `request_xml` holds masked, sealed (decision 0032). */
+  request_secrets?: string | null;
 };
 
 /** Why a new request is refused at admission: it is created `failed` with this error. */

@@ -9,6 +9,7 @@ import {
   insertChargedRequest,
   insertRequest,
   markCallerGone,
+  requestSecretsPlace,
   type NewRequestRow,
   type RequestRow,
 } from "../store/requests.ts";
@@ -20,7 +21,7 @@ import {
   unchangedOutcome,
   waitsForRetry,
 } from "./engine.ts";
-import { IDEMPOTENCY_RETENTION_MS, fingerprintOf } from "./idempotency-key.ts";
+import { IDEMPOTENCY_RETENTION_MS, fingerprintText } from "./idempotency-key.ts";
 import { isSettled } from "./lifecycle.ts";
 import type { CallOptions } from "./call-options.ts";
 import { newRequestRow } from "./new-request.ts";
@@ -28,6 +29,7 @@ import { newId } from "../platform/ids.ts";
 import { CallerWatch } from "./request-watch.ts";
 import { storedMessageSet, type RequestDocument } from "../ledger/xml/message-set.ts";
 import { writeTargetsOf } from "../ledger/xml/write-targets.ts";
+import { maskedJsonText, splitSecrets } from "../ledger/xml/redact.ts";
 import type { BatchPlan } from "../ledger/batch.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
 import type { Transaction } from "kysely";
@@ -183,16 +185,20 @@ async function createOrAttach(
   const requestId = newId("request");
   watch?.watch(requestId);
   const key = s.options.idempotencyKey;
-  const fingerprint = key
-    ? fingerprintOf({
+  const identity = key
+    ? fingerprintText({
         method: s.method,
         path: s.path,
         endUserId: s.options.endUserId,
         body: s.fingerprintBody,
       })
     : null;
+  const fingerprint = identity === null ? null : deps.sealing.fingerprint(identity);
   const online = connection !== null && isReachable(deps, connection);
   const stored = storedMessageSet(s.document);
+  // Stored masked; the secret values wait apart, sealed, for the hand-over (decision 0032).
+  const messages = splitSecrets(stored.messagesXml);
+  const input = s.input === undefined ? undefined : maskedJsonText(s.input);
   const status =
     s.options.async && connection !== null && !online && connection.status !== "pending_setup"
       ? "waiting_for_connection"
@@ -215,8 +221,14 @@ async function createOrAttach(
         mode: s.options.async ? "async" : "sync",
         status,
         is_write: s.isWrite,
-        request_xml: stored.messagesXml,
+        request_xml: messages.xml,
         request_on_error: stored.onError,
+        // A Request refused at admission is never sent: its secrets are not kept at all.
+        ...(messages.values && !refused
+          ? {
+              request_secrets: deps.sealing.seal(JSON.stringify(messages.values), requestSecretsPlace(id)),
+            }
+          : {}),
         queue_ttl_expires_at: s.options.async ? new Date(now + s.options.queueTtlSeconds * 1000) : null,
         idempotency_key_present: key !== null,
         previous_request_id: previousRequestId,
@@ -224,7 +236,7 @@ async function createOrAttach(
         caller_instance_id: s.options.async ? null : deps.instanceId,
         ...(s.background ? { background: true } : {}),
         ...(s.batch ? { batch: s.batch } : {}),
-        ...(s.input === undefined ? {} : { input: JSON.stringify(s.input) }),
+        ...(input === undefined ? {} : { input }),
         ...writeTargetsColumn(s),
       },
       now,
@@ -287,7 +299,10 @@ async function createOrAttach(
       await insertRequest(trx, newRow(null, requestId, refused));
       return { id: requestId, created: true, refused };
     }
-    if (claim.existing.fingerprint !== fingerprint || !claim.existing.request_id) {
+    if (
+      !deps.sealing.fingerprintMatches(claim.existing.fingerprint, identity ?? "") ||
+      !claim.existing.request_id
+    ) {
       throw new ServiceError("IDEMPOTENCY_KEY_REUSED", {
         param: "Idempotency-Key",
         message: "This `Idempotency-Key` was already used with a different request.",

@@ -55,6 +55,14 @@ export async function findIdempotencyKey(
   return r ?? null;
 }
 
+/**
+ * Where a platform write's replay copy is stored (decision 0032): the associated data that binds
+ * the sealed copy to its key's row (project, mode and key), so that it opens nowhere else.
+ */
+export function replayCopyPlace(tenant: Tenant, key: string): string {
+  return `idempotency_keys.response_box:${tenant.projectId}:${isTestTenant(tenant) ? "test" : "live"}:${key}`;
+}
+
 export async function saveIdempotentResponse(
   db: Db,
   tenant: Tenant,

@@ -16,6 +16,7 @@ import * as m0016 from "./migrations/0016-request-messages.ts";
 import * as m0017 from "./migrations/0017-project-standing-and-usage.ts";
 import * as m0020 from "./migrations/0020-check-in-history.ts";
 import * as m0021 from "./migrations/0021-connection-history-and-answers.ts";
+import * as m0032 from "./migrations/0032-request-secrets.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   "0017-project-standing-and-usage": m0017,
   "0020-check-in-history": m0020,
   "0021-connection-history-and-answers": m0021,
+  "0032-request-secrets": m0032,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

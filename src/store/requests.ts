@@ -22,6 +22,7 @@ export type NewRequestRow = Omit<
   | "batch"
   | "input"
   | "request_on_error"
+  | "request_secrets"
 > & {
   /** A batch's members (ledger/batch.ts). */
   batch?: unknown;
@@ -29,6 +30,8 @@ export type NewRequestRow = Omit<
   input?: string | null;
   /** The message set's `onError` (the messages are in `request_xml`). */
   request_on_error?: "stopOnError" | "continueOnError" | null;
+  /** The secret values `request_xml` holds masked, sealed (decision 0032); absent when it holds none. */
+  request_secrets?: string | null;
   /** The existing records a write changes (spaced a second apart by the claim). */
   write_targets?: string[];
   /** A request the service makes for itself; developers' requests go first. */
@@ -53,6 +56,14 @@ export const REQUESTS_GONE_CHANNEL = "requests-gone";
 /** Tells every instance that stored Requests were deleted (their caches forget what they kept). */
 export async function requestsGone(store: Pick<Store, "notifier">): Promise<void> {
   await store.notifier.notify(REQUESTS_GONE_CHANNEL);
+}
+
+/**
+ * Where a Request's sealed secret values are stored (decision 0032): the associated data that binds
+ * them to their row, so that they open nowhere else.
+ */
+export function requestSecretsPlace(requestId: string): string {
+  return `requests.request_secrets:${requestId}`;
 }
 
 export async function insertRequest(db: Executor, row: NewRequestRow): Promise<RequestRow> {
@@ -381,9 +392,19 @@ export interface ClaimInput {
 }
 
 export interface ClaimResult {
+  /**
+   * The request handed over, with its sealed secret values as they were before the claim cleared
+   * them (decision 0032): the hand-over puts them back into `request_xml` for the connector only.
+   */
   claimed: Pick<
     RequestRow,
-    "id" | "is_write" | "created_at" | "request_xml" | "request_on_error" | "message_set_id"
+    | "id"
+    | "is_write"
+    | "created_at"
+    | "request_xml"
+    | "request_on_error"
+    | "message_set_id"
+    | "request_secrets"
   > | null;
   /** A write whose outcome is unknown: its recovery query goes first, and nothing is claimed. */
   recoveryMessageSetId: string | null;
@@ -436,6 +457,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     request_xml: string | null;
     request_on_error: string | null;
     message_set_id: string | null;
+    request_secrets: string | null;
     recovery_id: string | null;
     lost_id: string | null;
     has_expired: boolean;
@@ -453,7 +475,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         last_work_at = ${c.now}
       where ticket_hash = ${c.ticketHash} and exists (select 1 from recovery)
     ), head as (
-      select id, write_targets from requests
+      select id, write_targets, request_secrets from requests
       where connection_id = ${c.connectionId} and status in (${statuses(c.handOver.from)})
         and (queue_ttl_expires_at is null or queue_ttl_expires_at > ${c.now})
         and not exists (select 1 from requests where connection_id = ${c.connectionId} and status = ${sql.lit(c.handOver.to)})
@@ -469,7 +491,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         and w.record_id in (select jsonb_array_elements_text(head.write_targets))
         and ${c.spacingMs}::int > 0 and w.written_at >= ${new Date(c.now.getTime() - c.spacingMs)}
     ), next as (
-      select head.id, head.write_targets from head where not exists (select 1 from spaced where last_write is not null)
+      select head.id, head.write_targets, head.request_secrets from head where not exists (select 1 from spaced where last_write is not null)
     ), noted as (
       insert into record_writes (connection_id, record_id, written_at)
       select ${c.connectionId}, jsonb_array_elements_text(next.write_targets), ${c.now} from next
@@ -480,11 +502,14 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
         status = ${sql.lit(c.handOver.to)}, sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
         xml_version = ${c.xmlVersion}, updated_at = ${c.now},
         message_set_id = case when r.is_write then ${c.messageSetId} else null end,
+        -- Secrets are kept only while the request waits: gone with the hand-over (decision 0032).
+        request_secrets = null,
         outcome = case when r.is_write then 'pending' else 'not_applicable' end,
         timeline = r.timeline || jsonb_set(${json([c.entry])}::jsonb, '{0,elapsedMs}',
           to_jsonb(greatest(0, floor(extract(epoch from (${c.now}::timestamptz - r.created_at)) * 1000)::bigint)))
       from next where r.id = next.id
-      returning r.id, r.is_write, r.created_at, r.request_xml, r.request_on_error, r.message_set_id
+      returning r.id, r.is_write, r.created_at, r.request_xml, r.request_on_error, r.message_set_id,
+        next.request_secrets
     ), touch_session as (
       update connector_sessions set last_work_at = ${c.now}
       where ticket_hash = ${c.ticketHash} and exists (select 1 from claimed)
@@ -519,6 +544,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
           request_xml: row.request_xml,
           request_on_error: row.request_on_error,
           message_set_id: row.message_set_id,
+          request_secrets: row.request_secrets,
         }
       : null;
   return {

@@ -148,6 +148,12 @@ export interface RequestsTable {
   request_xml: string | null;
   /** The message set's `onError`; null for a row that holds a whole document (before 0014). */
   request_on_error: string | null;
+  /**
+   * The secret values `request_xml` holds masked (a JSON array, in document order), sealed with the
+   * key-encryption key (platform/sealing.ts, decision 0032); only while the Request waits to be
+   * sent: the hand-over's claim and every unsent end clear it (migration 0032).
+   */
+  request_secrets: ColumnType<string | null, string | null | undefined, string | null>;
   message_set_id: string | null;
   ticket_hash: string | null;
   sent_at: NullableTimestamp;
@@ -194,10 +200,15 @@ export interface IdempotencyKeysTable {
   /** Keys are scoped per project and mode (decision 0005). */
   is_test: boolean;
   key: string;
+  /** Keyed with the key-encryption key (`k1.<keyId>.<hex>`, decision 0032); bare SHA-256 hex without one. */
   fingerprint: string;
   /** The Request an application operation created under this key. */
   request_id: string | null;
-  /** Platform operations: the first response, sealed with the key itself (it may hold a credential). */
+  /**
+   * Platform operations: the first response (it may hold a credential), sealed under the
+   * key-encryption key and the Idempotency-Key together (decision 0032); rows from before, or
+   * without `SECRETS_KEY`, are sealed with the Idempotency-Key alone.
+   */
   response_box: string | null;
   response_status: number | null;
   created_at: Timestamp;

@@ -111,7 +111,19 @@ export async function deleteEndpoint(db: Db, tenant: Tenant, endpointId: string)
   return Number(r.numDeletedRows) > 0;
 }
 
-/** The current secret becomes the previous one (valid until `previousExpiresAt`). */
+/**
+ * Where an endpoint's signing secrets are stored (decision 0032): the associated data that binds a
+ * sealed secret to its endpoint. One place for `secret` and `previous_secret`: a rotation moves the
+ * current secret, sealed as it is, to `previous_secret`.
+ */
+export function signingSecretPlace(endpointId: string): string {
+  return `webhook_endpoints.secret:${endpointId}`;
+}
+
+/**
+ * The current secret (sealed, {@link signingSecretPlace}) becomes the previous one (valid until
+ * `previousExpiresAt`).
+ */
 export async function rotateEndpointSecret(
   db: Db,
   tenant: Tenant,

@@ -1,4 +1,5 @@
 import { ActivityStamps } from "../store/activity-stamps.ts";
+import { sealingFor } from "../platform/sealing.ts";
 import { randomBytes } from "node:crypto";
 import type { TestContext } from "node:test";
 import type { FastifyInstance } from "fastify";
@@ -38,6 +39,12 @@ export interface TestAppOptions {
   /** The service's logger; silent by default (tests of what is logged give their own). */
   logger?: Logger;
 }
+
+/**
+ * The key-encryption key tests run with unless they say otherwise (`SECRETS_KEY: ""` for none): the
+ * suite exercises sealed secrets at rest as a configured deployment does (decision 0032).
+ */
+export const TEST_SECRETS_KEY = "dGVzdC1rZXktZW5jcnlwdGlvbi1rZXktMzItYnl0ZXM=";
 
 /** Opens an isolated store for tests (`onQuery`, `gate`: see `StoreOptions`). */
 export async function openTestStore(
@@ -84,6 +91,7 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
     PUBLIC_URL: "http://127.0.0.1:8080",
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...options.config,
   });
   const deps: Deps = {
@@ -94,6 +102,7 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
     logger: options.logger ?? pino({ level: "silent" }),
     instanceId: newInstanceId(),
     activity: new ActivityStamps(),
+    sealing: sealingFor(config),
     metrics: new Metrics(),
     transportClock: options.transportClock,
   };

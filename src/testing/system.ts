@@ -1,4 +1,5 @@
 import { ActivityStamps } from "../store/activity-stamps.ts";
+import { sealingFor } from "../platform/sealing.ts";
 import { createServer } from "node:net";
 import type { TestContext } from "node:test";
 import type { FastifyInstance } from "fastify";
@@ -25,7 +26,7 @@ import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 import { loadSetup, qwcForSetup } from "../tenancy/auth-sessions.ts";
 import { findConnectionById } from "../store/connections.ts";
 import type { StatementGate, Store } from "../store/database.ts";
-import { openTestStore } from "./harness.ts";
+import { openTestStore, TEST_SECRETS_KEY } from "./harness.ts";
 
 /**
  * The whole system on loopback: the service (HTTP + connector endpoint) and a simulated end user
@@ -145,6 +146,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     LOG_LEVEL: "silent",
     PUBLIC_URL: url,
     PORT: String(port),
+    SECRETS_KEY: TEST_SECRETS_KEY,
     // A fake clock stands still unless a test moves it, so a write spaced from the previous one
     // would wait forever; the tests of that rule (write-spacing) set it back to the default.
     ...(options.clock ? {} : { RECORD_WRITE_SPACING_MS: "0" }),
@@ -158,6 +160,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     logger: options.logger ?? pino({ level: "silent" }),
     instanceId: newInstanceId(),
     activity: options.activity ?? new ActivityStamps(),
+    sealing: sealingFor(config),
     metrics: new Metrics(),
     transportClock: options.transportClock,
   };

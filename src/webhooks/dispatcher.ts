@@ -15,7 +15,7 @@ import {
   type EventRow,
   type Lease,
 } from "../store/webhook-dispatch.ts";
-import type { WebhookEndpointRow } from "../store/webhooks.ts";
+import { signingSecretPlace, type WebhookEndpointRow } from "../store/webhooks.ts";
 import { attemptDelivery, type AttemptEnvironment } from "./attempt.ts";
 import { BatchRecorder } from "./batch-recorder.ts";
 import { systemResolver, type Resolver } from "./destination-guard.ts";
@@ -185,7 +185,11 @@ export function startDispatcher(deps: Deps, options: DispatcherOptions = {}): Di
       deps.logger.warn({ endpointId }, "webhook endpoint disabled after 5 days of failures");
   });
 
-  const attemptAndRecord = async (work: DeliveryWork): Promise<void> => {
+  const attemptAndRecord = async (stored: DeliveryWork): Promise<void> => {
+    // The endpoint's secrets are stored sealed (decision 0032). One that no configured key opens is
+    // a configuration error: nothing is attempted, and the lease lets the delivery wait.
+    const work = openedSecrets(deps, stored);
+    if (work === null) return;
     const outcome = await attemptDelivery(env, work, shutdown.signal);
     if (outcome === null) {
       await releaseLease(deps.db, work.deliveryId, work.leaseToken);
@@ -321,4 +325,34 @@ export function startDispatcher(deps: Deps, options: DispatcherOptions = {}): Di
         ? Promise.resolve()
         : new Promise<void>((resolve) => restWaiters.push(resolve)),
   };
+}
+
+/**
+ * A delivery's work with its endpoint's signing secrets opened (decision 0032); null, logged, when
+ * the current one does not open with the configured keys (the delivery is attempted again once its
+ * lease runs out, so it goes out after `SECRETS_KEY_PREVIOUS` is fixed). A previous secret that does
+ * not open only loses its second signature (a rotation after a lost key replaces the current one).
+ */
+function openedSecrets(deps: Deps, work: DeliveryWork): DeliveryWork | null {
+  const place = signingSecretPlace(work.endpointId);
+  let secret: string;
+  try {
+    secret = deps.sealing.open(work.secret, place);
+  } catch (error) {
+    deps.logger.error(
+      { err: error, endpointId: work.endpointId, deliveryId: work.deliveryId },
+      "a webhook endpoint's signing secret does not open: delivery held",
+    );
+    return null;
+  }
+  let previousSecret: string | null = null;
+  try {
+    previousSecret = work.previousSecret === null ? null : deps.sealing.open(work.previousSecret, place);
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, endpointId: work.endpointId },
+      "a webhook endpoint's previous signing secret does not open: signed with the current one only",
+    );
+  }
+  return { ...work, secret, previousSecret };
 }

@@ -9,6 +9,7 @@ import {
   insertEventWithDelivery,
   listEndpoints,
   rotateEndpointSecret,
+  signingSecretPlace,
   updateEndpoint,
   type EndpointChanges,
   type WebhookEndpointRow,
@@ -25,7 +26,8 @@ import { newSecret } from "./signer.ts";
 /**
  * Webhook endpoints (spec: Webhook endpoint; platform endpoints `/v1/webhook-endpoints…`). Every
  * operation is scoped by the key's project and mode: another project's or mode's endpoint is 404.
- * The signing secret (`whsec_…`) is returned by create and rotate-secret only.
+ * The signing secret (`whsec_…`) is returned by create and rotate-secret only, and stored sealed
+ * with the key-encryption key (decision 0032).
  */
 export interface EndpointResource {
   id: string;
@@ -100,8 +102,9 @@ export async function createEndpoint(
   const url = checkEndpointUrl(input.url, allowLoopback(deps));
   const now = new Date(deps.clock.now());
   const secret = newSecret();
+  const id = newId("webhookEndpoint");
   const row: WebhookEndpointRow = {
-    id: newId("webhookEndpoint"),
+    id,
     project_id: principal.projectId,
     is_test: isTestTenant(principal),
     url,
@@ -110,7 +113,8 @@ export async function createEndpoint(
     enabled: input.enabled ?? true,
     disabled_reason: null,
     include_sync_requests: input.includeSyncRequests ?? false,
-    secret,
+    // Sealed at rest (decision 0032); shown in clear once, in this answer.
+    secret: deps.sealing.seal(secret, signingSecretPlace(id)),
     previous_secret: null,
     previous_secret_expires_at: null,
     secret_rotated_at: null,
@@ -198,7 +202,7 @@ export async function rotateSecret(
     deps.db,
     principal,
     id,
-    secret,
+    deps.sealing.seal(secret, signingSecretPlace(id)),
     new Date(now),
     new Date(now + PREVIOUS_SECRET_TTL_MS),
   );

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { sealingFor } from "../../src/platform/sealing.ts";
 import { test } from "node:test";
 import { pino } from "pino";
 import { buildApp } from "../../src/app.ts";
@@ -25,6 +26,7 @@ test("liveness and readiness while the store is up, and once it is down", async 
     instanceId: newInstanceId(),
     metrics: new Metrics(),
     activity: new ActivityStamps(),
+    sealing: sealingFor({}),
   };
   const app = await buildApp(deps);
   t.after(async () => {

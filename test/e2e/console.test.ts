@@ -252,6 +252,40 @@ test("an offline end user's waiting request shows its reason and expected check-
   assert.deepEqual(problems, [], "no CSP violation and no script error");
 });
 
+test("a Request with a card number shows it masked everywhere on its page: input, result, XML (decision 0032)", async (t) => {
+  const opened = await newPage(t);
+  if (!opened) return;
+  const { page, problems } = opened;
+  const sys = await startSystem(t, E2E_CONFIG);
+  const eu = await sys.connectEndUser({ companyName: "Card Page Co" });
+  await bringOnline(sys, eu);
+  const card = "4111111111111111";
+  const created = await sys.call("POST", "/v1/ledger-desktop/customers", {
+    endUserId: eu.endUserId,
+    body: {
+      name: "Card Page Holder",
+      creditCard: { number: card, expirationMonth: 12, expirationYear: 2031 },
+    },
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const id = created.headers.get("svc-request-id");
+  assert.ok(id);
+  await signIn(page, sys, eu.key);
+  await page.goto(`${sys.url}/console#/requests/${id}`);
+  await page.getByRole("heading", { name: `Request ${id}` }).waitFor();
+  await page.getByText("The message sent to the application and its answer").click();
+  await page.locator("#xml-answer pre").waitFor();
+  assert.match((await page.getByLabel("Result JSON").textContent()) ?? "", /"number": "•{12}1111"/);
+  assert.match((await page.locator("#xml-message pre").textContent()) ?? "", /•{12}1111/);
+  const everything = await page.content();
+  assert.ok(
+    !everything.includes(card) && !everything.includes(card.slice(0, 12)),
+    "the page shows the number",
+  );
+  await stopConnector(sys, eu);
+  assert.deepEqual(problems, [], "no CSP violation and no script error");
+});
+
 test("webhooks: a failed delivery shows its attempts and is resent from the page", async (t) => {
   const opened = await newPage(t);
   if (!opened) return;

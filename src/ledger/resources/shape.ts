@@ -15,6 +15,7 @@ import {
   uuid,
   type AnyFieldKind,
 } from "../fields.ts";
+import { SECRET_ELEMENTS } from "../xml/redact.ts";
 import { ledgerSchema, type LedgerSchema } from "../xml/schema.ts";
 import { slotsOf, type Slot } from "../xml/slots.ts";
 import { jsonEnumValue, jsonNameOf, nameTable, type NameTable } from "./names.ts";
@@ -85,7 +86,12 @@ const NUMBER_AMOUNTS: Readonly<Record<string, number>> = { ValueDifference: 2 };
 export function leafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFieldKind {
   if (slot.type.kind !== "simple") throw new Error(`${slot.name} is not a leaf`);
   const base = slot.type.entry.b;
-  const named = base === "enum" || base === "guid" || base === "uuid" || slot.name in NUMBER_AMOUNTS;
+  const named =
+    base === "enum" ||
+    base === "guid" ||
+    base === "uuid" ||
+    slot.name in NUMBER_AMOUNTS ||
+    slot.name in SECRET_ELEMENTS;
   const key = `${slot.typeKey}|${clearable ? 1 : 0}|${named ? slot.name : ""}`;
   let kind = kinds.get(key);
   if (!kind) {
@@ -140,8 +146,11 @@ function makeLeafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFiel
       return decimal({ ...options, places: 5 });
     case "timeinterval":
       return duration(options);
-    default:
-      return text({ ...options, max: entry.max ?? 4095 });
+    default: {
+      // A secret element (decision 0032) is masked wherever a record is read: its output masks.
+      const secret = SECRET_ELEMENTS[slot.name];
+      return text({ ...options, max: entry.max ?? 4095, ...(secret ? { secret } : {}) });
+    }
   }
 }
 

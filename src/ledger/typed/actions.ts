@@ -2,6 +2,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import type { ResourceDefinition } from "../resources/definitions.ts";
 import { jsonEnumValue, nameTable } from "../resources/names.ts";
 import { shapeOf, type Field, type Shape } from "../resources/shape.ts";
+import { maskSecretsInMessage } from "../xml/redact.ts";
 import { ledgerSchema } from "../xml/schema.ts";
 import { excludes, slotsOf } from "../xml/slots.ts";
 import { errorCodeForStatus } from "../xml/status-codes.ts";
@@ -36,7 +37,8 @@ export function responseMessage(element: XmlElement): ResponseMessage {
     element,
     statusCode: Number(attr(element, "statusCode") ?? "0"),
     statusSeverity: attr(element, "statusSeverity") ?? "Info",
-    statusMessage: attr(element, "statusMessage") ?? "",
+    // A refused secret value quoted back by the application is masked (decision 0032).
+    statusMessage: maskSecretsInMessage(attr(element, "statusMessage") ?? ""),
   };
 }
 

@@ -235,6 +235,55 @@ describe("typed output (spec: Response fields are all present)", () => {
     );
   });
 
+  test("secrets are masked where a record is read: card numbers and SSNs keep their last four, nested or not (decision 0032)", () => {
+    const customer = readRecord(
+      resource("customers").output,
+      node("CustomerRet", [
+        leaf("ListID", "8-1"),
+        leaf("Name", "Card Holder"),
+        node("CreditCardInfo", [leaf("CreditCardNumber", "4111111111111111"), leaf("ExpirationMonth", "12")]),
+      ]),
+      "",
+      [],
+    );
+    assert.deepEqual(customer.creditCard, {
+      number: "••••••••••••1111",
+      expirationMonth: 12,
+      expirationYear: null,
+      name: null,
+      address: null,
+      postalCode: null,
+    });
+    const payment = readRecord(
+      resource("receive-payments").output,
+      node("ReceivePaymentRet", [
+        leaf("TxnID", "9-1"),
+        node("CreditCardTxnInfo", [
+          node("CreditCardTxnInputInfo", [leaf("CreditCardNumber", "5500005555555559")]),
+          node("CreditCardTxnResultInfo", [leaf("MerchantAccountNumber", "M-12345678")]),
+        ]),
+      ]),
+      "",
+      [],
+    ) as {
+      creditCardTransaction: { request: { number: string }; response: { merchantAccountNumber: string } };
+    };
+    assert.equal(payment.creditCardTransaction.request.number, "••••••••••••5559");
+    assert.equal(payment.creditCardTransaction.response.merchantAccountNumber, "M-12345678");
+    const employee = readRecord(
+      resource("employees").output,
+      node("EmployeeRet", [leaf("ListID", "8-2"), leaf("SSN", "123-45-6789")]),
+      "",
+      [],
+    );
+    assert.equal(employee.ssn, "•••••••6789");
+    // The input side takes the full number: the application must get it.
+    assert.deepEqual(createBody("customers", { name: "A", creditCard: { number: "4111111111111111" } }), {
+      name: "A",
+      creditCard: { number: "4111111111111111" },
+    });
+  });
+
   test("the application's error status becomes its catalogue code with the native code kept", async () => {
     const { statusError } = await import("./actions.ts");
     const message = responseMessage(
@@ -251,6 +300,25 @@ describe("typed output (spec: Response fields are all present)", () => {
     const error = statusError(message);
     assert.equal(error.code, "LEDGER_REVISION_NUMBER_STALE");
     assert.equal(error.integrationCode, "3200");
+  });
+
+  test("a refused secret quoted back in a status message is masked in the error (decision 0032)", async () => {
+    const { statusError } = await import("./actions.ts");
+    const refused = responseMessage(
+      node(
+        "CustomerAddRs",
+        [],
+        [
+          ["statusCode", "3210"],
+          ["statusSeverity", "Error"],
+          ["statusMessage", 'The "CreditCardNumber" field has an invalid value "4111111111111111".'],
+        ],
+      ),
+    );
+    assert.equal(
+      statusError(refused).message,
+      'The application answered: The "CreditCardNumber" field has an invalid value "••••••••".',
+    );
   });
 });
 

@@ -4540,6 +4540,7 @@ export interface components {
             };
         };
         CreditCardInfo: {
+            /** @description Masked: bullets (•) and the last four characters only. */
             number: string | null;
             expirationMonth: number | null;
             expirationYear: number | null;
@@ -4552,6 +4553,7 @@ export interface components {
             response: components["schemas"]["CreditCardTxnResultInfo"] | null;
         };
         CreditCardTxnInputInfo: {
+            /** @description Masked: bullets (•) and the last four characters only. */
             number: string | null;
             expirationMonth: number | null;
             expirationYear: number | null;
@@ -14927,6 +14929,7 @@ export interface components {
             incomeTaxYearStartMonth: "january" | "february" | "march" | "april" | "may" | "june" | "july" | "august" | "september" | "october" | "november" | "december" | null;
             companyType: string | null;
             ein: string | null;
+            /** @description Masked: bullets (•) and the last four characters only. */
             ssn: string | null;
             /**
              * @description Open enumeration
@@ -15642,6 +15645,7 @@ export interface components {
             pagerPin: string | null;
             alternatePhone: string | null;
             fax: string | null;
+            /** @description Masked: bullets (•) and the last four characters only. */
             ssn: string | null;
             email: string | null;
             customContactFields: components["schemas"]["AdditionalContactRef"][];
