@@ -174,8 +174,12 @@ async function main(): Promise<void> {
   const invoices = Number(process.env.PAGE_PROFILE_INVOICES ?? INVOICES);
   const statements = new Map<string, { count: number; ms: number }>();
   let recording = false;
+  /** The statements of one page of walk 2 (its fifth), in order. */
+  const onePage: string[] = [];
+  let pageIndex = -1;
   const observe = (query: ObservedQuery): void => {
     if (!recording) return;
+    if (pageIndex === 4) onePage.push(`${query.durationMs.toFixed(2)} ms  ${oneLine(query.sql, 100)}`);
     const key = oneLine(query.sql, 110);
     const stat = statements.get(key) ?? { count: 0, ms: 0 };
     stat.count += 1;
@@ -188,7 +192,7 @@ async function main(): Promise<void> {
   try {
     await walkInvoices(system);
     recording = true;
-    const measured = await walkInvoices(system);
+    const measured = await walkInvoices(system, () => (pageIndex += 1));
     recording = false;
     const pages = measured.pages.length;
     const busy = measured.pages.map((page) => page.busyMs);
@@ -221,6 +225,9 @@ async function main(): Promise<void> {
       console.log(`| ${(stat.count / pages).toFixed(2)} | ${(stat.ms / pages).toFixed(2)} | ${sql} |`);
     }
     console.log(`| ${(statementCount / pages).toFixed(2)} | ${(statementMs / pages).toFixed(2)} | all |\n`);
+    console.log("the statements of one page (the fifth), in order:");
+    for (const line of onePage) console.log(`  ${line}`);
+    console.log("");
 
     const { byStage, busyMs, idleMs } = stagesOf(profile);
     console.log(

@@ -144,12 +144,14 @@ export interface WalkPage {
  */
 export async function walkInvoices(
   system: WalkSystem,
+  beforePage: () => void = () => undefined,
 ): Promise<{ pages: WalkPage[]; records: number; walkMs: number }> {
   const pages: WalkPage[] = [];
   let records = 0;
   let path = `/v1/ledger-desktop/invoices?limit=${PAGE}&customerIds=${encodeURIComponent(system.customerId)}`;
   const walkStarted = performance.now();
   for (;;) {
+    beforePage();
     const before = performance.eventLoopUtilization();
     const page = await system.call("GET", path);
     const used = performance.eventLoopUtilization(before);

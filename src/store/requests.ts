@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type Selectable, type Transaction } from "kysely";
+import { jsonTextOnce } from "../platform/json-text.ts";
 import { json, type Db, type Store } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import { requestEventInsert, type RequestEventInput } from "./events.ts";
@@ -234,7 +235,8 @@ export async function transitionRequest(
       .set({
         ...rest,
         ...(warnings === undefined ? {} : { warnings: json(warnings) }),
-        ...(result === undefined ? {} : { result: result === null ? null : json(result) }),
+        // A result's text is taken once: a sync caller's reply sends the same text (decision 0035).
+        ...(result === undefined ? {} : { result: resultText(result) }),
         ...(error === undefined ? {} : { error: error === null ? null : json(error) }),
         ...(diagnosis === undefined ? {} : { diagnosis: diagnosis === null ? null : json(diagnosis) }),
         timeline: sql<string>`timeline || ${json([entry])}::jsonb`,
@@ -364,6 +366,12 @@ type EveryColumnListed = [
   : false;
 const everyColumnListed: EveryColumnListed = true;
 void everyColumnListed;
+
+/** A result as stored: its JSON text, the one the HTTP reply sends too (platform/json-text.ts). */
+function resultText(result: unknown): string | null {
+  if (result === null) return null;
+  return typeof result === "object" ? jsonTextOnce(result) : json(result);
+}
 
 /** The row without the columns its statement's carried wake-ups returned. */
 function withoutWakeUps<T extends object>(row: T): RequestRow {
