@@ -74,8 +74,9 @@ const STAGES: readonly Stage[] = [
       inFile(s, "ledger/typed/reader") || calls(s, "decodeRecords") || calls(s, "decodeListPage"),
   },
   {
-    name: "store: values serialised for statements (json())",
-    matches: (s) => calls(s, "json", "store/database") || calls(s, "requestValues"),
+    name: "JSON text of values for statements (json(); the result's text, taken once)",
+    matches: (s) =>
+      calls(s, "json", "store/database") || calls(s, "requestValues") || calls(s, "jsonTextOnce"),
   },
   {
     name: "store: PGlite engine and its protocol (statements)",
