@@ -37,9 +37,6 @@ const QBXML_PI = /<\?qbxml version="([0-9.]{1,10})"\?>/y;
 /** One attribute, after at least one space: an ASCII name, `=`, a double- or single-quoted value. */
 const ATTRIBUTE = / +([A-Za-z_][A-Za-z0-9._-]*)=(?:"([^"<\t\n]*)"|'([^'<\t\n]*)')/y;
 
-/** The predefined entities; any other reference (numeric ones included) is outside the subset. */
-const ENTITY = /&(?:(lt)|(gt)|(amp)|(quot)|(apos));|&/g;
-
 /** 1 for `[A-Za-z_]`, 2 for `[0-9.-]`: the characters of the subset's names. */
 const NAME_CHAR = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
@@ -90,17 +87,44 @@ function addChild(parent: Open, child: XmlElement): void {
   else parent.children.push(child);
 }
 
-/** Text with the predefined entities decoded; a lone `&` or any other reference gives up. */
+/**
+ * Text with the five predefined entities decoded (`&lt;` `&gt;` `&amp;` `&quot;` `&apos;`); null
+ * when it holds a lone `&` or any other reference (numeric ones included), which the subset leaves
+ * to the general reader. One pass with `indexOf`: an escaped answer holds a hundred thousand.
+ */
+export function decodePredefined(text: string): string | null {
+  let amp = text.indexOf("&");
+  if (amp < 0) return text;
+  let out = "";
+  let from = 0;
+  while (amp >= 0) {
+    out += text.slice(from, amp);
+    if (text.startsWith("lt;", amp + 1)) {
+      out += "<";
+      from = amp + 4;
+    } else if (text.startsWith("gt;", amp + 1)) {
+      out += ">";
+      from = amp + 4;
+    } else if (text.startsWith("amp;", amp + 1)) {
+      out += "&";
+      from = amp + 5;
+    } else if (text.startsWith("quot;", amp + 1)) {
+      out += '"';
+      from = amp + 6;
+    } else if (text.startsWith("apos;", amp + 1)) {
+      out += "'";
+      from = amp + 6;
+    } else return null;
+    amp = text.indexOf("&", from);
+  }
+  return out + text.slice(from);
+}
+
+/** {@link decodePredefined}, giving up on the document when a reference is outside the subset. */
 function decoded(text: string): string {
-  if (!text.includes("&")) return text;
-  return text.replace(ENTITY, (whole, lt, gt, amp, quot) => {
-    if (lt !== undefined) return "<";
-    if (gt !== undefined) return ">";
-    if (amp !== undefined) return "&";
-    if (quot !== undefined) return '"';
-    if (whole.length > 1) return "'";
-    throw OUTSIDE_SUBSET;
-  });
+  const plain = decodePredefined(text);
+  if (plain === null) throw OUTSIDE_SUBSET;
+  return plain;
 }
 
 /** The end of the ASCII name starting at `at` (at itself when there is none). */
