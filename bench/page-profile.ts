@@ -203,7 +203,9 @@ async function main(): Promise<void> {
     statements.set(key, stat);
   };
   const opened = await openTestStore({ onQuery: observe });
-  const system = await startWalkSystem({ store: opened.store, invoices });
+  // `PAGE_PROFILE_CONFIG`: settings as JSON (`{"REQUEST_ANSWER_KEEP_BYTES":"0"}`), to see what one changes.
+  const config = JSON.parse(process.env.PAGE_PROFILE_CONFIG ?? "{}") as Record<string, string>;
+  const system = await startWalkSystem({ store: opened.store, invoices, config });
   const engine = system.engine;
   try {
     await walkInvoices(system);

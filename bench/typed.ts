@@ -71,13 +71,15 @@ export async function startWalkSystem(options: {
   databaseUrl?: string | undefined;
   store?: Store;
   invoices: number;
+  /** Settings beside the bench's own (profiling: what a setting changes). */
+  config?: Record<string, string>;
 }): Promise<WalkSystem> {
   const previous = process.env.DATABASE_URL;
   if (options.databaseUrl === undefined) delete process.env.DATABASE_URL;
   const sys = await startSystem(null, {
     clock: systemClock,
     noOpPauseMs: 20,
-    config: { RATE_LIMIT_MAX: "100000000", CONNECTOR_HOLD_MS: "15000" },
+    config: { RATE_LIMIT_MAX: "100000000", CONNECTOR_HOLD_MS: "15000", ...options.config },
     ...(options.store ? { store: options.store } : {}),
   }).finally(() => {
     if (previous !== undefined) process.env.DATABASE_URL = previous;

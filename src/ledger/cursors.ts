@@ -1,9 +1,9 @@
 import { ServiceError } from "../errors/service-error.ts";
 import { randomToken } from "../platform/random.ts";
-import { findSession } from "../store/connector-sessions.ts";
 import {
   bookPage,
   findCursor,
+  findCursorWithSession,
   insertCursor,
   openCursors,
   updateCursor,
@@ -149,7 +149,9 @@ export interface ResumeInput {
 /** Checks a continuation against the cursor rules; says whether to fetch the next page or repeat one. */
 export async function resumeCursor(db: Db, input: ResumeInput): Promise<Resumption> {
   const { cursorId, pagesServed } = readToken(input.token);
-  const cursor = await findCursor(db, input.tenant, cursorId);
+  // The cursor and its session's state in one statement (decision 0035).
+  const found = await findCursorWithSession(db, input.tenant, cursorId);
+  const cursor = found?.cursor;
   if (!cursor || cursor.end_user_id !== input.endUserId || cursor.operation_id !== input.operationId) {
     throw invalidCursor("The cursor does not belong to this list.");
   }
@@ -179,10 +181,7 @@ export async function resumeCursor(db: Db, input: ResumeInput): Promise<Resumpti
   let reason: CursorEndReason | null = null;
   if (now > cursor.last_used_at.getTime() + CURSOR_IDLE_WINDOW_MS) reason = "idle_timeout";
   else if (now > cursor.created_at.getTime() + CURSOR_SESSION_CAP_MS) reason = "session_ended";
-  else {
-    const session = cursor.ticket_hash ? await findSession(db, cursor.ticket_hash) : null;
-    if (!session || session.state !== "open") reason = "session_ended";
-  }
+  else if (found?.sessionState !== "open") reason = "session_ended";
   if (reason !== null) {
     await endCursor(db, cursor, reason);
     throw expired(cursor, reason);

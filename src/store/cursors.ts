@@ -26,6 +26,29 @@ export async function findCursor(db: Db, tenant: Tenant, id: string): Promise<Cu
   return row ?? null;
 }
 
+/**
+ * A cursor of the tenant with the state of the connector session its pages came from (null when
+ * it has none yet, or the session is gone), in one statement: a continuation checks both.
+ */
+export async function findCursorWithSession(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+): Promise<{ cursor: CursorRow; sessionState: string | null } | null> {
+  const row = await db
+    .selectFrom("ledger_cursors as c")
+    .leftJoin("connector_sessions as s", "s.ticket_hash", "c.ticket_hash")
+    .selectAll("c")
+    .select("s.state as session_state")
+    .where("c.project_id", "=", tenant.projectId)
+    .where("c.is_test", "=", isTestTenant(tenant))
+    .where("c.id", "=", id)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { session_state: sessionState, ...cursor } = row;
+  return { cursor, sessionState: sessionState ?? null };
+}
+
 /** Updates a cursor when it is still in `state` (compare-and-set); false when something else changed it. */
 export async function updateCursor(
   db: Db,
