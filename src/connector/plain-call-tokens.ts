@@ -58,8 +58,13 @@ const END_TAG = new RegExp(`</(${NAME})[ \\t\\n]*>`, "y");
 /** Characters outside the subset anywhere in a call (see the module comment). */
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const OUTSIDE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\uD800-\uDFFF\uFFFE\uFFFF]/;
-/** A tag longer than this that has not ended is left to saxes (it is malformed or hostile). */
-const TAG_LENGTH_MAX = 8192;
+/**
+ * A tag longer than this that has not ended is left to saxes (it is malformed or hostile; the
+ * protocol's longest, the Envelope with its namespace declarations, is about 250 characters). It is
+ * matched again as more text arrives, so this also bounds that work on a call trickled a byte at a
+ * time.
+ */
+const TAG_LENGTH_MAX = 1024;
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9;
 /** `[A-Za-z_]`: how the subset's names begin. */
