@@ -15,13 +15,16 @@
 import { performance } from "node:perf_hooks";
 import { resourceByPath } from "../src/ledger/resources/definitions.ts";
 import { systemClock } from "../src/platform/clock.ts";
-import { startSystem } from "../src/testing/system.ts";
+import type { Store } from "../src/store/database.ts";
+import { startSystem, type System } from "../src/testing/system.ts";
 import { TypedFactory } from "../src/testing/typed-factory.ts";
 import { EndUserThread, setUpEndUser } from "./end-user-thread.ts";
 import { measureCodec } from "./typed-codec.ts";
 
-const INVOICES = 10_000;
-const PAGE = 150;
+/** Invoices in the walked list. */
+export const INVOICES = 10_000;
+/** Page size of the walk (the cursor list's largest). */
+export const PAGE = 150;
 const SEED_BATCH = 200;
 const CREATES = 300;
 const WARM_UP_CALLS = 20;
@@ -35,7 +38,7 @@ export interface TypedRow {
 
 type Json = Record<string, unknown>;
 
-function percentile(values: number[], q: number): number {
+export function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 }
@@ -43,16 +46,44 @@ function percentile(values: number[], q: number): number {
 const pair = (values: number[]): string =>
   `${percentile(values, 0.5).toFixed(2)} / ${percentile(values, 0.99).toFixed(2)} ms`;
 
-export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
+/** The service with a simulated end user on a worker thread and a seeded company file. */
+export interface WalkSystem {
+  sys: System;
+  engine: "pglite" | "postgres";
+  worker: EndUserThread;
+  call: (method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => Promise<CallReply>;
+  customerId: string;
+  itemId: string;
+  close(): Promise<void>;
+}
+
+export interface CallReply {
+  status: number;
+  body: Json;
+  reply: { elapsedMs: number; applicationMs: number };
+}
+
+/**
+ * Starts the service on this thread (PGlite in memory, PostgreSQL with `databaseUrl`, or `store`
+ * when given) and the end user on a worker, and seeds `invoices` invoices of one customer.
+ */
+export async function startWalkSystem(options: {
+  databaseUrl?: string | undefined;
+  store?: Store;
+  invoices: number;
+  /** Settings beside the bench's own (profiling: what a setting changes). */
+  config?: Record<string, string>;
+}): Promise<WalkSystem> {
   const previous = process.env.DATABASE_URL;
-  if (databaseUrl === undefined) delete process.env.DATABASE_URL;
+  if (options.databaseUrl === undefined) delete process.env.DATABASE_URL;
   const sys = await startSystem(null, {
     clock: systemClock,
     noOpPauseMs: 20,
-    config: { RATE_LIMIT_MAX: "100000000", CONNECTOR_HOLD_MS: "15000" },
+    config: { RATE_LIMIT_MAX: "100000000", CONNECTOR_HOLD_MS: "15000", ...options.config },
+    ...(options.store ? { store: options.store } : {}),
+  }).finally(() => {
+    if (previous !== undefined) process.env.DATABASE_URL = previous;
   });
-  if (previous !== undefined) process.env.DATABASE_URL = previous;
-  const engine = sys.deps.store.engine;
   let endUser: EndUserThread | undefined;
   try {
     const setup = await setUpEndUser(sys, PASSTHROUGH_BODY, "Bench Co");
@@ -78,36 +109,82 @@ export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
       cmd: "seedInvoices",
       customerId: String(customer.id),
       itemId: String(item.id),
-      count: INVOICES,
+      count: options.invoices,
       batch: SEED_BATCH,
     });
+    return {
+      sys,
+      engine: sys.deps.store.engine,
+      worker,
+      call,
+      customerId: String(customer.id),
+      itemId: String(item.id),
+      close: async () => {
+        await worker.close();
+        await sys.close();
+      },
+    };
+  } catch (error) {
+    await endUser?.close();
+    await sys.close();
+    throw error;
+  }
+}
 
+/** One page of a walk, as this thread saw it. */
+export interface WalkPage {
+  /** This thread's busy time while the page was served (event loop utilisation), ms. */
+  busyMs: number;
+  /** The page's time minus the application's, ms (the figure printed before issue 14). */
+  serviceMs: number;
+  records: number;
+}
+
+/**
+ * The cursor walk: the caller (on the worker) asks for each page of the customer's invoices in
+ * pages of {@link PAGE}; this thread measures itself per page.
+ */
+export async function walkInvoices(
+  system: WalkSystem,
+  beforePage: () => void = () => undefined,
+): Promise<{ pages: WalkPage[]; records: number; walkMs: number }> {
+  const pages: WalkPage[] = [];
+  let records = 0;
+  let path = `/v1/ledger-desktop/invoices?limit=${PAGE}&customerIds=${encodeURIComponent(system.customerId)}`;
+  const walkStarted = performance.now();
+  for (;;) {
+    beforePage();
+    const before = performance.eventLoopUtilization();
+    const page = await system.call("GET", path);
+    const used = performance.eventLoopUtilization(before);
+    if (page.status !== 200) throw new Error(`page failed: ${JSON.stringify(page.body).slice(0, 500)}`);
+    const count = (page.body.data as unknown[]).length;
+    pages.push({
+      busyMs: used.active,
+      serviceMs: page.reply.elapsedMs - page.reply.applicationMs,
+      records: count,
+    });
+    records += count;
+    if (typeof page.body.nextCursor !== "string") break;
+    path = `/v1/ledger-desktop/invoices?cursor=${page.body.nextCursor}`;
+  }
+  return { pages, records, walkMs: performance.now() - walkStarted };
+}
+
+export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
+  const system = await startWalkSystem({ databaseUrl, invoices: INVOICES });
+  const { worker, customerId, itemId, engine } = system;
+  try {
     // 1. Cursor walk: the caller (on the worker) asks for each page; this thread measures itself.
-    const busy: number[] = [];
-    const serviceTimes: number[] = [];
-    let records = 0;
-    let pages = 0;
-    let path = `/v1/ledger-desktop/invoices?limit=${PAGE}&customerIds=${encodeURIComponent(String(customer.id))}`;
-    const walkStarted = performance.now();
-    for (;;) {
-      const before = performance.eventLoopUtilization();
-      const page = await call("GET", path);
-      const used = performance.eventLoopUtilization(before);
-      if (page.status !== 200) throw new Error(`page failed: ${JSON.stringify(page.body).slice(0, 500)}`);
-      pages += 1;
-      busy.push(used.active);
-      serviceTimes.push(page.reply.elapsedMs - page.reply.applicationMs);
-      records += (page.body.data as unknown[]).length;
-      if (typeof page.body.nextCursor !== "string") break;
-      path = `/v1/ledger-desktop/invoices?cursor=${page.body.nextCursor}`;
-    }
-    const walkMs = performance.now() - walkStarted;
+    const walk = await walkInvoices(system);
+    const busy = walk.pages.map((page) => page.busyMs);
+    const serviceTimes = walk.pages.map((page) => page.serviceMs);
 
     // 3. Sync create-invoice round trips, and passthrough round trips, one at a time.
     const body = {
-      customerId: customer.id,
+      customerId,
       transactionDate: "2026-11-02",
-      lines: [{ itemId: item.id, quantity: 1, rate: "10.00" }],
+      lines: [{ itemId, quantity: 1, rate: "10.00" }],
     };
     const invoicesPath = "/v1/ledger-desktop/invoices";
     await worker.send<"repeat">({
@@ -134,14 +211,14 @@ export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
 
     return [
       {
-        figure: `[${engine}] cursor walk, ${records} invoices in pages of ${PAGE}`,
-        value: `${(walkMs / 1000).toFixed(2)} s, ${pages} pages`,
+        figure: `[${engine}] cursor walk, ${walk.records} invoices in pages of ${PAGE}`,
+        value: `${(walk.walkMs / 1000).toFixed(2)} s, ${walk.pages.length} pages`,
         goal: "-",
       },
       {
         figure: `[${engine}] service main-thread busy time per page (p50 / p99), end user on a worker`,
         value: pair(busy),
-        goal: "≤ 5 / ≤ 15 ms",
+        goal: engine === "pglite" ? "≤ 10 / ≤ 30 ms" : "≤ 5 / ≤ 15 ms",
       },
       {
         figure: `[${engine}] page time minus application time (p50 / p99), as printed before`,
@@ -155,8 +232,7 @@ export async function runTypedBench(databaseUrl?: string): Promise<TypedRow[]> {
       },
     ];
   } finally {
-    await endUser?.close();
-    await sys.close();
+    await system.close();
   }
 }
 

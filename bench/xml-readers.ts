@@ -16,7 +16,9 @@
 import { performance } from "node:perf_hooks";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { SaxesParser } from "saxes";
+import { SoapCallReader } from "../src/connector/call-reader.ts";
 import { escapeXmlText } from "../src/connector/soap.ts";
+import { parseDocument } from "../src/ledger/xml/parse.ts";
 import type { XmlElement } from "../src/ledger/xml/tree.ts";
 import { invoiceRet } from "./typed-codec.ts";
 
@@ -121,6 +123,24 @@ function saxesCandidate(xmlns: boolean): Candidate {
       return builder.done();
     });
   return { name: `saxes 6.0.0${xmlns ? " (xmlns)" : ""}`, tree, envelopeText: viaTree(tree) };
+}
+
+/**
+ * What the service reads with now (decision 0035): its purpose-built readers for the subset the
+ * application and the Web Connector write, saxes beyond it (`parseDocument`; the call reader).
+ */
+function serviceCandidate(): Candidate {
+  return {
+    name: "the service's readers (purpose-built, saxes beyond their subset)",
+    tree: (xml) => parseDocument(xml)?.root,
+    envelopeText: (xml) =>
+      guarded(() => {
+        const reader = new SoapCallReader();
+        reader.write(xml);
+        const call = reader.end();
+        return call.method === "receiveResponseXML" ? call.response : undefined;
+      }),
+  };
 }
 
 type Ordered = Record<string, unknown> & { ":@"?: Record<string, string> };
@@ -372,6 +392,7 @@ async function main(): Promise<void> {
     '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>' +
     `<receiveResponseXML xmlns="http://developer.intuit.com/"><ticket>abc</ticket><response>${escapeXmlText(answer)}</response><hresult /><message /></receiveResponseXML></soap:Body></soap:Envelope>`;
   const loaded = [
+    serviceCandidate(),
     saxesCandidate(false),
     saxesCandidate(true),
     fastXmlCandidate(),

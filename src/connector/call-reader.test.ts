@@ -144,4 +144,103 @@ void describe("SoapCallReader", () => {
       message: "",
     });
   });
+
+  void it("the purpose-built tokenizer reads the reference envelopes into the calls saxes reads", (t) => {
+    const dir = needReference(t, { what: "the reference envelopes", path: ENVELOPES, hint: "" });
+    if (dir === null) return;
+    let byTokens = 0;
+    const names = readdirSync(dir).filter((name) => name.includes(".request."));
+    for (const name of names) {
+      const text: string = readFileSync(join(dir, name), "utf8");
+      for (const body of [text, text.replace(/\r\n/g, "\n")] as const) {
+        const reader = new SoapCallReader();
+        reader.write(body);
+        assert.deepEqual(reader.end(), generalRead(body, [body.length]), name);
+        if (reader.readByTokens) byTokens += 1;
+      }
+    }
+    assert.ok(byTokens >= names.length, `the tokenizer read ${byTokens} of ${names.length * 2}`);
+  });
+
+  void it("the tokenizer and saxes read the same call, or refuse it alike, whatever the pieces", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...SOAP_METHODS),
+        TEXT,
+        TEXT,
+        fc.nat(),
+        fc.constantFrom(
+          "",
+          "<",
+          ">",
+          "&",
+          "&amp;",
+          "&#65;",
+          "\r\n",
+          "<!-- c -->",
+          "<![CDATA[x]]>",
+          "<x/>",
+          "</x>",
+          '"',
+          " a='1'",
+          "]]>",
+          "\u0001",
+          "xmlns:p='urn:p'",
+        ),
+        fc.nat({ max: 4 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (method, a, b, position, insert, removed, cuts) => {
+          const whole = soapRequest(callFor(method, a, b));
+          const at = position % (whole.length + 1);
+          const body = whole.slice(0, at) + insert + whole.slice(at + removed);
+          const pieces = cuts.map((cut) => cut % (body.length + 1));
+          assert.deepEqual(
+            outcome(() => readInPieces(body, pieces)),
+            outcome(() => generalRead(body, pieces)),
+            body,
+          );
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  void it("the tokenizer reads a large answer as it arrives, in pieces, without saxes", () => {
+    const answer = `<?xml version="1.0" ?>\n<QBXML><QBXMLMsgsRs><InvoiceQueryRs statusCode="0">${"<InvoiceRet><TxnID>1-2</TxnID><Memo>a &amp; b &lt;c&gt;</Memo></InvoiceRet>".repeat(3000)}</InvoiceQueryRs></QBXMLMsgsRs></QBXML>`;
+    const body = soapRequest({
+      method: "receiveResponseXML",
+      ticket: "t",
+      response: answer,
+      hresult: "",
+      message: "",
+    });
+    const reader = new SoapCallReader();
+    for (let at = 0; at < body.length; at += 4093) reader.write(body.slice(at, at + 4093));
+    const call = reader.end();
+    assert.ok(reader.readByTokens);
+    assert.deepEqual(call, generalRead(body, [body.length]));
+    assert.equal((call as { response: string }).response, answer);
+  });
 });
+
+/** The call as saxes alone reads it, in the given pieces. */
+function generalRead(text: string, cuts: readonly number[]): SoapCall {
+  const reader = new SoapCallReader(undefined, { general: true });
+  let at = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    reader.write(text.slice(at, cut));
+    at = cut;
+  }
+  reader.write(text.slice(at));
+  return reader.end();
+}
+
+/** What reading gives: the call, or the refusal's kind and message. */
+function outcome(read: () => SoapCall): unknown {
+  try {
+    return { call: read() };
+  } catch (error) {
+    if (!(error instanceof SoapParseError)) throw error;
+    return { refused: error.message, fault: error.faultCode };
+  }
+}

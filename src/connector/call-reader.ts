@@ -18,7 +18,8 @@
  * ones); {@link SoapCallReader.end} returns the call. Errors are {@link SoapParseError}s with the
  * fault code that names the kind of problem, as the tree reader they replace raised them.
  */
-import { SaxesParser, type SaxesTagNS } from "saxes";
+import { SaxesParser } from "saxes";
+import { PlainCallTokenizer, type CallTag } from "./plain-call-tokens.ts";
 import { SOAP_12_ENVELOPE_NAMESPACE, SOAP_ENVELOPE_NAMESPACE, SoapParseError } from "./envelope.ts";
 import { MAX_DEPTH, noteDocumentRead } from "../ledger/xml/parse.ts";
 import {
@@ -43,10 +44,21 @@ export function parseSoapCall(body: string): SoapCall {
 }
 
 export class SoapCallReader {
-  private readonly parser = new SaxesParser({ xmlns: true, position: false });
-  private readonly places: Place[] = [];
+  /**
+   * The purpose-built tokenizer reads the call while it stays in its subset (decision 0035); the
+   * text it was given is kept, and at the first thing outside the subset the call is read again
+   * from its start by saxes (`parser`), which reads every call from then on.
+   */
+  private tokens: PlainCallTokenizer | null = new PlainCallTokenizer({
+    open: (tag) => this.open(tag),
+    text: (text) => this.text(text),
+    close: () => this.close(),
+  });
+  private received: string[] | null = [];
+  private parser: SaxesParser<{ xmlns: true; position: false }> | null = null;
+  private places: Place[] = [];
   private method: SoapMethod | null = null;
-  private readonly parameters = new Map<string, string>();
+  private parameters = new Map<string, string>();
   private parameterName: string | null = null;
   private parameterKept = false;
   private parameterText: string[] = [];
@@ -61,16 +73,50 @@ export class SoapCallReader {
    * @param checkMethod called as soon as the operation's method is known (the endpoint checks the
    *   `SOAPAction` header against it there); may throw a {@link SoapParseError}.
    */
-  constructor(private readonly checkMethod: (method: SoapMethod) => void = () => undefined) {
+  constructor(
+    private readonly checkMethod: (method: SoapMethod) => void = () => undefined,
+    options: { general?: boolean } = {},
+  ) {
     noteDocumentRead();
-    this.parser.on("error", (error) => this.fail(error.message));
-    this.parser.on("doctype", () => {
+    // Tests read with saxes alone, to compare the two.
+    if (options.general) this.toSaxes();
+  }
+
+  /** Whether the purpose-built tokenizer has read the call so far (saxes was not needed). */
+  get readByTokens(): boolean {
+    return this.tokens !== null;
+  }
+
+  /**
+   * Leaves the purpose-built tokenizer: what it built is dropped, and saxes reads the call from its
+   * start (the text received so far), as if it had read it from the first byte.
+   */
+  private toSaxes(): SaxesParser {
+    const replay = (this.received ?? []).join("");
+    this.tokens = null;
+    this.received = null;
+    this.places = [];
+    this.method = null;
+    this.parameters = new Map();
+    this.parameterName = null;
+    this.parameterKept = false;
+    this.parameterText = [];
+    this.sawEnvelope = false;
+    this.sawBody = false;
+    this.bodyEntries = 0;
+    this.ticketRead = null;
+    const parser = new SaxesParser({ xmlns: true, position: false });
+    this.parser = parser;
+    parser.on("error", (error) => this.fail(error.message));
+    parser.on("doctype", () => {
       throw new SoapParseError("A SOAP message must not contain a DTD.");
     });
-    this.parser.on("opentag", (tag) => this.open(tag));
-    this.parser.on("text", (text) => this.text(text));
-    this.parser.on("cdata", (text) => this.text(text));
-    this.parser.on("closetag", () => this.close());
+    parser.on("opentag", (tag) => this.open(tag));
+    parser.on("text", (text) => this.text(text));
+    parser.on("cdata", (text) => this.text(text));
+    parser.on("closetag", () => this.close());
+    if (replay !== "") parser.write(replay);
+    return parser;
   }
 
   /** The method, once its element has opened. */
@@ -91,13 +137,19 @@ export class SoapCallReader {
       if (text.startsWith("\uFEFF")) text = text.slice(1);
     }
     if (this.blank && /\S/.test(text)) this.blank = false;
-    this.parser.write(text);
+    if (this.tokens !== null) {
+      this.received?.push(text);
+      if (this.tokens.write(text)) return;
+      this.toSaxes();
+      return;
+    }
+    (this.parser ?? this.toSaxes()).write(text);
   }
 
   /** Ends the body; returns the call, or throws when the body did not hold a whole one. */
   end(): SoapCall {
     if (this.blank) throw new SoapParseError("The request body is empty.");
-    this.parser.close();
+    if (this.tokens === null || !this.tokens.end()) (this.parser ?? this.toSaxes()).close();
     if (!this.sawBody) throw new SoapParseError("The SOAP Envelope has no Body.");
     if (this.method === null) throw new SoapParseError("The SOAP Body is empty.");
     return callOf(this.method, this.parameters);
@@ -112,13 +164,13 @@ export class SoapCallReader {
     throw new SoapParseError(`Not well-formed XML: ${message}`);
   }
 
-  private open(tag: SaxesTagNS): void {
+  private open(tag: CallTag): void {
     if (this.places.length >= MAX_DEPTH) this.fail(`elements nest deeper than ${MAX_DEPTH} levels`);
     this.places.push(this.placeOf(tag, tag.uri === "" ? null : tag.uri));
   }
 
   /** What an opening element is, given where it opens; throws when it has no place in a call. */
-  private placeOf(tag: SaxesTagNS, namespace: string | null): Place {
+  private placeOf(tag: CallTag, namespace: string | null): Place {
     const parent = this.places[this.places.length - 1];
     if (parent === undefined) return this.openEnvelope(tag.local, namespace);
     switch (parent) {
@@ -220,7 +272,7 @@ export class SoapCallReader {
 }
 
 /** Whether a header entry carries `mustUnderstand="1"` in the SOAP 1.1 namespace. */
-function mustUnderstand(tag: SaxesTagNS): boolean {
+function mustUnderstand(tag: CallTag): boolean {
   for (const attribute of Object.values(tag.attributes)) {
     if (
       attribute.local === "mustUnderstand" &&

@@ -1,7 +1,14 @@
 import { ServiceError } from "../errors/service-error.ts";
 import { randomToken } from "../platform/random.ts";
-import { findSession } from "../store/connector-sessions.ts";
-import { findCursor, insertCursor, openCursors, updateCursor, type CursorRow } from "../store/cursors.ts";
+import {
+  bookPage,
+  findCursor,
+  findCursorWithSession,
+  insertCursor,
+  openCursors,
+  updateCursor,
+  type CursorRow,
+} from "../store/cursors.ts";
 import type { Db } from "../store/database.ts";
 import { findRequest } from "../store/requests.ts";
 import { isTestTenant, type Tenant } from "../store/tenant.ts";
@@ -142,7 +149,9 @@ export interface ResumeInput {
 /** Checks a continuation against the cursor rules; says whether to fetch the next page or repeat one. */
 export async function resumeCursor(db: Db, input: ResumeInput): Promise<Resumption> {
   const { cursorId, pagesServed } = readToken(input.token);
-  const cursor = await findCursor(db, input.tenant, cursorId);
+  // The cursor and its session's state in one statement (decision 0035).
+  const found = await findCursorWithSession(db, input.tenant, cursorId);
+  const cursor = found?.cursor;
   if (!cursor || cursor.end_user_id !== input.endUserId || cursor.operation_id !== input.operationId) {
     throw invalidCursor("The cursor does not belong to this list.");
   }
@@ -172,10 +181,7 @@ export async function resumeCursor(db: Db, input: ResumeInput): Promise<Resumpti
   let reason: CursorEndReason | null = null;
   if (now > cursor.last_used_at.getTime() + CURSOR_IDLE_WINDOW_MS) reason = "idle_timeout";
   else if (now > cursor.created_at.getTime() + CURSOR_SESSION_CAP_MS) reason = "session_ended";
-  else {
-    const session = cursor.ticket_hash ? await findSession(db, cursor.ticket_hash) : null;
-    if (!session || session.state !== "open") reason = "session_ended";
-  }
+  else if (found?.sessionState !== "open") reason = "session_ended";
   if (reason !== null) {
     await endCursor(db, cursor, reason);
     throw expired(cursor, reason);
@@ -235,27 +241,26 @@ export interface PageServed {
  * Returns the cursor as it is now, or null when it is unknown.
  */
 export async function recordPage(db: Db, tenant: Tenant, served: PageServed): Promise<CursorRow | null> {
-  const cursor = await findCursor(db, tenant, served.cursorId);
-  if (!cursor) return null;
   const more = (served.remaining ?? 0) > 0 && served.iteratorId !== null;
-  const changes = {
-    state: more ? ("open" as const) : ("finished" as const),
-    iterator_id: served.iteratorId ?? cursor.iterator_id,
-    ticket_hash: cursor.ticket_hash ?? served.ticketHash,
-    pages_served: served.page,
-    records_served: cursor.records_served + served.records,
+  // One statement reads and books the page (decision 0035); a page that leaves no iterator keeps
+  // the one the cursor has, and the first session that served a page stays the cursor's.
+  const booked = await bookPage(db, tenant, served.cursorId, {
+    state: more ? "open" : "finished",
+    iteratorId: served.iteratorId,
+    ticketHash: served.ticketHash,
+    pagesServed: served.page,
+    records: served.records,
     remaining: served.remaining,
-    last_request_id: served.requestId,
-    repeats: 0,
-    last_used_at: new Date(served.nowMs),
-  };
-  const updated = await updateCursor(db, cursor.id, cursor.state, changes);
-  if (!updated) return findCursor(db, tenant, served.cursorId);
-  if (more && cursor.state === "pending") {
+    lastRequestId: served.requestId,
+    at: new Date(served.nowMs),
+  });
+  if (!booked) return null;
+  const { cursor, previousState } = booked;
+  if (more && previousState === "pending") {
     const open = await openCursors(db, cursor.connection_id);
     for (const stale of open.slice(0, Math.max(0, open.length - OPEN_CURSORS_PER_CONNECTION))) {
       if (stale.id !== cursor.id) await endCursor(db, stale, "evicted");
     }
   }
-  return { ...cursor, ...changes };
+  return cursor;
 }

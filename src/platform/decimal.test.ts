@@ -190,6 +190,61 @@ describe("readDecimalText", () => {
   });
 });
 
+/**
+ * The text-only readings of decimals (decision 0035) give exactly what big.js gave before them, on
+ * any spelling the application or a caller may write: leading zeros, trailing zeros, signs, zero.
+ */
+describe("formatAmount and readDecimalText agree with big.js", () => {
+  const bigFormat = (value: string, places: number): string => {
+    const big = new Big(value);
+    const plain = big.eq(0) ? big.abs() : big;
+    return plain.toFixed(Math.max(places, Math.max(0, plain.c.length - plain.e - 1)));
+  };
+  const bigRead = (text: string): string | null => {
+    const trimmed = text.trim();
+    if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(trimmed)) return null;
+    const big = new Big(trimmed.startsWith("+") ? trimmed.slice(1) : trimmed);
+    return (big.eq(0) ? big.abs() : big).toFixed();
+  };
+  const digits = (max: number) => fc.string({ unit: fc.constantFrom(..."0000123456789"), maxLength: max });
+  const spelling = fc
+    .tuple(
+      fc.constantFrom("", "-", "+", " ", " -"),
+      digits(20),
+      fc.constantFrom("", "."),
+      digits(12),
+      fc.constantFrom("", " ", "x"),
+    )
+    .map(([sign, whole, point, fraction, tail]) => `${sign}${whole}${point}${fraction}${tail}`);
+
+  test("formatAmount, on plain decimals and big.js's other spellings", () => {
+    fc.assert(
+      fc.property(spelling, fc.integer({ min: 0, max: 6 }), (text, places) => {
+        let expected: string | Error;
+        try {
+          expected = bigFormat(text, places);
+        } catch (error) {
+          expected = error as Error;
+        }
+        if (expected instanceof Error) assert.throws(() => formatAmount(text, places));
+        else assert.equal(formatAmount(text, places), expected, text);
+      }),
+      { numRuns: 3000 },
+    );
+    for (const text of ["1e3", "-0.0", "000", "0.000100", "-000.5"])
+      assert.equal(formatAmount(text, 2), bigFormat(text, 2), text);
+  });
+
+  test("readDecimalText", () => {
+    fc.assert(
+      fc.property(spelling, (text) => assert.equal(readDecimalText(text), bigRead(text), text)),
+      { numRuns: 3000 },
+    );
+    for (const text of ["", ".", "+", "-.", "5.", ".5", "-.50", "+0", "00.00", " 7 "])
+      assert.equal(readDecimalText(text), bigRead(text), text);
+  });
+});
+
 describe("placesOfNumber and writtenPlaces", () => {
   test("count the places of a JSON number by its shortest spelling", () => {
     assert.equal(placesOfNumber(100), 0);

@@ -98,12 +98,37 @@ export function decimalPattern(places: number): string {
  * @throws Error when `value` is not a number `big.js` can read (a programming error).
  */
 export function formatAmount(value: Big | string, places = 2): string {
+  if (typeof value === "string") {
+    // Plain decimals (every value the reader and the input rules pass on) without big.js: the same
+    // digits, read as text (decision 0035: an answer's amounts were parsed three times each).
+    const plain = PLAIN_DECIMAL.exec(value);
+    if (plain) return formatted(plain[1] === "-", plain[2] ?? "0", plain[3] ?? "", places);
+  }
   const big = value instanceof Big ? value : new Big(value);
   const plain = big.eq(0) ? big.abs() : big;
   return plain.toFixed(Math.max(places, decimalPlaces(plain)));
 }
 
-const LENIENT_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+/** A decimal in plain notation: sign, integer digits, fraction digits. */
+const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * The canonical text of a plain decimal, as `big.js` writes it: no leading zeros, the fraction's
+ * trailing zeros dropped and then padded back to at least `places`, and no sign on zero.
+ */
+function formatted(negative: boolean, integer: string, fraction: string, places: number): string {
+  let start = 0;
+  while (start < integer.length - 1 && integer.charCodeAt(start) === 48) start += 1;
+  const whole = integer.slice(start);
+  let end = fraction.length;
+  while (end > 0 && fraction.charCodeAt(end - 1) === 48) end -= 1;
+  const significant = fraction.slice(0, end);
+  const digits = significant.length < places ? significant.padEnd(places, "0") : significant;
+  const zero = whole === "0" && significant === "";
+  return `${negative && !zero ? "-" : ""}${whole}${digits === "" ? "" : `.${digits}`}`;
+}
+
+const LENIENT_DECIMAL = /^([+-]?)(?=\.?\d)(\d*)(?:\.(\d*))?$/;
 
 /**
  * Reads a decimal as the application writes it in XML, more leniently than request input
@@ -112,8 +137,8 @@ const LENIENT_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
  * report LEDGER_VALUE_UNREADABLE instead of guessing.
  */
 export function readDecimalText(text: string): string | null {
-  const trimmed = text.trim();
-  if (!LENIENT_DECIMAL.test(trimmed)) return null;
-  const big = new Big(trimmed.startsWith("+") ? trimmed.slice(1) : trimmed);
-  return (big.eq(0) ? big.abs() : big).toFixed();
+  const parts = LENIENT_DECIMAL.exec(text.trim());
+  if (!parts) return null;
+  // As big.js would print it (`toFixed()`), read as text: no digit is ever turned into a float.
+  return formatted(parts[1] === "-", parts[2] || "0", parts[3] ?? "", 0);
 }

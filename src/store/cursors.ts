@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from "kysely";
+import { sql, type Selectable, type Updateable } from "kysely";
 import type { Db } from "./database.ts";
 import type { LedgerCursorsTable } from "./schema.ts";
 import { isTestTenant, type Tenant } from "./tenant.ts";
@@ -24,6 +24,29 @@ export async function findCursor(db: Db, tenant: Tenant, id: string): Promise<Cu
     .where("id", "=", id)
     .executeTakeFirst();
   return row ?? null;
+}
+
+/**
+ * A cursor of the tenant with the state of the connector session its pages came from (null when
+ * it has none yet, or the session is gone), in one statement: a continuation checks both.
+ */
+export async function findCursorWithSession(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+): Promise<{ cursor: CursorRow; sessionState: string | null } | null> {
+  const row = await db
+    .selectFrom("ledger_cursors as c")
+    .leftJoin("connector_sessions as s", "s.ticket_hash", "c.ticket_hash")
+    .selectAll("c")
+    .select("s.state as session_state")
+    .where("c.project_id", "=", tenant.projectId)
+    .where("c.is_test", "=", isTestTenant(tenant))
+    .where("c.id", "=", id)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { session_state: sessionState, ...cursor } = row;
+  return { cursor, sessionState: sessionState ?? null };
 }
 
 /** Updates a cursor when it is still in `state` (compare-and-set); false when something else changed it. */
@@ -58,4 +81,57 @@ export async function deleteStaleCursors(db: Db, before: Date, limit: number): P
   const stale = db.selectFrom("ledger_cursors").select("id").where("last_used_at", "<", before).limit(limit);
   const result = await db.deleteFrom("ledger_cursors").where("id", "in", stale).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** What a page the application answered changes on its cursor (ledger/cursors.ts `recordPage`). */
+export interface PageBooking {
+  state: "open" | "finished";
+  /** The iterator the answer names; null keeps the cursor's. */
+  iteratorId: string | null;
+  /** The session that carried the page; kept only when the cursor has none yet. */
+  ticketHash: string;
+  pagesServed: number;
+  /** Added to the cursor's count. */
+  records: number;
+  remaining: number | null;
+  lastRequestId: string;
+  at: Date;
+}
+
+/**
+ * Books a page on the tenant's cursor in one statement (decision 0035: it was a read, then a
+ * compare-and-set on the state read): the row is locked, read and changed together. Returns the
+ * cursor as it is now and the state it had before; null when there is no such cursor.
+ */
+export async function bookPage(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+  page: PageBooking,
+): Promise<{ cursor: CursorRow; previousState: CursorRow["state"] } | null> {
+  const result = await sql<CursorRow & { previous_state: CursorRow["state"] }>`
+    with old as (
+      select * from ledger_cursors
+      where project_id = ${tenant.projectId} and is_test = ${isTestTenant(tenant)} and id = ${id}
+      for update
+    ), booked as (
+      update ledger_cursors c set
+        state = ${page.state},
+        iterator_id = coalesce(${page.iteratorId}::text, old.iterator_id),
+        ticket_hash = coalesce(old.ticket_hash, ${page.ticketHash}::text),
+        pages_served = ${page.pagesServed}::integer,
+        records_served = old.records_served + ${page.records}::integer,
+        remaining = ${page.remaining}::integer,
+        last_request_id = ${page.lastRequestId},
+        repeats = 0,
+        last_used_at = ${page.at}::timestamptz
+      from old where c.id = old.id
+      returning c.*
+    )
+    select booked.*, old.state as previous_state from old, booked
+  `.execute(db);
+  const row = result.rows[0];
+  if (!row) return null;
+  const { previous_state: previousState, ...cursor } = row;
+  return { cursor, previousState };
 }

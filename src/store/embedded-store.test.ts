@@ -63,3 +63,42 @@ test("a new data directory is created, then reopened with its data and settings"
     await again.close();
   }
 });
+
+/**
+ * Values bound to the embedded store's prepared statements (decision 0035: the dialect writes the
+ * Bind message itself) arrive exactly as given: every kind the service binds, multi-byte text,
+ * empty strings, nulls, and a value of megabytes.
+ */
+test("values bound to prepared statements arrive as given", async () => {
+  const store = await openStore({});
+  try {
+    const large = "x€😀\n".repeat(300_000);
+    const at = new Date("2026-11-02T10:00:00.123Z");
+    const { rows } = await sql<{
+      text: string;
+      empty: string;
+      none: string | null;
+      n: number;
+      flag: boolean;
+      at: Date;
+      doc: unknown;
+      length: number;
+    }>`select ${"héllo ✓ 😀"}::text as text, ${""}::text as empty, ${null}::text as none,
+        ${42}::integer as n, ${true}::boolean as flag, ${at}::timestamptz as at,
+        ${JSON.stringify({ a: ["b", 1, null] })}::json as doc, length(${large}::text) as length`.execute(
+      store.db,
+    );
+    assert.deepEqual(rows[0], {
+      text: "héllo ✓ 😀",
+      empty: "",
+      none: null,
+      n: 42,
+      flag: true,
+      at,
+      doc: { a: ["b", 1, null] },
+      length: [...large].length,
+    });
+  } finally {
+    await store.close();
+  }
+});

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type Selectable, type Transaction } from "kysely";
+import { jsonTextOnce } from "../platform/json-text.ts";
 import { json, type Db, type Store } from "./database.ts";
 import type { ConnectorSessionRow } from "./connector-sessions.ts";
 import { requestEventInsert, type RequestEventInput } from "./events.ts";
@@ -238,7 +239,8 @@ export async function transitionRequest(
       .set({
         ...rest,
         ...(warnings === undefined ? {} : { warnings: json(warnings) }),
-        ...(result === undefined ? {} : { result: result === null ? null : json(result) }),
+        // A result's text is taken once: a sync caller's reply sends the same text (decision 0035).
+        ...(result === undefined ? {} : { result: resultText(result) }),
         ...(error === undefined ? {} : { error: error === null ? null : json(error) }),
         ...(diagnosis === undefined ? {} : { diagnosis: diagnosis === null ? null : json(diagnosis) }),
         timeline: sql<string>`timeline || ${json([entry])}::jsonb`,
@@ -288,15 +290,18 @@ export async function transitionRequest(
       )
     : withConnection;
   const wakeUpColumns = wakeUps.onMove.map((wakeUp, i) => wakeUp.as(`woken_${i}`));
+  // A result the transition sets is not read back: the caller holds it (decision 0035).
+  const columns = result === undefined ? [...COLUMNS_BUT_RESULT, "result" as const] : [...COLUMNS_BUT_RESULT];
+  const withResult = (row: RequestRow): RequestRow => (result === undefined ? row : { ...row, result });
   if (!event) {
-    const r = await withAnswer.selectFrom("moved").selectAll().select(wakeUpColumns).executeTakeFirst();
-    return r ? { ...withoutWakeUps(r), eventWritten: false } : null;
+    const r = await withAnswer.selectFrom("moved").select(columns).select(wakeUpColumns).executeTakeFirst();
+    return r ? { ...withResult(withoutWakeUps(r)), eventWritten: false } : null;
   }
   const onEvent = wakeUps.onEvent;
   const r = await withAnswer
     .with("event", () => requestEventInsert(event))
     .selectFrom("moved")
-    .selectAll()
+    .select(columns)
     .select(sql<boolean>`exists (select 1 from event)`.as("event_written"))
     .select(wakeUpColumns)
     .select(
@@ -305,7 +310,71 @@ export async function transitionRequest(
     .executeTakeFirst();
   if (!r) return null;
   const { event_written: eventWritten, ...row } = r;
-  return { ...withoutWakeUps(row), eventWritten };
+  return { ...withResult(withoutWakeUps(row)), eventWritten };
+}
+
+/**
+ * Every column of `requests` but `result`: what a settling transition reads back when it sets the
+ * result itself (a list page's result is hundreds of kilobytes of JSON that the statement would
+ * send back and the driver parse again, for a caller that already holds it; decision 0035). A
+ * column added to the table and not listed here fails the type check below.
+ */
+const COLUMNS_BUT_RESULT = [
+  "id",
+  "seq",
+  "project_id",
+  "is_test",
+  "end_user_id",
+  "connection_id",
+  "operation_id",
+  "method",
+  "path",
+  "mode",
+  "status",
+  "outcome",
+  "is_write",
+  "request_xml",
+  "request_on_error",
+  "request_secrets",
+  "message_set_id",
+  "ticket_hash",
+  "sent_at",
+  "completed_at",
+  "queue_ttl_expires_at",
+  "idempotency_key_present",
+  "previous_request_id",
+  "waiting_reason",
+  "recovered",
+  "xml_version",
+  "status_code",
+  "status_severity",
+  "timeline",
+  "warnings",
+  "error",
+  "created_at",
+  "updated_at",
+  "caller_gone_at",
+  "caller_instance_id",
+  "background",
+  "diagnosis",
+  "write_targets",
+  "input",
+  "batch",
+] as const satisfies ReadonlyArray<Exclude<keyof RequestsTable, "result">>;
+
+/** True only when {@link COLUMNS_BUT_RESULT} names every column but `result`. */
+type EveryColumnListed = [
+  Exclude<keyof RequestsTable, "result" | (typeof COLUMNS_BUT_RESULT)[number]>,
+] extends [never]
+  ? true
+  : false;
+const everyColumnListed: EveryColumnListed = true;
+void everyColumnListed;
+
+/** A result as stored: its JSON text, the one the HTTP reply sends too (platform/json-text.ts). */
+function resultText(result: unknown): string | null {
+  if (result === null) return null;
+  return typeof result === "object" ? jsonTextOnce(result) : json(result);
 }
 
 /** The row without the columns its statement's carried wake-ups returned. */

@@ -12,6 +12,7 @@
  * into LEDGER_RESPONSE_UNREADABLE.
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
+import { readPlainDocument } from "./plain-reader.ts";
 import type { XmlElement } from "./tree.ts";
 
 /** A parsed message document. */
@@ -137,8 +138,17 @@ export function readXml(xml: string, options: ReadOptions = {}): ParsedDocument 
 
 const NO_ATTRS: Array<readonly [string, string]> = [];
 
-/** Parses `xml`; `undefined` when it is not a well-formed single-root document. */
+/**
+ * Parses `xml`; `undefined` when it is not a well-formed single-root document. The application's
+ * plain documents (its answers) are read by the purpose-built reader (`plain-reader.ts`, decision
+ * 0035); anything outside its subset, and every refusal, by {@link readXml}, with the same result.
+ */
 export function parseDocument(xml: string): ParsedDocument | undefined {
+  const plain = readPlainDocument(xml);
+  if (plain !== null) {
+    documentsRead += 1;
+    return plain;
+  }
   try {
     return readXml(xml);
   } catch (error) {
