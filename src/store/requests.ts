@@ -337,6 +337,8 @@ const COLUMNS_BUT_RESULT = [
   "request_on_error",
   "request_secrets",
   "message_set_id",
+  "set_position",
+  "alone",
   "ticket_hash",
   "sent_at",
   "completed_at",
