@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { nextWork, interruptSent } from "../../src/requests/engine.ts";
 import { findRequestById } from "../../src/store/requests.ts";
+import { readySession } from "../../src/testing/queue.ts";
 import { AUTHENTICATION, INVALID, PERMISSION, assertError, expectStatus, stopwatch } from "./helpers.ts";
 import { isFreeText } from "./schema-values.ts";
 import {
@@ -633,7 +634,8 @@ describe("Security: idempotency replay and reuse", () => {
         );
         // The connector takes it (it is `sent`), then its session breaks: a read fails, a write's
         // outcome becomes unknown. Either way it reached the application.
-        const work = await nextWork(world.h.deps, first.connectionId, "security-suite-ticket", "16.0");
+        const ticket = await readySessionOf(first.connectionId);
+        const work = await nextWork(world.h.deps, first.connectionId, ticket, "16.0");
         assert.equal(work?.kind === "request" ? work.rows[0]?.id : null, first.id, "the connector took it");
         const sent = await findRequestById(world.h.deps.db, first.id);
         assert.ok(sent);
@@ -658,6 +660,18 @@ describe("Security: idempotency replay and reuse", () => {
     ),
   );
 });
+
+const readySessions = new Map<string, Promise<string>>();
+/** The ticket of a session ready to be handed work on `connectionId` (opened once per connection). */
+const readySessionOf = (connectionId: string): Promise<string> => {
+  let ticket = readySessions.get(connectionId);
+  if (!ticket) {
+    const hash = `security-suite-ticket-${connectionId}`;
+    ticket = readySession(world.h, connectionId, hash).then(() => hash);
+    readySessions.set(connectionId, ticket);
+  }
+  return ticket;
+};
 
 let readsEndUserMade: Promise<string> | undefined;
 /** The end user the failed reads share (made once). */

@@ -22,7 +22,10 @@ import { SOAK, plan, reportCounts, soakSeed, soakSize } from "./soak.ts";
  * restarted on its store, and clients retrying with the same Idempotency-Key (after aborting their
  * own call, after a network error, or sending the same write twice at once). Clients follow the
  * spec's retry rules. Every write must end applied exactly once or `not_applied`, as counted in the
- * simulated company file and by the application's own receipts: 0 duplicates, 0 lost.
+ * simulated company file and by the application's own receipts: 0 duplicates, 0 lost. Three writes
+ * in four are typed creates, which the service coalesces into shared message sets (decision 0036:
+ * `messageSetsByWrites` counts the sets by how many of this run's writes they carried); the rest are
+ * passthroughs, which go alone.
  *
  * The service runs as a real child process (`npm start`'s entry point) on the suite's store (an
  * on-disk PGlite data directory, or a database on the PostgreSQL server of DATABASE_URL); the
@@ -46,12 +49,15 @@ const ENV = {
 
 type ConnectorPlan = "none" | "lose_answer" | "crash_before_write" | "drop";
 type ClientPlan = "none" | "abort" | "twice";
+/** A typed create (shares message sets with its neighbours: coalescing, decision 0036) or a passthrough (alone). */
+type Route = "typed" | "passthrough";
 
 interface Write {
   index: number;
   name: string;
   key: string;
   async: boolean;
+  route: Route;
   connector: ConnectorPlan;
   client: ClientPlan;
   /** The Requests the client was given for this key, in order. */
@@ -125,6 +131,8 @@ test(
     // The application's receipts: how often each write document reached it, and how it answered.
     const receipts = new Map<string, number>();
     let answersDropped = 0;
+    // Message sets the application ran, by how many of this run's writes they carried.
+    const setSizes = new Map<number, number>();
     const connector = new SimulatedWebConnector({
       qwc: setup.qwc,
       password: setup.password,
@@ -133,8 +141,10 @@ test(
       requestTimeoutMs: 30_000,
       onEvent: (event) => {
         if (event.type === "request_processed") {
-          const name = /<Name>(R1-[^<]+)<\/Name>/.exec(event.requestXml)?.[1];
-          if (name) receipts.set(name, (receipts.get(name) ?? 0) + 1);
+          // A message set carries up to CONNECTOR_MESSAGE_SET_MAX_REQUESTS writes (coalescing on).
+          const names = [...event.requestXml.matchAll(/<Name>(R1-[^<]+)<\/Name>/g)].map((m) => m[1] ?? "");
+          for (const name of names) receipts.set(name, (receipts.get(name) ?? 0) + 1);
+          if (names.length > 0) setSizes.set(names.length, (setSizes.get(names.length) ?? 0) + 1);
         }
         if (event.type === "answer_dropped") answersDropped += 1;
       },
@@ -169,6 +179,7 @@ test(
     const base = ws.url;
     const headers = { authorization: `Bearer ${keys.secretLive}` };
     const passthrough = `${base}/v1/end-users/${setup.endUserId}/passthrough/ledger_desktop`;
+    const customers = `${base}/v1/ledger-desktop/customers`;
     await eventually(
       "the connection is online",
       async () => {
@@ -183,6 +194,7 @@ test(
     const entries = plan(
       fc.record({
         async: fc.boolean(),
+        route: fc.constantFrom<Route>("typed", "typed", "typed", "passthrough"),
         connector: fc.constantFrom<ConnectorPlan>(
           ...(Array(7).fill("none") as ConnectorPlan[]),
           "lose_answer",
@@ -203,6 +215,7 @@ test(
       name: `R1-${seed % 100000}-${index}`,
       key: `r1-${seed}-${index}`,
       async: e.async,
+      route: e.route,
       connector: e.connector,
       client: e.client,
       requestIds: [],
@@ -217,16 +230,19 @@ test(
     const send = async (w: Write, abortAfterMs?: number): Promise<string | null> => {
       w.sends += 1;
       try {
-        const res = await fetch(passthrough, {
+        const common = {
+          ...headers,
+          "idempotency-key": w.key,
+          "svc-timeout-seconds": "20",
+          ...(w.async ? { prefer: "respond-async" } : {}),
+        };
+        const res = await fetch(w.route === "typed" ? customers : passthrough, {
           method: "POST",
-          headers: {
-            ...headers,
-            "content-type": "application/xml",
-            "idempotency-key": w.key,
-            "svc-timeout-seconds": "20",
-            ...(w.async ? { prefer: "respond-async" } : {}),
-          },
-          body: customerAdd(w.name),
+          headers:
+            w.route === "typed"
+              ? { ...common, "content-type": "application/json", "svc-end-user-id": setup.endUserId }
+              : { ...common, "content-type": "application/xml" },
+          body: w.route === "typed" ? JSON.stringify({ name: w.name }) : customerAdd(w.name),
           ...(abortAfterMs === undefined ? {} : { signal: AbortSignal.timeout(abortAfterMs) }),
         });
         const text = await res.text();
@@ -357,11 +373,13 @@ test(
       seconds: Math.round((Date.now() - startedAt) / 1000),
       store: process.env.DATABASE_URL ? "postgres" : "pglite",
       writes: WRITES,
+      typedWrites: writes.filter((w) => w.route === "typed").length,
       appliedOnce: appliedOnce.length,
       notApplied: notApplied.length,
       duplicates: duplicates.length,
       lost: lost.length,
       recovered: writes.filter((w) => w.final?.recovered).length,
+      messageSetsByWrites: Object.fromEntries([...setSizes].sort(([a], [b]) => a - b)),
       faults: {
         serviceKills: service.kills,
         serviceDownMs: service.downMs,
