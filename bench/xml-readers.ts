@@ -20,6 +20,7 @@ import { SoapCallReader } from "../src/connector/call-reader.ts";
 import { escapeXmlText } from "../src/connector/soap.ts";
 import { parseDocument } from "../src/ledger/xml/parse.ts";
 import type { XmlElement } from "../src/ledger/xml/tree.ts";
+import { REFUSED_XML } from "../src/testing/refused-xml.ts";
 import { invoiceRet } from "./typed-codec.ts";
 
 const RUNS = 9;
@@ -346,29 +347,6 @@ async function txmlCandidate(): Promise<Candidate> {
   return { name: "txml 6.0.3 (not strict: reference)", tree, envelopeText: viaTree(tree) };
 }
 
-/** Documents a strict reader refuses (the service's reader's and parser tests' cases and more). */
-const REFUSED = [
-  "<A><B></A>",
-  "<A/><B/>",
-  "<A>text<B/></A>",
-  "<A>&undefined;</A>",
-  "<A>&nbsp;</A>",
-  '<!DOCTYPE A [<!ENTITY e "x">]><A>&e;</A>',
-  "<!DOCTYPE A><A/>",
-  `${"<A>".repeat(65)}${"</A>".repeat(65)}`,
-  "",
-  "plain text",
-  "<A>",
-  '<A x="1" x="2"/>',
-  "<A x=1/>",
-  "<A>&#0;</A>",
-  "<A>\u0001</A>",
-  "<A>a & b</A>",
-  "<A>a < b</A>",
-  "<1A/>",
-  "<A/>trailing",
-];
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -407,7 +385,7 @@ async function main(): Promise<void> {
     `answer ${(answer.length / 1e6).toFixed(2)} MB, envelope ${(envelope.length / 1e6).toFixed(2)} MB; median of ${RUNS} runs\n`,
   );
   console.log(
-    "| reader | (a) answer → tree | (b) envelope → answer text | refuses (of " + REFUSED.length + ") |",
+    "| reader | (a) answer → tree | (b) envelope → answer text | refuses (of " + REFUSED_XML.length + ") |",
   );
   console.log("|---|---|---|---|");
   const cell = (value: number | string): string =>
@@ -425,8 +403,8 @@ async function main(): Promise<void> {
       () => candidate.envelopeText(envelope),
       (text) => typeof text === "string" && text.trim() === answer.trim(),
     );
-    const lets = REFUSED.filter((xml) => candidate.tree(xml) !== undefined);
-    const refused = `${REFUSED.length - lets.length}${lets.length > 0 ? ` (lets through: ${lets.map((x) => JSON.stringify(x.slice(0, 24))).join(", ")})` : ""}`;
+    const lets = REFUSED_XML.filter((xml) => candidate.tree(xml) !== undefined);
+    const refused = `${REFUSED_XML.length - lets.length}${lets.length > 0 ? ` (lets through: ${lets.map((x) => JSON.stringify(x.slice(0, 24))).join(", ")})` : ""}`;
     console.log(`| ${candidate.name} | ${cell(a)} | ${cell(b)} | ${refused} |`);
   }
 }

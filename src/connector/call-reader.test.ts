@@ -15,9 +15,9 @@ import { SOAP_METHODS, SoapParseError, soapRequest, type SoapCall, type SoapMeth
  */
 const ENVELOPES = process.env["LEDGER_CONNECTOR_ENVELOPES_DIR"] ?? findReference("envelopes");
 
-/** Reads `text` in the given pieces. */
-function readInPieces(text: string, cuts: readonly number[]): SoapCall {
-  const reader = new SoapCallReader();
+/** Reads `text` in the given pieces (with saxes alone when `general`). */
+function readInPieces(text: string, cuts: readonly number[], general = false): SoapCall {
+  const reader = general ? new SoapCallReader(undefined, { general: true }) : new SoapCallReader();
   let at = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
     reader.write(text.slice(at, cut));
@@ -224,16 +224,7 @@ void describe("SoapCallReader", () => {
 });
 
 /** The call as saxes alone reads it, in the given pieces. */
-function generalRead(text: string, cuts: readonly number[]): SoapCall {
-  const reader = new SoapCallReader(undefined, { general: true });
-  let at = 0;
-  for (const cut of [...cuts].sort((a, b) => a - b)) {
-    reader.write(text.slice(at, cut));
-    at = cut;
-  }
-  reader.write(text.slice(at));
-  return reader.end();
-}
+const generalRead = (text: string, cuts: readonly number[]): SoapCall => readInPieces(text, cuts, true);
 
 /** What reading gives: the call, or the refusal's kind and message. */
 function outcome(read: () => SoapCall): unknown {
