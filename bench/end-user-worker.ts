@@ -31,7 +31,11 @@ export interface WorkerSetup {
 export type WorkerCommand =
   | { cmd: "start" }
   | { cmd: "handover"; warmUp: number; samples: number }
-  | { cmd: "throughput"; total: number; concurrency: number }
+  /**
+   * `total` sync reads, `concurrency` at a time: passthrough customer queries (each its own message
+   * set: a passthrough goes alone) or typed customer retrieves (queued ones share message sets).
+   */
+  | { cmd: "throughput"; total: number; concurrency: number; kind?: "passthrough" | "typed" }
   /** Seeds invoices straight into the company file (typed bench; not measured). */
   | { cmd: "seedInvoices"; customerId: string; itemId: string; count: number; batch: number }
   /** One typed call as a developer's server makes it (JSON body, `Svc-End-User-Id`). */
@@ -238,7 +242,30 @@ async function handOver(warmUp: number, samples: number): Promise<WorkerReply> {
   return { cmd: "handover", samples: out, failures };
 }
 
-async function throughput(total: number, concurrency: number): Promise<WorkerReply> {
+/** Customer IDs of the company file, for typed retrieves (read once over HTTP, not measured). */
+let customerIds: string[] | undefined;
+
+async function typedRetrieve(i: number): Promise<boolean> {
+  if (!customerIds) {
+    const list = await typedCall("GET", "/v1/ledger-desktop/customers?limit=20");
+    const records = (list.cmd === "call" ? (list.body as { data?: { id: string }[] }).data : undefined) ?? [];
+    customerIds = records.map((r) => r.id);
+    if (customerIds.length === 0) throw new Error("the company file has no customers");
+  }
+  const id = customerIds[i % customerIds.length] ?? "";
+  const response = await fetch(`${setup.serviceUrl}/v1/ledger-desktop/customers/${encodeURIComponent(id)}`, {
+    headers: { authorization: `Bearer ${setup.secretKey}`, "svc-end-user-id": setup.endUserId },
+  });
+  const body = (await response.json()) as { id?: string };
+  return response.status === 200 && body.id === id;
+}
+
+async function throughput(
+  total: number,
+  concurrency: number,
+  kind: "passthrough" | "typed",
+): Promise<WorkerReply> {
+  if (kind === "typed") await typedRetrieve(0);
   const latencies: number[] = [];
   let failures = 0;
   let issued = 0;
@@ -246,7 +273,7 @@ async function throughput(total: number, concurrency: number): Promise<WorkerRep
     while (issued < total) {
       issued += 1;
       const start = now();
-      const ok = await call().catch(() => false);
+      const ok = await (kind === "typed" ? typedRetrieve(issued) : call()).catch(() => false);
       latencies.push(now() - start);
       if (!ok) failures += 1;
     }
@@ -265,7 +292,7 @@ parentPort?.on("message", (command: WorkerCommand) => {
       case "handover":
         return handOver(command.warmUp, command.samples);
       case "throughput":
-        return throughput(command.total, command.concurrency);
+        return throughput(command.total, command.concurrency, command.kind ?? "passthrough");
       case "seedInvoices":
         return seedInvoices(command.customerId, command.itemId, command.count, command.batch);
       case "call":
