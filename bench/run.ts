@@ -7,8 +7,9 @@
  *     issued while the connector's `sendRequestXML` is held; measured from the HTTP call start (and,
  *     separately, from the Request's commit, seen as the connection wake-up the API sends right after
  *     inserting the row) to the simulated application receiving the request document.
- *  2. Sync round trips per second through one connection (requests are FIFO per connection, one in
- *     flight at a time) with a zero-latency simulated application.
+ *  2. Sync round trips per second through one connection (FIFO per connection, one message set in
+ *     flight at a time) with a zero-latency simulated application: passthrough reads (each its own
+ *     message set) and typed retrieves (queued ones share a message set, decision 0036).
  *  3. Webhook deliveries per second to a local receiver (a burst of events written through the
  *     outbox in one transaction, measured from its commit to the last arrival), and the latency
  *     from a Request's state change (its `completedAt`) to the arrival of its `request.succeeded`
