@@ -104,7 +104,7 @@ export const configSchema = z.object({
    * Most Requests of one connection handed to its connector in one message set (decision 0036):
    * when several are queued, the application runs them in order in one round trip instead of one
    * round trip each (each keeps its own answer, error and at-most-once recovery). 1 hands them one
-   * at a time. A passthrough or a batch always goes alone.
+   * at a time. A passthrough, a batch, a report and the change feed's queries always go alone.
    */
   CONNECTOR_MESSAGE_SET_MAX_REQUESTS: z.coerce.number().int().min(1).max(50).default(10),
   /** Most bytes of request messages in one message set of several Requests (one Request alone may be larger). */

@@ -368,11 +368,25 @@ function endedBeforeReachingLedger(row: RequestRow): boolean {
 
 /**
  * Whether a Request goes in a message set of its own (decision 0036): one that carries a message set
- * of its own (a passthrough, a batch: its `onError` and message order are the caller's) and one of
- * more than one message. A typed call is one message, and shares a message set with its neighbours.
+ * of its own (a passthrough, a batch: its `onError` and message order are the caller's), one of
+ * more than one message, and one whose answer has no bound — a report, and the change feed's queries
+ * of everything changed since its window (no `MaxReturned`). Several of those in one set could make
+ * an answer larger than a connector call may carry (`CONNECTOR_BODY_LIMIT_BYTES`), each alone fits,
+ * and a set whose answer is refused would fail its reads again on every retry. A typed call is one
+ * message of a bounded answer, and shares a message set with its neighbours.
  */
-function goesAlone(s: Submission): boolean {
-  return s.document.messages.length !== 1 || s.operationId === PASSTHROUGH_OPERATION || s.batch !== undefined;
+export function goesAlone(
+  s: Pick<Submission, "document" | "operationId" | "batch" | "background">,
+): boolean {
+  const [only] = s.document.messages;
+  return (
+    only === undefined ||
+    s.document.messages.length !== 1 ||
+    s.operationId === PASSTHROUGH_OPERATION ||
+    s.batch !== undefined ||
+    s.background === true ||
+    only.name.endsWith("ReportQueryRq")
+  );
 }
 
 function isReachable(deps: Deps, stored: ConnectionRow): boolean {

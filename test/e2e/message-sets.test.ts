@@ -199,3 +199,25 @@ test("a passthrough and a batch go alone, and the Requests around them keep thei
   assert.equal(done[2]?.ledger.messageSetId, done[3]?.ledger.messageSetId);
   assert.notEqual(done[3]?.ledger.messageSetId, null);
 });
+
+test("a report goes alone (its answer has no bound), and the retrieves around it keep their order", async () => {
+  await stopConnector(sys, eu);
+  const ids = [
+    await queue("GET", `/v1/ledger-desktop/customers/${customers[0]}`),
+    await queue("GET", "/v1/ledger-desktop/reports/general-summary?reportType=profit_and_loss_standard"),
+    await queue("GET", `/v1/ledger-desktop/customers/${customers[1]}`),
+    await queue("GET", `/v1/ledger-desktop/customers/${customers[2]}`),
+  ];
+  const before = documents.length;
+  const done = await runUntilSettled(ids);
+  for (const r of done) assert.equal(r.status, "succeeded", JSON.stringify(r.error));
+  const handed = documents
+    .slice(before)
+    .map((xml) => messagesOf(xml))
+    .filter((names) => names.some((name) => name === "CustomerQueryRq" || name.endsWith("ReportQueryRq")));
+  assert.deepEqual(handed.slice(-3), [
+    ["CustomerQueryRq"],
+    ["GeneralSummaryReportQueryRq"],
+    ["CustomerQueryRq", "CustomerQueryRq"],
+  ]);
+});
