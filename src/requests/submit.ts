@@ -375,9 +375,7 @@ function endedBeforeReachingLedger(row: RequestRow): boolean {
  * and a set whose answer is refused would fail its reads again on every retry. A typed call is one
  * message of a bounded answer, and shares a message set with its neighbours.
  */
-export function goesAlone(
-  s: Pick<Submission, "document" | "operationId" | "batch" | "background">,
-): boolean {
+export function goesAlone(s: Pick<Submission, "document" | "operationId" | "batch" | "background">): boolean {
   const [only] = s.document.messages;
   return (
     only === undefined ||
