@@ -15,6 +15,7 @@
  */
 import { request } from "node:http";
 import { performance } from "node:perf_hooks";
+import { CONNECTOR_NAMESPACE } from "../src/connector/soap.ts";
 import { freshStore, seedStore, startService, type ServiceProcess } from "./service-process.ts";
 
 /** One junk body: 16 MB, well-formed, namespaced like a SOAP call. */
@@ -64,8 +65,7 @@ function summary(values: number[], failed: number): LatencySummary {
 }
 
 function junkBody(): Buffer {
-  const open =
-    '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><authenticate xmlns="http://developer.intuit.com/">';
+  const open = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><authenticate xmlns="${CONNECTOR_NAMESPACE}">`;
   const close = "</authenticate></soap:Body></soap:Envelope>";
   const element = "<x/>";
   const count = Math.floor((JUNK_BODY_BYTES - open.length - close.length) / element.length);
@@ -75,7 +75,7 @@ function junkBody(): Buffer {
 function authenticateBody(userName: string, password: string): string {
   return (
     '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
-    `<authenticate xmlns="http://developer.intuit.com/"><strUserName>${userName}</strUserName><strPassword>${password}</strPassword></authenticate>` +
+    `<authenticate xmlns="${CONNECTOR_NAMESPACE}"><strUserName>${userName}</strUserName><strPassword>${password}</strPassword></authenticate>` +
     "</soap:Body></soap:Envelope>"
   );
 }
@@ -97,7 +97,7 @@ function post(
         headers: {
           "Content-Type": "text/xml; charset=utf-8",
           "Content-Length": Buffer.byteLength(body),
-          SOAPAction: '"http://developer.intuit.com/authenticate"',
+          SOAPAction: `"${CONNECTOR_NAMESPACE}authenticate"`,
           ...(agentless ? { Connection: "close" } : {}),
         },
         agent: false,

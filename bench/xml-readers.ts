@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { SaxesParser } from "saxes";
 import { SoapCallReader } from "../src/connector/call-reader.ts";
-import { escapeXmlText } from "../src/connector/soap.ts";
+import { CONNECTOR_NAMESPACE, escapeXmlText } from "../src/connector/soap.ts";
 import { parseDocument } from "../src/ledger/xml/parse.ts";
 import type { XmlElement } from "../src/ledger/xml/tree.ts";
 import { REFUSED_XML } from "../src/testing/refused-xml.ts";
@@ -368,7 +368,7 @@ async function main(): Promise<void> {
   const answer = `<?xml version="1.0" ?>\n<QBXML>\n<QBXMLMsgsRs>\n<InvoiceQueryRs requestID="1" statusCode="0" statusSeverity="Info" statusMessage="Status OK">\n${Array.from({ length: 1000 }, (_, n) => invoiceRet(n + 1)).join("\n")}\n</InvoiceQueryRs>\n</QBXMLMsgsRs>\n</QBXML>\n`;
   const envelope =
     '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>' +
-    `<receiveResponseXML xmlns="http://developer.intuit.com/"><ticket>abc</ticket><response>${escapeXmlText(answer)}</response><hresult /><message /></receiveResponseXML></soap:Body></soap:Envelope>`;
+    `<receiveResponseXML xmlns="${CONNECTOR_NAMESPACE}"><ticket>abc</ticket><response>${escapeXmlText(answer)}</response><hresult /><message /></receiveResponseXML></soap:Body></soap:Envelope>`;
   const loaded = [
     serviceCandidate(),
     saxesCandidate(false),
