@@ -277,10 +277,13 @@ const FAKE_WORDS = [
   "déjà vu",
 ] as const;
 
-/** The application's code page (Windows-1252, no control characters): UNSUPPORTED_CHARACTER naming the first. */
-function inCodePage(ctx: z.core.ParsePayload<string>): void {
+/**
+ * The application's code page (Windows-1252, no control characters): the value's NFC form, or null
+ * after UNSUPPORTED_CHARACTER naming the first character outside it.
+ */
+function inCodePage(ctx: z.core.ParsePayload<string>): string | null {
   const result = normalizeText(ctx.value);
-  if (result.ok) return;
+  if (result.ok) return result.value;
   const { codePoint, character, index, suggestion } = result;
   const shown = character === null ? "" : ` (${JSON.stringify(character)})`;
   const hint =
@@ -295,6 +298,7 @@ function inCodePage(ctx: z.core.ParsePayload<string>): void {
     `Character ${formatCodePoint(codePoint)}${shown} at index ${index} cannot be stored by the application, which accepts Windows-1252 text only.${hint}`,
     { codePoint, character, index, suggestion },
   );
+  return null;
 }
 
 /**
@@ -305,11 +309,13 @@ function inCodePage(ctx: z.core.ParsePayload<string>): void {
  */
 export function text<C extends boolean = false>(options: TextOptions<C>): FieldKind<string, NoInfer<C>> {
   const { max, min = 0, secret } = options;
+  // One check (NFC, then the code page, then the length): each check is a step of Zod's per-value work.
   const base = z
     .string()
-    .overwrite((value) => value.normalize("NFC"))
-    .check(inCodePage)
     .check((ctx) => {
+      const normalized = inCodePage(ctx);
+      if (normalized === null) return;
+      ctx.value = normalized;
       if (ctx.value.length > max) {
         raise(
           ctx,
@@ -817,7 +823,7 @@ const idSchema = z
   .string()
   .min(1, { error: ID_MESSAGE })
   .max(36, { error: ID_MESSAGE })
-  .check(inCodePage) as z.ZodType<string> as z.ZodType<LedgerRecordId>;
+  .check((ctx) => void inCodePage(ctx)) as z.ZodType<string> as z.ZodType<LedgerRecordId>;
 
 /**
  * An application record ID (spec "Record IDs assigned by the accounting application are strings of

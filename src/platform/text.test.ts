@@ -125,6 +125,20 @@ describe("normalizeText", () => {
     );
   });
 
+  test("property: text of the code page is already NFC (what lets normalizeText skip normalising it)", () => {
+    fc.assert(
+      fc.property(supportedText, (value) => {
+        assert.equal(value.normalize("NFC"), value);
+      }),
+      { numRuns: 2000 },
+    );
+    // Composition joins a character with the one after it: every pair, exhaustively.
+    for (const first of SUPPORTED_CHARACTERS) {
+      for (const second of SUPPORTED_CHARACTERS)
+        assert.equal((first + second).normalize("NFC"), first + second);
+    }
+  });
+
   test("property: a failure points at an unsupported character after only supported ones", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary", maxLength: 30 }), (input) => {

@@ -32,6 +32,13 @@ const HIGH_BYTES: readonly number[] = [
 
 const HIGH_CODE_POINTS: ReadonlySet<number> = new Set(HIGH_BYTES.filter((cp) => cp !== 0));
 
+/** Text made only of supported characters (tab, line feed, carriage return and the printable code page). */
+const CODE_PAGE_TEXT = new RegExp(
+  `^[\\t\\n\\r\\x20-\\x7e\\xa0-\\xff${HIGH_BYTES.filter((cp) => cp !== 0)
+    .map((cp) => `\\u${cp.toString(16).padStart(4, "0")}`)
+    .join("")}]*$`,
+);
+
 /**
  * Whether a code point has a byte in Windows-1252 (controls included): U+0000–U+007F,
  * U+00A0–U+00FF and the 27 code points of {@link WINDOWS_1252_HIGH_CODE_POINTS}.
@@ -218,6 +225,9 @@ export type TextNormalization =
  * normalised text) and `suggestion` (nullable).
  */
 export function normalizeText(input: string): TextNormalization {
+  // Almost all text is already in the code page: every such string is NFC (no character of the
+  // code page decomposes or combines), so one native scan answers it.
+  if (CODE_PAGE_TEXT.test(input)) return { ok: true, value: input };
   const value = input.normalize("NFC");
   let index = 0;
   for (const char of value) {

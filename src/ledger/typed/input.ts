@@ -37,8 +37,9 @@ export function inputSchema(shape: Shape, options: InputOptions = {}): z.ZodType
     if (field.slot.min > 0 && !options.allOptional) required.push(field.json);
   }
   for (const [name, schema] of Object.entries(options.extra ?? {})) entries[name] = schema;
+  const rules = choiceRules(fields, options.allOptional ?? false);
   const object = strictObject(entries, { required }).superRefine((value, ctx) => {
-    checkChoices(fields, value, ctx, options.allOptional ?? false);
+    checkChoices(rules, value, ctx);
   });
   if (cacheKey !== null) {
     const perShape = cache.get(shape) ?? new Map<string, z.ZodType>();
@@ -60,31 +61,26 @@ function fieldSchema(field: Field): z.ZodType {
   return array;
 }
 
-/** Alternatives of a choice exclude each other; a required choice needs one alternative. */
-function checkChoices(
-  fields: readonly Field[],
-  value: Record<string, unknown>,
-  ctx: z.RefinementCtx,
-  allOptional: boolean,
-): void {
-  const present = fields.filter((field) => value[field.json] !== undefined);
-  for (let i = 0; i < present.length; i++) {
-    for (let j = i + 1; j < present.length; j++) {
-      const a = present[i];
-      const b = present[j];
-      if (a && b && excludes(a.slot, b.slot)) {
-        ctx.addIssue({
-          ...serviceIssue(
-            "INVALID_PARAMETER",
-            `\`${a.json}\` and \`${b.json}\` cannot be combined: send only one of them.`,
-          ),
-          path: [b.json],
-        });
-        return;
-      }
+/**
+ * The choice rules of a field list, worked out once per schema: the pairs of fields that exclude
+ * each other (alternatives of one choice), the required choices and the required repeated choices.
+ */
+interface ChoiceRules {
+  exclusions: readonly (readonly [Field, Field])[];
+  requiredChoices: readonly (readonly Field[])[];
+  requiredFamilies: readonly (readonly Field[])[];
+}
+
+function choiceRules(fields: readonly Field[], allOptional: boolean): ChoiceRules {
+  const exclusions: [Field, Field][] = [];
+  for (let i = 0; i < fields.length; i++) {
+    for (let j = i + 1; j < fields.length; j++) {
+      const a = fields[i];
+      const b = fields[j];
+      if (a && b && excludes(a.slot, b.slot)) exclusions.push([a, b]);
     }
   }
-  if (allOptional) return;
+  if (allOptional) return { exclusions, requiredChoices: [], requiredFamilies: [] };
   const requiredChoices = new Map<number, Field[]>();
   for (const field of fields) {
     const step = field.slot.choices.find((c) => c.required);
@@ -93,7 +89,35 @@ function checkChoices(
     group.push(field);
     requiredChoices.set(step.id, group);
   }
-  for (const group of requiredChoices.values()) {
+  // A repeated choice that must occur (`(DebitLine|CreditLine)+`) needs one item among its fields.
+  const requiredFamilies = new Map<number, Field[]>();
+  for (const field of fields) {
+    if (field.slot.family === null || !field.slot.familyRequired) continue;
+    requiredFamilies.set(field.slot.family, [...(requiredFamilies.get(field.slot.family) ?? []), field]);
+  }
+  return {
+    exclusions,
+    requiredChoices: [...requiredChoices.values()],
+    requiredFamilies: [...requiredFamilies.values()],
+  };
+}
+
+/** Alternatives of a choice exclude each other; a required choice needs one alternative. */
+function checkChoices(rules: ChoiceRules, value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  // Pairs are in field order, so the first present pair names the same fields as a scan of the body would.
+  const pair = rules.exclusions.find(([a, b]) => value[a.json] !== undefined && value[b.json] !== undefined);
+  if (pair) {
+    const [a, b] = pair;
+    ctx.addIssue({
+      ...serviceIssue(
+        "INVALID_PARAMETER",
+        `\`${a.json}\` and \`${b.json}\` cannot be combined: send only one of them.`,
+      ),
+      path: [b.json],
+    });
+    return;
+  }
+  for (const group of rules.requiredChoices) {
     if (group.some((field) => value[field.json] !== undefined)) continue;
     const names = group.map((field) => `\`${field.json}\``).join(", ");
     ctx.addIssue({
@@ -102,13 +126,7 @@ function checkChoices(
     });
     return;
   }
-  // A repeated choice that must occur (`(DebitLine|CreditLine)+`) needs one item among its fields.
-  const requiredFamilies = new Map<number, Field[]>();
-  for (const field of fields) {
-    if (field.slot.family === null || !field.slot.familyRequired) continue;
-    requiredFamilies.set(field.slot.family, [...(requiredFamilies.get(field.slot.family) ?? []), field]);
-  }
-  for (const group of requiredFamilies.values()) {
+  for (const group of rules.requiredFamilies) {
     if (group.some((field) => itemCount(value[field.json]) > 0)) continue;
     const names = group.map((field) => `\`${field.json}\``).join(", ");
     ctx.addIssue({

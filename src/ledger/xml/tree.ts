@@ -14,16 +14,19 @@ export interface XmlElement {
   readonly text: string;
 }
 
+/** No attributes or no children: one shared frozen array (a page's tree has thousands of leaves). */
+const NONE: readonly never[] = Object.freeze([]);
+
 /** A leaf element `<name>text</name>`. */
 export function leaf(name: string, text: string): XmlElement {
-  return { name, attrs: [], children: [], text };
+  return { name, attrs: NONE, children: NONE, text };
 }
 
 /** An aggregate element. */
 export function node(
   name: string,
   children: readonly XmlElement[],
-  attrs: ReadonlyArray<readonly [string, string]> = [],
+  attrs: ReadonlyArray<readonly [string, string]> = NONE,
 ): XmlElement {
   return { name, attrs, children, text: "" };
 }
@@ -48,35 +51,42 @@ export function attr(element: XmlElement, name: string): string | undefined {
   return element.attrs.find(([key]) => key === name)?.[1];
 }
 
+const ESCAPED_IN_TEXT = /[&<>]/;
+const ESCAPED_IN_ATTR = /[&<>"]/;
+const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+const escapeOne = (char: string): string => ESCAPES[char] ?? char;
+
 function escapeText(value: string): string {
-  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return ESCAPED_IN_TEXT.test(value) ? value.replace(/[&<>]/g, escapeOne) : value;
 }
 
 function escapeAttr(value: string): string {
-  return escapeText(value).replace(/"/g, "&quot;");
+  return ESCAPED_IN_ATTR.test(value) ? value.replace(/[&<>"]/g, escapeOne) : value;
 }
 
-function renderElement(element: XmlElement, out: string[]): void {
-  const attrs = element.attrs.map(([key, value]) => ` ${key}="${escapeAttr(value)}"`).join("");
+function renderAttrs(element: XmlElement): string {
+  let out = "";
+  for (const [key, value] of element.attrs) out += ` ${key}="${escapeAttr(value)}"`;
+  return out;
+}
+
+/** The element's XML, its tags and children separated by `separator` ("" compact, "\n" one per line). */
+function renderElement(element: XmlElement, separator: string): string {
+  const attrs = element.attrs.length === 0 ? "" : renderAttrs(element);
   if (element.children.length > 0) {
-    out.push(`<${element.name}${attrs}>`);
-    for (const c of element.children) renderElement(c, out);
-    out.push(`</${element.name}>`);
-  } else if (element.text !== "") {
-    out.push(`<${element.name}${attrs}>${escapeText(element.text)}</${element.name}>`);
-  } else if (attrs !== "") {
-    // The application writes attribute-only elements (status-only Rs) as `<XRs a="b" />`.
-    out.push(`<${element.name}${attrs} />`);
-  } else {
-    out.push(`<${element.name}></${element.name}>`);
+    let out = `<${element.name}${attrs}>`;
+    for (const c of element.children) out += separator + renderElement(c, separator);
+    return `${out}${separator}</${element.name}>`;
   }
+  if (element.text !== "") return `<${element.name}${attrs}>${escapeText(element.text)}</${element.name}>`;
+  // The application writes attribute-only elements (status-only Rs) as `<XRs a="b" />`.
+  if (attrs !== "") return `<${element.name}${attrs} />`;
+  return `<${element.name}></${element.name}>`;
 }
 
 /** One element as compact XML text (request messages inside a message set). */
 export function renderElementText(element: XmlElement): string {
-  const out: string[] = [];
-  renderElement(element, out);
-  return out.join("");
+  return renderElement(element, "");
 }
 
 /**
@@ -84,9 +94,7 @@ export function renderElementText(element: XmlElement): string {
  * per line, no indentation, trailing newline (verbatim captures, samples 04/09/12).
  */
 export function renderDocument(root: XmlElement): string {
-  const out: string[] = ['<?xml version="1.0" ?>'];
-  renderElement(root, out);
-  return `${out.join("\n")}\n`;
+  return `<?xml version="1.0" ?>\n${renderElement(root, "\n")}\n`;
 }
 
 /** An element tree as indented text, one element per line (for people: the console's XML view). */
@@ -98,8 +106,7 @@ export function renderIndented(root: XmlElement, indent = "  "): string {
       out.push(pad + renderElementText(element));
       return;
     }
-    const attrs = element.attrs.map(([key, value]) => ` ${key}="${escapeAttr(value)}"`).join("");
-    out.push(`${pad}<${element.name}${attrs}>`);
+    out.push(`${pad}<${element.name}${renderAttrs(element)}>`);
     for (const c of element.children) walk(c, depth + 1);
     out.push(`${pad}</${element.name}>`);
   };
