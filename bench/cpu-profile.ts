@@ -1,9 +1,10 @@
 /**
  * Profiling aid for `npm run bench` (not part of the table): the service's CPU profile during the
- * bench's P2 load (sync round trips through one connection, 8 in flight) and during P3 (`GET
+ * bench's P2 loads (sync round trips through one connection, 8 in flight: passthrough calls, each
+ * alone in its message set, and typed retrieves, which share message sets) and during P3 (`GET
  * /v1/requests/{id}` under autocannon), set up as bench/run.ts sets up P1–P3 (a store on disk,
  * info logging to a file, the end user on a worker thread). Only the service's thread is profiled,
- * and only while the load runs. Writes `p2.cpuprofile` and `p3.cpuprofile` (Chrome DevTools format)
+ * and only while the load runs. Writes `p2.cpuprofile`, `p2-typed.cpuprofile` and `p3.cpuprofile` (Chrome DevTools format)
  * to `BENCH_PROFILE_DIR` (default: a new temporary directory); PostgreSQL with DATABASE_URL.
  * Run with `npx tsx bench/cpu-profile.ts`.
  */
@@ -66,6 +67,10 @@ async function main(): Promise<void> {
     const p2 = await profiled(session, join(dir, "p2.cpuprofile"), () =>
       endUser.send<"throughput">({ cmd: "throughput", total: P2_REQUESTS, concurrency: 8 }),
     );
+    await endUser.send<"throughput">({ cmd: "throughput", total: 100, concurrency: 8, kind: "typed" });
+    const p2Typed = await profiled(session, join(dir, "p2-typed.cpuprofile"), () =>
+      endUser.send<"throughput">({ cmd: "throughput", total: P2_REQUESTS, concurrency: 8, kind: "typed" }),
+    );
     const res = await sys.call("POST", `/v1/end-users/${setup.endUserId}/passthrough/ledger_desktop`, {
       body: BODY,
     });
@@ -82,7 +87,7 @@ async function main(): Promise<void> {
       writeFileSync(join(dir, "p3.cpuprofile"), JSON.stringify(profile));
     }
     console.log(
-      `${sys.deps.store.engine}: P2 ${p2.perSecond.toFixed(0)}/s; P3 ${p3.retrieve.perSecond.toFixed(0)}/s ÷ ${p3.helloWorld.perSecond.toFixed(0)}/s = ${(p3.retrieve.perSecond / p3.helloWorld.perSecond).toFixed(2)}; profiles in ${dir}`,
+      `${sys.deps.store.engine}: P2 ${p2.perSecond.toFixed(0)}/s, typed ${p2Typed.perSecond.toFixed(0)}/s; P3 ${p3.retrieve.perSecond.toFixed(0)}/s ÷ ${p3.helloWorld.perSecond.toFixed(0)}/s = ${(p3.retrieve.perSecond / p3.helloWorld.perSecond).toFixed(2)}; profiles in ${dir}`,
     );
   } finally {
     session.disconnect();

@@ -45,6 +45,9 @@ for (let c = 0; c < 128; c++) {
   else if (/[0-9.-]/.test(ch)) NAME_CHAR[c] = 2;
 }
 
+/** Anything but the whitespace the subset has between markup. */
+const NOT_SPACE = /[^ \t\n]/;
+
 /** Whitespace as XML reads it between markup (space, tab, line feed; `\r` is outside the subset). */
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9;
 
@@ -233,8 +236,10 @@ function readDocument(xml: string): ParsedDocument | null {
       const text = xml.slice(at, textEnd);
       const top = open[open.length - 1];
       if (top === undefined) {
-        if (/[^ \t\n]/.test(text)) return null;
-      } else {
+        if (NOT_SPACE.test(text)) return null;
+      } else if (top.children === NO_CHILDREN || NOT_SPACE.test(text)) {
+        // Between an aggregate's children only the line breaks of the application's one element
+        // per line: skipped (trimmed away at the end anyway), not joined into a string per break.
         if (text.includes("]]>")) return null;
         top.text += decoded(text);
       }
