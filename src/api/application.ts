@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
+import { OUTCOMES, type Outcome } from "../errors/catalogue.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { serializeRequest } from "../requests/resource.ts";
 import {
@@ -49,7 +50,12 @@ export async function runApplicationOperation(
         headers: { Location: `${deps.config.publicUrl}/v1/requests/${row.id}` },
       };
     case "timeout_sent":
-      throw new ServiceError("LEDGER_REQUEST_TIMEOUT", { details: { requestId: row.id } });
+      // Decision 0041: the error's outcome is the Request's — `pending` for a write still running,
+      // `not_applicable` for a read, which has no effect on the books to wait for.
+      throw new ServiceError("LEDGER_REQUEST_TIMEOUT", {
+        details: { requestId: row.id },
+        ...(isOutcome(row.outcome) ? { outcome: row.outcome } : {}),
+      });
     case "settled":
       if (row.status === "succeeded") return render(row.result, reply);
       if (row.status === "outcome_unknown") {
@@ -61,4 +67,8 @@ export async function runApplicationOperation(
       }
       throw syncCallerError(row);
   }
+}
+
+function isOutcome(value: string): value is Outcome {
+  return (OUTCOMES as readonly string[]).includes(value);
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { serviceIssue } from "../errors/from-zod.ts";
+import { PUBLISHABLE_KEY_PATTERN } from "../tenancy/api-keys.ts";
 
 /**
  * Request schemas of the platform endpoints. Field rules follow the spec (limits table) and
@@ -53,9 +54,22 @@ export const endUserIdSchema = z
   .regex(/^eu_[0-9a-hjkmnp-tv-z]{26}$/, { error: "Must be an end user ID (`eu_` + 26 characters)." });
 
 export const createAuthSessionBody = z.strictObject({
-  publishableKey: z.string().regex(/^pk_(live|test)_[A-Za-z0-9]{24}$/, {
-    error: "Must be `pk_live_` or `pk_test_` followed by 24 alphanumerics.",
-  }),
+  // Decision 0039: a string that is not a publishable key is an invalid key (401
+  // PUBLISHABLE_KEY_INVALID, spec: Authentication 2), whatever its shape; only a missing or
+  // non-string value is a malformed body (400).
+  publishableKey: z
+    .string()
+    .check((ctx) => {
+      if (!PUBLISHABLE_KEY_PATTERN.test(ctx.value))
+        ctx.issues.push({
+          ...serviceIssue(
+            "PUBLISHABLE_KEY_INVALID",
+            "Must be a current `pk_live_` or `pk_test_` key of this project.",
+          ),
+          input: ctx.value,
+        });
+    })
+    .meta({ pattern: PUBLISHABLE_KEY_PATTERN.source }),
   endUserId: endUserIdSchema,
   linkExpiryMins: z
     .number({ error: "Must be an integer from 15 to 10080." })

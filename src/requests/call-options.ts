@@ -49,7 +49,17 @@ export function parseCallOptions(
   defaults: { timeoutSeconds: number },
   endUserIdFromPath?: string,
 ): CallOptions {
-  const endUserId = endUserIdFromPath ?? single(headers, "svc-end-user-id");
+  const named = single(headers, "svc-end-user-id");
+  // Decision 0038: an operation that names its end user in the path takes the header only when it
+  // names the same one; two different end users in one call is a caller's bug, never guessed.
+  if (endUserIdFromPath !== undefined && named !== undefined && named !== endUserIdFromPath) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: "Svc-End-User-Id",
+      message:
+        "`Svc-End-User-Id` names another end user than the path; send the path's end user or leave the header out.",
+    });
+  }
+  const endUserId = endUserIdFromPath ?? named;
   if (endUserId === undefined || endUserId === "")
     throw new ServiceError("END_USER_ID_MISSING", { param: "Svc-End-User-Id" });
   if (!/^eu_[0-9a-hjkmnp-tv-z]{26}$/.test(endUserId)) {
@@ -71,6 +81,7 @@ export function parseCallOptions(
   const timeoutSeconds =
     integerHeader(headers, "svc-timeout-seconds", "Svc-Timeout-Seconds", 1, 300) ?? defaults.timeoutSeconds;
   const ttl = integerHeader(headers, "svc-queue-ttl-seconds", "Svc-Queue-Ttl-Seconds", 10, 86400);
+  // Decision 0040: a queue TTL on a sync call is refused, never ignored.
   if (ttl !== null && !isAsync) {
     throw new ServiceError("INVALID_PARAMETER", {
       param: "Svc-Queue-Ttl-Seconds",

@@ -230,9 +230,29 @@ describe("Auth sessions: request validation", () => {
     });
   });
 
-  test("a malformed publishableKey returns 400 INVALID_PARAMETER naming publishableKey", async () => {
+  // Decision 0039: a string that is no publishable key is an invalid one (spec: Authentication 2).
+  for (const malformed of [
+    "pk_live_short",
+    "sk_live_" + "A".repeat(32),
+    "",
+    "pk_live_" + "A".repeat(23) + "!",
+  ]) {
+    test(`a malformed publishableKey (${JSON.stringify(malformed.slice(0, 12))}…) returns 401 PUBLISHABLE_KEY_INVALID naming publishableKey`, async () => {
+      await assertNothingCreated(async () => {
+        const res = await createSession(live, { ...valid(), publishableKey: malformed });
+        assertError(res, {
+          status: 401,
+          code: "PUBLISHABLE_KEY_INVALID",
+          type: AUTHENTICATION,
+          param: "publishableKey",
+        });
+      });
+    });
+  }
+
+  test("a publishableKey that is not a string returns 400 INVALID_PARAMETER naming publishableKey", async () => {
     await assertNothingCreated(async () => {
-      const res = await createSession(live, { ...valid(), publishableKey: "pk_live_short" });
+      const res = await createSession(live, { ...valid(), publishableKey: 42 });
       assertError(res, { status: 400, code: "INVALID_PARAMETER", type: INVALID, param: "publishableKey" });
     });
   });

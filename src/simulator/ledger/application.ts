@@ -13,11 +13,14 @@ import { randomGuid } from "../../platform/random.ts";
 import { CompanyFile, type CompanyFileOptions, type LedgerClock } from "./company-file.ts";
 import {
   HRESULT_ACCESS_NOT_GRANTED,
+  HRESULT_ADMIN_REQUIRED,
   HRESULT_CANNOT_ACCESS,
   HRESULT_INVALID_FILE,
   HRESULT_MODAL_DIALOG,
   HRESULT_MODE_CONFLICT,
   HRESULT_NO_FILE_OPEN,
+  HRESULT_NO_FILE_OPEN_RUNNING,
+  HRESULT_OTHER_APPLICATION,
   HRESULT_PARSE_ERROR,
   HRESULT_NOT_RUNNING,
   HRESULT_STARTING,
@@ -30,6 +33,7 @@ import { processDocument, processSteps } from "./processor.ts";
 import { isNoLatency, NO_LATENCY, paced, type SimulatedLatency } from "../latency.ts";
 import { seedSampleCompany } from "./seed.ts";
 import { LedgerSession, type SessionHost } from "./session.ts";
+import { STATUS_INSUFFICIENT_PERMISSION, statusNotAvailable, type Status } from "./status.ts";
 
 /** Construction options; every dependency has a real default. */
 export interface SimulatedLedgerOptions {
@@ -45,7 +49,7 @@ export interface SimulatedLedgerOptions {
   /** Iterator IDs (`{GUID}`). */
   newGuid?: () => string;
   /** Highest message version the application speaks, `13.0` by default. */
-  xmlVersion?: SimulatedXmlVersion;
+  xmlVersion?: SimulatedXmlVersion | LegacyXmlVersion;
   /**
    * Regional edition, `US` by default (reported as `qbXMLCountry` and HostRet `Country`): requests
    * using an element the edition lacks are refused like unknown elements.
@@ -59,12 +63,20 @@ export interface SimulatedLedgerOptions {
 export const SIMULATED_XML_VERSIONS = ["13.0", "14.0", "15.0", "16.0"] as const;
 export type SimulatedXmlVersion = (typeof SIMULATED_XML_VERSIONS)[number];
 
+/**
+ * Message versions of applications older than the service's floor (13.0): an end user can still run
+ * one, and the service must refuse it (LEDGER_VERSION_UNSUPPORTED).
+ */
+export const LEGACY_XML_VERSIONS = ["12.0"] as const;
+export type LegacyXmlVersion = (typeof LEGACY_XML_VERSIONS)[number];
+
 /** The regional editions the simulated application can be (the connector's `qbXMLCountry`). */
 export const SIMULATED_COUNTRIES = ["US", "CA", "UK"] as const;
 export type SimulatedCountry = (typeof SIMULATED_COUNTRIES)[number];
 
 /** The application's own major version per message version (2018 → 13.0 … 2023 → 16.0). */
-const PRODUCT_MAJOR_VERSION: Readonly<Record<SimulatedXmlVersion, number>> = {
+const PRODUCT_MAJOR_VERSION: Readonly<Record<SimulatedXmlVersion | LegacyXmlVersion, number>> = {
+  "12.0": 22,
   "13.0": 28,
   "14.0": 29,
   "15.0": 31,
@@ -88,6 +100,25 @@ function padded(result: ProcessResult, bytes: number): ProcessResult {
   return { ok: true, response };
 }
 
+/** Requests that change the company file (what a read-only role may not send). */
+const WRITE_REQUEST_NAME = /(?:Add|Mod|Del|Void|Merge)Rq$/;
+
+/** The status the current fault refuses a request with, before it runs (3250, 3260). */
+function refusal(fault: LedgerFault | null, requestName: string): Status | undefined {
+  if (fault?.kind === "feature_off" && fault.objects.some((object) => requestName.startsWith(object)))
+    return statusNotAvailable(requestName);
+  if (fault?.kind === "restricted_user" && WRITE_REQUEST_NAME.test(requestName))
+    return STATUS_INSUFFICIENT_PERMISSION;
+  return undefined;
+}
+
+/** An answer whose end never arrived: its first `bytes` bytes (the `truncated_answer` fault). */
+function truncated(result: ProcessResult, bytes: number): ProcessResult {
+  if (!result.ok) return result;
+  const cut = Buffer.from(result.response, "utf8").subarray(0, bytes).toString("utf8");
+  return { ok: true, response: cut };
+}
+
 function samePath(a: string, b: string): boolean {
   // Company file paths are Windows paths: case-insensitive.
   return a.toLowerCase() === b.toLowerCase();
@@ -95,13 +126,15 @@ function samePath(a: string, b: string): boolean {
 
 /** The simulated application behind the simulated Web Connector. */
 export class SimulatedLedgerApplication implements SimulatedApplication, SessionHost {
-  readonly host: HostInfo;
+  private hostInfo: HostInfo;
   private readonly clock: LedgerClock;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly newGuid: () => string;
   private readonly latency: SimulatedLatency;
   private readonly files: CompanyFile[] = [];
   private openPath: string | undefined;
+  /** Whether the application runs while no company file is open (else it is closed). */
+  private runningWithoutFile = false;
   private fault: LedgerFault | null = null;
   private faultWatchers: Array<() => void> = [];
 
@@ -112,10 +145,28 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     this.latency = options.latency ?? NO_LATENCY;
     const xmlVersion = options.xmlVersion ?? "13.0";
     const [major, minor] = xmlVersion.split(".").map(Number);
-    this.host = {
+    this.hostInfo = {
       productName: options.productName ?? "Ledger Desktop Simulator",
       majorVersion: PRODUCT_MAJOR_VERSION[xmlVersion],
       country: options.country ?? "US",
+      xmlVersion: { major: major ?? 13, minor: minor ?? 0 },
+    };
+  }
+
+  /** The installed application: product, version, edition and the message versions it speaks. */
+  get host(): HostInfo {
+    return this.hostInfo;
+  }
+
+  /**
+   * The end user installs another version of the application (an upgrade, or an older one restored
+   * on a new computer); the company files stay.
+   */
+  installVersion(xmlVersion: SimulatedXmlVersion | LegacyXmlVersion): void {
+    const [major, minor] = xmlVersion.split(".").map(Number);
+    this.hostInfo = {
+      ...this.hostInfo,
+      majorVersion: PRODUCT_MAJOR_VERSION[xmlVersion],
       xmlVersion: { major: major ?? 13, minor: minor ?? 0 },
     };
   }
@@ -148,9 +199,25 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     this.openPath = this.companyFile(path).path;
   }
 
-  /** Closes the open company file (beginSession with `""` then fails). */
-  closeCompanyFile(): void {
+  /**
+   * Closes the open company file (beginSession with `""` then fails): the application closes too
+   * (0x80040416), or with `applicationStaysOpen` it keeps running without a file (0x80040417).
+   */
+  closeCompanyFile(options: { applicationStaysOpen?: boolean } = {}): void {
     this.openPath = undefined;
+    this.runningWithoutFile = options.applicationStaysOpen ?? false;
+  }
+
+  /**
+   * The end user moves or renames the company file at `from` to `to`: asking for the old path then
+   * finds no file (0x80040406). Its data, FileID marker included, goes with it.
+   */
+  moveCompanyFile(from: string, to: string): void {
+    const file = this.companyFile(from);
+    const wasOpen = this.openPath !== undefined && samePath(this.openPath, from);
+    const moved = CompanyFile.restore({ ...(file.snapshot() as object), path: to }, this.clock);
+    this.files.splice(this.files.indexOf(file), 1, moved);
+    if (wasOpen) this.openPath = moved.path;
   }
 
   /** The company file at `path`; throws when there is none. */
@@ -184,6 +251,8 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     if (fault?.kind === "modal_dialog") return hresultFailure(HRESULT_MODAL_DIALOG);
     if (fault?.kind === "file_mode_conflict") return hresultFailure(HRESULT_MODE_CONFLICT);
     if (fault?.kind === "access_not_granted") return hresultFailure(HRESULT_ACCESS_NOT_GRANTED);
+    if (fault?.kind === "admin_required") return hresultFailure(HRESULT_ADMIN_REQUIRED);
+    if (fault?.kind === "other_application_sharing") return hresultFailure(HRESULT_OTHER_APPLICATION);
     if (fault?.kind === "starting") return hresultFailure(HRESULT_STARTING);
     const requested = options.companyFilePath;
     let path: string;
@@ -191,7 +260,8 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
       if (requested !== "" && !samePath(requested, fault.path)) return hresultFailure(HRESULT_WRONG_FILE);
       path = fault.path;
     } else if (requested === "") {
-      if (this.openPath === undefined) return hresultFailure(HRESULT_NO_FILE_OPEN);
+      if (this.openPath === undefined)
+        return hresultFailure(this.runningWithoutFile ? HRESULT_NO_FILE_OPEN_RUNNING : HRESULT_NO_FILE_OPEN);
       path = this.openPath;
     } else {
       path = requested;
@@ -199,6 +269,7 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     const file = this.files.find((f) => samePath(f.path, path));
     if (file === undefined) return hresultFailure(HRESULT_INVALID_FILE);
     this.openPath = file.path;
+    this.runningWithoutFile = false;
     const stamped = file.companyDataExts.some(
       (d) => d.name === "FileID" && samePath(d.ownerId, options.ownerId),
     );
@@ -226,11 +297,13 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
       host: this.host,
       iterators: session.iterators,
       newGuid: this.newGuid,
+      refuse: (requestName: string) => refusal(fault, requestName),
     };
     // The requests of a message set run in order, each after the time the ones before it took.
     const result = isNoLatency(this.latency)
       ? processDocument(requestXml, context)
       : await paced(processSteps(requestXml, context), this.latency);
+    if (fault?.kind === "truncated_answer") return truncated(result, fault.bytes);
     return fault?.kind === "large_answer" ? padded(result, fault.bytes) : result;
   }
 }

@@ -17,6 +17,32 @@ export type LedgerFault =
   | { kind: "file_mode_conflict" }
   /** The integrated application lacks permission: beginSession → 0x8004041A. */
   | { kind: "access_not_granted" }
+  /**
+   * The application has never accessed this company file and the user logged in is not its
+   * administrator, who alone can grant a first access: beginSession → 0x80040418.
+   */
+  | { kind: "admin_required" }
+  /**
+   * Another integrated application shares the company file and this one needs it alone:
+   * beginSession → 0x80040422.
+   */
+  | { kind: "other_application_sharing" }
+  /**
+   * A feature is turned off in the company file's preferences (estimates, sales orders…): every
+   * request whose element name starts with one of `objects` (`Estimate` → EstimateAddRq,
+   * EstimateQueryRq…) is answered with status 3250; the rest of the message set runs.
+   */
+  | { kind: "feature_off"; objects: readonly string[] }
+  /**
+   * The company file user the integrated application logs in as has a restricted role that may
+   * only read: every Add, Mod, Del, Void or custom-field write is answered with status 3260.
+   */
+  | { kind: "restricted_user" }
+  /**
+   * The answer is cut short after its first `bytes` bytes (its end never arrives), so it is not a
+   * readable document.
+   */
+  | { kind: "truncated_answer"; bytes: number }
   /** processRequest takes `ms` longer (through the injected sleep). */
   | { kind: "slow_processing"; ms: number }
   /** processRequest does not answer until the fault is cleared. */
@@ -96,6 +122,27 @@ export const HRESULT_MODAL_DIALOG: HResult = {
 export const HRESULT_NO_FILE_OPEN: HResult = {
   code: "0x80040416",
   message: "If the ledger application is not running, a company file name must be specified.",
+};
+
+/** 0x80040417 — the application is running without a company file open, and none was named. */
+export const HRESULT_NO_FILE_OPEN_RUNNING: HResult = {
+  code: "0x80040417",
+  message:
+    "The ledger application is running but no company file is open; a company file name must be specified.",
+};
+
+/** 0x80040418 — only the administrator can grant a first access. */
+export const HRESULT_ADMIN_REQUIRED: HResult = {
+  code: "0x80040418",
+  message:
+    "This application has not accessed this ledger application company data file before. Only the ledger application administrator can grant an application permission to access a company data file for the first time.",
+};
+
+/** 0x80040422 — another application shares the file; this one needs single-user access. */
+export const HRESULT_OTHER_APPLICATION: HResult = {
+  code: "0x80040422",
+  message:
+    "This application requires Single User file access mode and there is already another application sharing data with this ledger application company data file.",
 };
 
 /** 0x8004041A — the integrated application has no permission. */

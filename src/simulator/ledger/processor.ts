@@ -92,7 +92,8 @@ function* runRequests(set: ValidSet, context: RequestContext): Generator<Process
   const responses: XmlElement[] = [];
   for (const { rq, run } of set.requests) {
     yield REQUEST_STEP;
-    const outcome = run(context);
+    const refused = context.refuse?.(rq.name);
+    const outcome = refused === undefined ? run(context) : { status: refused, body: [] };
     const requestId = attr(rq, "requestID");
     const attrs: Array<readonly [string, string]> = [
       ...(requestId === undefined ? [] : [["requestID", requestId] as const]),

@@ -16,7 +16,7 @@ import { deleteRecord, mergeRecords, voidRecord } from "./lifecycle-ops.ts";
 import { objectType } from "./objects.ts";
 import { queryRecords, type QueryContext } from "./query-ops.ts";
 import { reportAnswer } from "./reports.ts";
-import { STATUS_NO_MATCH, STATUS_OK, statusNotAvailable } from "./status.ts";
+import { STATUS_NO_MATCH, STATUS_OK, statusNotAvailable, type Status } from "./status.ts";
 import { assembliesCanBuild } from "./views.ts";
 import { addRecord, modRecord, type OpResult } from "./write-ops.ts";
 
@@ -24,6 +24,11 @@ import { addRecord, modRecord, type OpResult } from "./write-ops.ts";
 export interface RequestContext extends QueryContext {
   readonly file: CompanyFile;
   readonly host: HostInfo;
+  /**
+   * The status a request is refused with before it runs (a feature turned off, a user who may not
+   * write), by its element name; undefined lets it run.
+   */
+  readonly refuse?: (requestName: string) => Status | undefined;
 }
 
 type Handler = (rq: XmlElement, context: RequestContext) => OpResult;

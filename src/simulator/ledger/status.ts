@@ -110,3 +110,10 @@ export function statusNotAvailable(request: string): Status {
     message: `This feature is not enabled or not available in this version of Ledger (${request}).`,
   };
 }
+
+/** 3260 — the company file user the application logs in as may not do this. */
+export const STATUS_INSUFFICIENT_PERMISSION: Status = {
+  code: 3260,
+  severity: "Error",
+  message: "Insufficient permission level to perform this action.",
+};
