@@ -104,6 +104,8 @@ export interface ConnectOptions {
    * a test that needs records modified at chosen times passes the system's fake clock.
    */
   application?: { xmlVersion?: SimulatedXmlVersion; country?: SimulatedCountry; clock?: LedgerClock };
+  /** The company file computer's UTC offset (`+05:30`); the simulator's default otherwise. */
+  utcOffset?: string;
 }
 
 export interface CallInit {
@@ -234,6 +236,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     application.createCompanyFile(companyFilePath, {
       companyName: o.companyName ?? `Company ${fileCount}`,
       seed: "sample",
+      ...(o.utcOffset === undefined ? {} : { utcOffset: o.utcOffset }),
     });
     application.openCompanyFile(companyFilePath);
     const connectorQwc = qwcForSetup(deps, connection, o.companyName ?? "Company");
