@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { CURSOR_IDLE_WINDOW_MS, OPEN_CURSORS_PER_CONNECTION } from "../../src/ledger/cursors.ts";
+import {
+  CURSOR_IDLE_WINDOW_MS,
+  CURSOR_SESSION_CAP_MS,
+  OPEN_CURSORS_PER_CONNECTION,
+} from "../../src/ledger/cursors.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { bringOnline, countRequests, E2E_CONFIG } from "./helpers.ts";
 
@@ -341,6 +345,13 @@ describe("List parameters (query): classIds, itemIds, currencyIds", () => {
       [listed.nextCursor, listed.hasMore, listed.remainingCount, listed.cursorExpiresAt],
       [null, false, null, null],
     );
+    // Complete lists: `limit` caps the count where the query supports it, and still no cursor.
+    assert.ok((listed.data as Json[]).length > 1, "this file has several price levels");
+    const capped = await call("GET", `${BASE}/price-levels?limit=1`);
+    const one = ok(capped, 200, "limit=1");
+    assert.equal((one.data as Json[]).length, 1);
+    assert.equal(one.nextCursor, null);
+    assert.match(await sentMessage(capped.requestId), /<MaxReturned>1<\/MaxReturned>/);
   });
 });
 
@@ -385,5 +396,37 @@ describe("Limits: open paged queries and the cursor idle window", () => {
     assert.deepEqual(idle.details, { reason: "idle_timeout", pagesServed: 2, recordsServed: 2 });
     const idleThird = refused(await next(third), 410, "CURSOR_EXPIRED", "cursor");
     assert.deepEqual(idleThird.details, { reason: "idle_timeout", pagesServed: 1, recordsServed: 1 });
+  });
+
+  test("query session cap: a cursor kept busy inside the idle window still ends after 2 minutes (session_ended)", async () => {
+    const clock = sys.fakeClock;
+    assert.ok(clock);
+    const step = CURSOR_IDLE_WINDOW_MS - 1000;
+    const pagesBeforeCap = Math.floor(CURSOR_SESSION_CAP_MS / step);
+    for (let i = 0; i < pagesBeforeCap + 3; i++)
+      await create("vendors", { name: `${RUN} Cap ${String(i).padStart(2, "0")}` });
+    const mine = `nameStartsWith=${encodeURIComponent(`${RUN} Cap`)}`;
+    let page = ok(await call("GET", `${BASE}/vendors?limit=1&${mine}`), 200, "first page");
+    for (let served = 1; served <= pagesBeforeCap; served++) {
+      await clock.advance(step);
+      page = ok(
+        await call("GET", `${BASE}/vendors?cursor=${encodeURIComponent(String(page.nextCursor))}`),
+        200,
+        `page ${served + 1} at ${served * step} ms`,
+      );
+      assert.equal(page.hasMore, true);
+    }
+    await clock.advance(step);
+    const capped = refused(
+      await call("GET", `${BASE}/vendors?cursor=${encodeURIComponent(String(page.nextCursor))}`),
+      410,
+      "CURSOR_EXPIRED",
+      "cursor",
+    );
+    assert.deepEqual(capped.details, {
+      reason: "session_ended",
+      pagesServed: pagesBeforeCap + 1,
+      recordsServed: pagesBeforeCap + 1,
+    });
   });
 });
