@@ -83,9 +83,11 @@ before(async () => {
 after(() => sys.close());
 
 describe("List parameters (query): status", () => {
-  test("status: defaults to active only; inactive and all select the others; ids and names return inactive records and exclude status", async () => {
+  test("status: defaults to active only; inactive and all select the others; ids and names return inactive records, ignore limit and exclude status", async () => {
     const active = await create("classes", { name: `${RUN} Status Active` });
     const inactive = await create("classes", { name: `${RUN} Status Inactive`, isActive: false });
+    const vendorA = await create("vendors", { name: `${RUN} Status Vendor A` });
+    const vendorB = await create("vendors", { name: `${RUN} Status Vendor B`, isActive: false });
     assert.equal(inactive.isActive, false);
     const mine = `nameStartsWith=${encodeURIComponent(`${RUN} Status`)}`;
 
@@ -107,6 +109,14 @@ describe("List parameters (query): status", () => {
     const idsMessage = await sentMessage(byIds.requestId);
     assert.doesNotMatch(idsMessage, /ActiveStatus/);
     assert.match(idsMessage, new RegExp(`<ListID>${String(inactive.id)}</ListID>`));
+    // ids return every match in one page: `limit` is ignored and there is no cursor.
+    const ignored = ok(
+      await call("GET", `${BASE}/vendors?ids=${String(vendorA.id)}&ids=${String(vendorB.id)}&limit=1`),
+      200,
+      "ids with limit",
+    );
+    assert.deepEqual(idsOf(ignored), sortedIds(vendorA, vendorB));
+    assert.equal(ignored.nextCursor, null);
     const byNames = await call(
       "GET",
       `${BASE}/classes?fullNames=${encodeURIComponent(String(inactive.fullName).toUpperCase())}`,
@@ -182,6 +192,36 @@ describe("List parameters (query): updatedAfter, updatedBefore", () => {
       `${BASE}/classes?${mine}&updatedAfter=${encodeURIComponent(String(older.updatedAt))}&updatedBefore=${encodeURIComponent(newerAt)}`,
     );
     assert.deepEqual(idsOf(ok(between, 200, "range")), sortedIds(older, newer));
+  });
+
+  test("updatedAfter, updatedBefore on transactions: the modified-date range filter", async () => {
+    const clock = sys.fakeClock;
+    assert.ok(clock);
+    const customer = await create("customers", { name: `${RUN} Modified Customer` });
+    const invoice = (amount: string): Promise<Json> =>
+      create("invoices", { customerId: customer.id, lines: [{ description: "Work", amount }] });
+    const older = await invoice("10.00");
+    await clock.advance(5000);
+    const newer = await invoice("20.00");
+    const mine = `customerIds=${String(customer.id)}`;
+    const after = await call(
+      "GET",
+      `${BASE}/invoices?${mine}&updatedAfter=${encodeURIComponent(String(newer.updatedAt))}`,
+    );
+    assert.deepEqual(idsOf(ok(after, 200, "updatedAfter")), sortedIds(newer));
+    assert.match(
+      await sentMessage(after.requestId),
+      /<ModifiedDateRangeFilter><FromModifiedDate>[^<]+<\/FromModifiedDate><\/ModifiedDateRangeFilter>/,
+    );
+    const before = await call(
+      "GET",
+      `${BASE}/invoices?${mine}&updatedBefore=${encodeURIComponent(String(older.updatedAt))}`,
+    );
+    assert.deepEqual(idsOf(ok(before, 200, "updatedBefore")), sortedIds(older));
+    // A date alone is the whole local day: both were modified today.
+    const today = String(newer.updatedAt).slice(0, 10);
+    const day = await call("GET", `${BASE}/invoices?${mine}&updatedAfter=${today}&updatedBefore=${today}`);
+    assert.deepEqual(idsOf(ok(day, 200, "one day")), sortedIds(older, newer));
   });
 });
 
