@@ -562,6 +562,23 @@ describe("Value formats", () => {
     assert.equal(Number(tax.taxRate), 8.375);
     const reread = ok(await call("GET", `${BASE}/sales-tax-items/${String(tax.id)}`), 200, "reread");
     assert.equal(reread.taxRate, tax.taxRate);
+    const levelRead = ok(await call("GET", `${BASE}/price-levels/${String(level.id)}`), 200, "reread level");
+    assert.equal(levelRead.fixedPercentage, level.fixedPercentage);
+    // A percentage is a decimal string with up to 5 places: never a number, never rounded.
+    await queuesNothing(async () => {
+      refused(
+        await call("POST", `${BASE}/price-levels`, { name: `${RUN} Pct 6`, fixedPercentage: "1.123456" }),
+        400,
+        "DECIMAL_PRECISION_EXCEEDED",
+        "fixedPercentage",
+      );
+      refused(
+        await call("POST", `${BASE}/price-levels`, { name: `${RUN} Pct N`, fixedPercentage: 7.5 }),
+        400,
+        "INVALID_PARAMETER",
+        "fixedPercentage",
+      );
+    });
     const created = await call("POST", `${BASE}/sales-tax-items`, { name: `${RUN} Tax 2`, taxRate: "6.5" });
     ok(created, 201, "tax 2");
     assert.match(await sentMessage(created.requestId), /<TaxRate>6.5<\/TaxRate>/);
@@ -582,6 +599,8 @@ describe("Value formats", () => {
     // The local wall time is the instant shifted by the offset.
     const local = new Date(at + (5 * 60 + 30) * 60_000).toISOString().slice(0, 19);
     assert.equal(String(customer.createdAt).slice(0, 19), local);
+    const read = ok(await call("GET", `${BASE}/customers/${String(customer.id)}`), 200, "retrieve");
+    assert.deepEqual([read.createdAt, read.updatedAt], [customer.createdAt, customer.updatedAt]);
     await clock.advance(2000);
     const updated = ok(
       await call("POST", `${BASE}/customers/${String(customer.id)}`, {
