@@ -6,6 +6,7 @@ import {
   OPEN_CURSORS_PER_CONNECTION,
 } from "../../src/ledger/cursors.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
 import { bringOnline, countRequests, E2E_CONFIG } from "./helpers.ts";
 
 /**
@@ -75,6 +76,8 @@ async function create(path: string, body: Json): Promise<Json> {
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });
+  // Every answer these rows read is also checked against the OpenAPI document.
+  checkEveryAnswer(sys);
   const clock = sys.fakeClock;
   assert.ok(clock, "the system runs on a fake clock");
   eu = await sys.connectEndUser({ companyName: "Spec Rows Lists Co", application: { clock } });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { SERVICE_OWNER_ID } from "../../src/ledger/owner-id.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
 import { bringOnline, countRequests, E2E_CONFIG, eventually } from "./helpers.ts";
 
 /**
@@ -89,6 +90,8 @@ async function queuesNothing(run: () => Promise<void>): Promise<void> {
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });
+  // Every answer these rows read is also checked against the OpenAPI document.
+  checkEveryAnswer(sys);
   const clock = sys.fakeClock;
   assert.ok(clock);
   eu = await sys.connectEndUser({
