@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ServiceError } from "../errors/service-error.ts";
 import { CURSOR_PAGE_SIZE_MAX, pageRequestId } from "./cursors.ts";
 import type { FinishContext } from "./operations.ts";
+import { id, text } from "./fields.ts";
 import { ownerIdKind } from "./owner-id.ts";
 import {
   decodeReport,
@@ -460,9 +461,9 @@ const voidAction: ActionSpec<ResourceDefinition> = {
 };
 
 const mergeBody = z.strictObject({
-  revisionNumber: z.string().min(1).max(16),
-  mergeIntoId: z.string().min(1).max(36),
-  mergeIntoRevisionNumber: z.string().min(1).max(16),
+  revisionNumber: text({ max: 16, min: 1 }).schema,
+  mergeIntoId: id().schema,
+  mergeIntoRevisionNumber: text({ max: 16, min: 1 }).schema,
   allowDifferentShippingAddresses: z.boolean().optional(),
 });
 
@@ -498,8 +499,9 @@ const customFieldBody = z
   .strictObject({
     operation: z.enum(["add", "update", "delete"]),
     ownerId: ownerIdKind.schema.default(PUBLIC_OWNER_ID),
-    name: z.string().min(1).max(31),
-    value: z.string().max(4095).optional(),
+    // Field kinds, like every body field: the code page, NFC and STRING_TOO_LONG (spec: Conventions).
+    name: text({ max: 31, min: 1 }).schema,
+    value: text({ max: 4095 }).schema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.operation === "delete" && body.value !== undefined) {

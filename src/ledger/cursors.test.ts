@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { ServiceError } from "../errors/service-error.ts";
 import { newRequestRow } from "../requests/new-request.ts";
 import { insertSession } from "../store/connector-sessions.ts";
-import { findCursor } from "../store/cursors.ts";
+import { findCursor, openCursors } from "../store/cursors.ts";
 import type { Store } from "../store/database.ts";
 import { insertRequest } from "../store/requests.ts";
 import type { Tenant } from "../store/tenant.ts";
@@ -315,5 +315,25 @@ describe("application cursors", () => {
         `cursor ${id} stays open`,
       );
     }
+  });
+
+  test("the cursor just opened is never the one evicted, even when its page is stamped earlier (another instance's clock)", async () => {
+    await store.db
+      .updateTable("ledger_cursors")
+      .set({ state: "ended", ended_reason: "idle_timeout" })
+      .where("state", "=", "open")
+      .execute();
+    const first = await openCursor(T0 + 10);
+    const second = await openCursor(T0 + 20);
+    const third = await openCursor(T0 + 30);
+    // Booked by an instance whose clock is a few milliseconds behind: it sorts first.
+    const fourth = await openCursor(T0 + 5);
+    const open = (await openCursors(store.db, CONNECTION)).map((c) => c.id).sort();
+    assert.deepEqual(
+      open,
+      [second, third, fourth].sort(),
+      "three open; the least recently used other one went",
+    );
+    await rejects(resume(cursorToken(first, 1), T0 + 60), "CURSOR_EXPIRED", "evicted");
   });
 });

@@ -257,9 +257,11 @@ export async function recordPage(db: Db, tenant: Tenant, served: PageServed): Pr
   if (!booked) return null;
   const { cursor, previousState } = booked;
   if (more && previousState === "pending") {
-    const open = await openCursors(db, cursor.connection_id);
-    for (const stale of open.slice(0, Math.max(0, open.length - OPEN_CURSORS_PER_CONNECTION))) {
-      if (stale.id !== cursor.id) await endCursor(db, stale, "evicted");
+    // The new cursor is kept whatever its stamp says (a page booked by an instance whose clock is
+    // behind, or in the same millisecond, can sort first): the least recently used *others* go.
+    const others = (await openCursors(db, cursor.connection_id)).filter((c) => c.id !== cursor.id);
+    for (const stale of others.slice(0, Math.max(0, others.length - (OPEN_CURSORS_PER_CONNECTION - 1)))) {
+      await endCursor(db, stale, "evicted");
     }
   }
   return cursor;

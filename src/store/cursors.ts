@@ -67,13 +67,17 @@ export async function updateCursor(
 
 /** Open cursors of a connection, least recently used first. */
 export async function openCursors(db: Db, connectionId: string): Promise<CursorRow[]> {
-  return db
-    .selectFrom("ledger_cursors")
-    .selectAll()
-    .where("connection_id", "=", connectionId)
-    .where("state", "=", "open")
-    .orderBy("last_used_at", "asc")
-    .execute();
+  return (
+    db
+      .selectFrom("ledger_cursors")
+      .selectAll()
+      .where("connection_id", "=", connectionId)
+      .where("state", "=", "open")
+      .orderBy("last_used_at", "asc")
+      // Pages booked in the same millisecond: the older cursor counts as less recently used.
+      .orderBy("created_at", "asc")
+      .execute()
+  );
 }
 
 /** Deletes cursors unused since `before` (bounded batch; the sweep repeats). */

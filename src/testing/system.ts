@@ -22,6 +22,7 @@ import {
   type SimulatedCountry,
   type SimulatedXmlVersion,
 } from "../simulator/ledger/index.ts";
+import type { LedgerClock } from "../simulator/ledger/company-file.ts";
 import { simulatedLatency, type SimulatedLatency } from "../simulator/latency.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
@@ -99,9 +100,12 @@ export interface ConnectOptions {
   /**
    * The end user's own simulated application (another machine): the message version it speaks and
    * its regional edition. Without it, the end user's company file lives in the system's shared
-   * `ledger` (16.0, US).
+   * `ledger` (16.0, US). `clock` is the application's own (the computer's wall time by default):
+   * a test that needs records modified at chosen times passes the system's fake clock.
    */
-  application?: { xmlVersion?: SimulatedXmlVersion; country?: SimulatedCountry };
+  application?: { xmlVersion?: SimulatedXmlVersion; country?: SimulatedCountry; clock?: LedgerClock };
+  /** The company file computer's UTC offset (`+05:30`); the simulator's default otherwise. */
+  utcOffset?: string;
 }
 
 export interface CallInit {
@@ -232,6 +236,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     application.createCompanyFile(companyFilePath, {
       companyName: o.companyName ?? `Company ${fileCount}`,
       seed: "sample",
+      ...(o.utcOffset === undefined ? {} : { utcOffset: o.utcOffset }),
     });
     application.openCompanyFile(companyFilePath);
     const connectorQwc = qwcForSetup(deps, connection, o.companyName ?? "Company");

@@ -2,7 +2,8 @@
  * The filters of `…QueryRq`, one rule per filter element, applied to whatever records the query
  * answers with: ID and name lists (3120 / 500 semantics), active status, modified and transaction
  * dates (with date macros), name and reference-number matches and ranges, entity / account / item /
- * class / currency / site filters (with their `…WithChildren` forms), paid status, total balance,
+ * class / currency / site filters (with their `…WithChildren` forms), a price level's item, paid
+ * status, total balance,
  * and enumeration filters that name a stored field (AccountType…). Unknown filters select everything.
  */
 import type Big from "big.js";
@@ -226,6 +227,12 @@ export function filterPredicates(rq: XmlElement, file: CompanyFile, isList: bool
     const filter = child(rq, name);
     if (filter !== undefined) out.push(refFilter(filter, file, kinds, lines));
   }
+  // A price level query's `ItemRef`: the levels whose per-item prices name the item.
+  const itemRef = child(rq, "ItemRef");
+  if (itemRef !== undefined) {
+    const matches = namedBy(itemRef, file);
+    out.push((r) => nestedItemIds(r).some((id) => matches(id)));
+  }
   const paid = childText(rq, "PaidStatus") ?? childText(rq, "TransactionPaidStatusFilter");
   if (paid === "PaidOnly" || paid === "Closed") out.push((r) => openAmount(r, file).lte(0));
   if (paid === "NotPaidOnly" || paid === "Open") out.push((r) => openAmount(r, file).gt(0));
@@ -245,6 +252,22 @@ export function filterPredicates(rq: XmlElement, file: CompanyFile, isList: bool
     const values = childrenNamed(rq, name).map((c) => c.text);
     if (values.length > 0) out.push((r) => values.includes(fieldText(r.fields, name) ?? ""));
   }
+  return out;
+}
+
+/** ListIDs of every `ItemRef` inside a record's fields and lines, at any depth. */
+function nestedItemIds(record: LedgerRecord): string[] {
+  const out: string[] = [];
+  const visit = (elements: readonly XmlElement[]): void => {
+    for (const element of elements) {
+      if (element.name === "ItemRef") {
+        const id = element.children.find((c) => c.name === "ListID")?.text;
+        if (id !== undefined) out.push(id);
+      } else visit(element.children);
+    }
+  };
+  visit(record.fields);
+  for (const line of record.lines) visit(line.fields);
   return out;
 }
 

@@ -203,14 +203,17 @@ function select(source: QuerySource, rq: XmlElement, file: CompanyFile): Selecti
     ["RefNumber", refNumber, false],
     ["RefNumberCaseSensitive", refNumber, true],
   ];
-  const filters = filterPredicates(rq, file, source.isList);
   for (const [name, key, exact] of lists) {
     const values = childrenNamed(rq, name).map((c) => c.text);
     if (values.length > 0) {
+      // Names are an alternative to the list filter, like IDs: a named record is returned whatever
+      // its active state (the "active only" default belongs to the filter the names replace).
+      const filters = filterPredicates(rq, file, false);
       const found = byNames(pool, values, key, exact);
       return { ...found, records: found.records.filter((r) => filters.every((p) => p(r))) };
     }
   }
+  const filters = filterPredicates(rq, file, source.isList);
   return { status: STATUS_OK, records: pool.filter((r) => filters.every((p) => p(r))) };
 }
 

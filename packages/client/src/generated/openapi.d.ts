@@ -5767,8 +5767,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         accounts_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -5814,7 +5816,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         accounts_setCustomField_response: {
@@ -6007,7 +6011,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         billCheckPayments_setCustomField_response: {
@@ -6245,7 +6251,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         billCreditCardPayments_setCustomField_response: {
@@ -6646,7 +6654,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         bills_setCustomField_response: {
@@ -6956,7 +6966,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         buildAssemblies_setCustomField_response: {
@@ -7242,7 +7254,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         checks_setCustomField_response: {
@@ -7521,8 +7535,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         classes_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -7795,7 +7811,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditCardCharges_setCustomField_response: {
@@ -8176,7 +8194,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditCardCredits_setCustomField_response: {
@@ -8533,7 +8553,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditCardRefunds_setCustomField_response: {
@@ -8900,7 +8922,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditMemos_setCustomField_response: {
@@ -9774,8 +9798,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         customers_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -9821,7 +9847,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         customers_setCustomField_response: {
@@ -10289,7 +10317,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         deposits_setCustomField_response: {
@@ -10482,8 +10512,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         discountItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -10529,7 +10561,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         discountItems_setCustomField_response: {
@@ -10918,7 +10952,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         employees_setCustomField_response: {
@@ -11453,7 +11489,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         estimates_setCustomField_response: {
@@ -11824,7 +11862,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         fixedAssetItems_setCustomField_response: {
@@ -12059,7 +12099,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         inventoryAdjustments_setCustomField_response: {
@@ -12298,7 +12340,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         inventoryAssemblyItems_setCustomField_response: {
@@ -12496,8 +12540,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         inventoryItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -12543,7 +12589,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         inventoryItems_setCustomField_response: {
@@ -13201,7 +13249,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         invoices_setCustomField_response: {
@@ -13529,8 +13579,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         itemGroups_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -13576,7 +13628,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         itemGroups_setCustomField_response: {
@@ -13839,7 +13893,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         itemReceipts_setCustomField_response: {
@@ -14318,7 +14374,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         journalEntries_setCustomField_response: {
@@ -18230,8 +18288,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         nonInventoryItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -18277,7 +18337,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         nonInventoryItems_setCustomField_response: {
@@ -18482,8 +18544,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         otherChargeItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -18529,7 +18593,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         otherChargeItems_setCustomField_response: {
@@ -18755,7 +18821,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         otherNames_setCustomField_response: {
@@ -18913,8 +18981,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         paymentItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -18960,7 +19030,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         paymentItems_setCustomField_response: {
@@ -19648,7 +19720,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         purchaseOrders_setCustomField_response: {
@@ -20026,7 +20100,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         receivePayments_setCustomField_response: {
@@ -20527,7 +20603,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesOrders_setCustomField_response: {
@@ -21104,7 +21182,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesReceipts_setCustomField_response: {
@@ -21623,8 +21703,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         salesTaxGroupItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -21670,7 +21752,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesTaxGroupItems_setCustomField_response: {
@@ -21806,8 +21890,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         salesTaxItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -21853,7 +21939,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesTaxItems_setCustomField_response: {
@@ -22036,7 +22124,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesTaxPaymentChecks_setCustomField_response: {
@@ -22220,8 +22310,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         serviceItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -22267,7 +22359,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         serviceItems_setCustomField_response: {
@@ -22599,8 +22693,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         subtotalItems_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -22646,7 +22742,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         subtotalItems_setCustomField_response: {
@@ -23286,7 +23384,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         vendorCredits_setCustomField_response: {
@@ -23680,8 +23780,10 @@ export interface components {
             warnings: components["schemas"]["RequestWarning"][];
         };
         vendors_merge_body: {
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             revisionNumber: string;
             mergeIntoId: string;
+            /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
             mergeIntoRevisionNumber: string;
             allowDifferentShippingAddresses?: boolean;
         };
@@ -23727,7 +23829,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         vendors_setCustomField_response: {
