@@ -110,6 +110,8 @@ export function writeActivity(
   const year = BASE_YEAR;
   const yearDays = daysIn(year);
   const date = (day: number): string => dateOf(year, Math.min(day, yearDays));
+  // Due and expected dates may fall in the next year.
+  const later = (day: number): string => dateOf(year, day);
   const customer = () => random.pick(lists.billTo);
   const vendor = () => random.pick(lists.vendors);
 
@@ -155,7 +157,7 @@ export function writeActivity(
         TxnDate: date(day),
         IsPending: pending || undefined,
         PONumber: random.chance(0.2) ? `PO-${random.int(1000, 9999)}` : undefined,
-        DueDate: date(day + 30),
+        DueDate: later(day + 30),
         ItemSalesTaxRef: ref(SALES_TAX_GROUP),
         Memo: random.pick(MEMOS),
         CustomerMsgRef: random.chance(0.5) ? ref("Thank you for your business.") : undefined,
@@ -228,7 +230,7 @@ export function writeActivity(
     w.txn("PurchaseOrder", {
       VendorRef: ref(vendor()),
       TxnDate: date(day),
-      ExpectedDate: date(day + 14),
+      ExpectedDate: later(day + 14),
       ShipMethodRef: ref("Our Truck"),
       Memo: "Restock",
       PurchaseOrderLineAdd: lines,
@@ -285,7 +287,7 @@ export function writeActivity(
       {
         VendorRef: ref(from),
         TxnDate: date(day),
-        DueDate: date(day + 30),
+        DueDate: later(day + 30),
         RefNumber: `B-${10_000 + i}`,
         Memo: `Invoice from ${from}`,
         ...spec,
