@@ -82,6 +82,14 @@ export const configSchema = z.object({
         return z.NEVER;
       }
     }),
+  /**
+   * How big the demo company is that a new simulated end user of `SIMULATOR=on` starts with (the
+   * demo's, the setup page's simulated company file): `small` (a contractor's year: about 40
+   * customers and jobs, 150 invoices, every kind of list and transaction; ready in about a second)
+   * or `large` (the same business with 10,000 invoices and everything in proportion: for benches,
+   * generated in 10–20 s at the first start). Files already made are kept as they are.
+   */
+  SIMULATOR_COMPANY_SIZE: z.enum(["small", "large"]).default("small"),
   /** Requests per project per rate-limit window (all keys together). */
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
   /** Rate-limit window length in milliseconds. */

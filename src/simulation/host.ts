@@ -10,6 +10,7 @@ import {
   type SimulatedXmlVersion,
 } from "../simulator/ledger/application.ts";
 import { PersistedApplication, type CompanyFileSnapshot } from "../simulator/ledger/index.ts";
+import type { DemoCompanySize } from "../simulator/ledger/index.ts";
 import { simulatedLatency, type SimulatedLatency } from "../simulator/latency.ts";
 import { SimulatedWebConnector, type ConnectorEvent } from "../simulator/web-connector.ts";
 import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
@@ -122,7 +123,8 @@ export class SimulationHost implements SimulatedConnectors {
       xmlVersion: input.application?.xmlVersion ?? existing?.application?.xmlVersion,
       country: input.application?.country ?? existing?.application?.country,
     });
-    const snapshot = existing?.snapshot ?? newCompanyFile(input.companyName);
+    const snapshot =
+      existing?.snapshot ?? newCompanyFile(input.companyName, this.deps.config.SIMULATOR_COMPANY_SIZE);
     const row = await attachSimulatedCompanyFile(
       this.deps.db,
       {
@@ -310,10 +312,12 @@ export function editionOf(given: SimulatedApplicationChoice | null): SimulatedEd
   return { xmlVersion: version, country: edition };
 }
 
-/** A new company file with the sample data, as a snapshot. */
-function newCompanyFile(companyName: string): CompanyFileSnapshot {
+/** A new company file with the demo company's year of business (`SIMULATOR_COMPANY_SIZE`), as a snapshot. */
+function newCompanyFile(companyName: string, size: DemoCompanySize): CompanyFileSnapshot {
   const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
-  return ledger.createCompanyFile(companyFilePath(companyName), { companyName, seed: "sample" }).snapshot();
+  return ledger
+    .createCompanyFile(companyFilePath(companyName), { companyName, seed: "demo", demoSize: size })
+    .snapshot();
 }
 
 /** `C:\Company Files\<name>.company`, with the characters Windows refuses in file names replaced. */

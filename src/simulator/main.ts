@@ -4,11 +4,12 @@
  * the service only as a real end user's computer does: the setup link (or a `.qwc` file and its
  * password) and then the connector protocol over HTTP.
  *
- *   npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH] [--latency PROFILE]
- *   npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH] [--latency PROFILE]
+ *   npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH] [--size SIZE] [--latency PROFILE]
+ *   npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH] [--size SIZE] [--latency PROFILE]
  *
  * Environment instead of flags: LEDGER_SIMULATOR_SETUP_URL, LEDGER_SIMULATOR_QWC,
- * LEDGER_SIMULATOR_PASSWORD, LEDGER_SIMULATOR_FILE, LEDGER_SIMULATOR_LATENCY. `--connector-url`
+ * LEDGER_SIMULATOR_PASSWORD, LEDGER_SIMULATOR_FILE, LEDGER_SIMULATOR_SIZE, LEDGER_SIMULATOR_LATENCY.
+ * A new company file holds the demo company (`small`, or `large`: 10,000 invoices). `--connector-url`
  * replaces the `.qwc`'s AppURL (the service's connector endpoint, for example when the file names a
  * public address). `--latency` makes the computer as slow as a real one (decision 0034).
  */
@@ -21,14 +22,15 @@ import {
   type LatencyProfile,
 } from "../platform/latency-profile.ts";
 import { SimulatedLedgerApplication } from "./ledger/application.ts";
+import { DEMO_COMPANY_SIZES, type DemoCompanySize } from "./ledger/demo-company/demo-company.ts";
 import { simulatedLatency } from "./latency.ts";
 import { PersistedApplication } from "./ledger/persisted-application.ts";
 import { JsonFileStore } from "./json-file-store.ts";
 import { SimulatedWebConnector } from "./web-connector.ts";
 
 const USAGE = `Usage:
-  npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH]
-  npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH]
+  npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH] [--size SIZE]
+  npm run simulator -- --qwc FILE.qwc --password PASSWORD [--company NAME] [--file PATH] [--size SIZE]
 
   --setup-url      the auth session's authFlowUrl: the .qwc and the password are taken from it
   --qwc, --password  a .qwc file and the password shown on the setup page
@@ -36,11 +38,13 @@ const USAGE = `Usage:
   --company        company name of a new company file (default "Simulated Company")
   --file           keep the company file here as JSON (default ./simulated-company.json); an
                    existing file is used as it is
+  --size           a new company file's demo company: small (default; a contractor's year, about
+                   150 invoices) or large (10,000 invoices, for benches; takes 10-20 s to make)
   --latency        how slow this computer is: zero (default), realistic, or milliseconds per key,
                    e.g. soap:80,messageSet:150,request:30,record:2 (a connector call's network
                    round trip; the application's time per message set, per request, per record)
 Environment: LEDGER_SIMULATOR_SETUP_URL, LEDGER_SIMULATOR_QWC, LEDGER_SIMULATOR_PASSWORD,
-LEDGER_SIMULATOR_FILE, LEDGER_SIMULATOR_LATENCY.`;
+LEDGER_SIMULATOR_FILE, LEDGER_SIMULATOR_SIZE, LEDGER_SIMULATOR_LATENCY.`;
 
 interface Registration {
   qwc: string;
@@ -70,6 +74,13 @@ function latencyProfile(text: string): LatencyProfile {
   }
 }
 
+/** The `--size` of a new company file; anything else is a usage error. */
+function companySize(text: string): DemoCompanySize {
+  const size = DEMO_COMPANY_SIZES.find((s) => s === text);
+  if (size === undefined) throw new UsageError(`--size: give ${DEMO_COMPANY_SIZES.join(" or ")}.`);
+  return size;
+}
+
 function withConnectorUrl(qwc: string, connectorUrl: string | undefined): string {
   if (!connectorUrl) return qwc;
   const escaped = connectorUrl.replace(/&/g, "&amp;").replace(/</g, "&lt;");
@@ -87,6 +98,7 @@ async function main(argv: string[]): Promise<void> {
       company: { type: "string" },
       file: { type: "string" },
       latency: { type: "string" },
+      size: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -94,6 +106,7 @@ async function main(argv: string[]): Promise<void> {
   const env = process.env;
   const profile = latencyProfile(values.latency ?? env.LEDGER_SIMULATOR_LATENCY ?? "zero");
   const latency = simulatedLatency(profile);
+  const size = companySize(values.size ?? env.LEDGER_SIMULATOR_SIZE ?? "small");
   const setupUrl = values["setup-url"] ?? env.LEDGER_SIMULATOR_SETUP_URL;
   const qwcPath = values.qwc ?? env.LEDGER_SIMULATOR_QWC;
   const password = values.password ?? env.LEDGER_SIMULATOR_PASSWORD;
@@ -110,7 +123,8 @@ async function main(argv: string[]): Promise<void> {
     stored === null
       ? ledger.createCompanyFile(`C:\\Company Files\\${companyName.replace(/[<>:"/\\|?*]+/g, "-")}.company`, {
           companyName,
-          seed: "sample",
+          seed: "demo",
+          demoSize: size,
         })
       : ledger.restoreCompanyFile(stored);
   const application = new PersistedApplication(ledger, store);

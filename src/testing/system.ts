@@ -17,6 +17,7 @@ import { startSweeper } from "../requests/sweeper.ts";
 import { SimulationHost } from "../simulation/host.ts";
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../webhooks/dispatcher.ts";
 import { startChangeFeed, type ChangeFeedPoller } from "../change-feed/poller.ts";
+import type { DemoCompanySize } from "../simulator/ledger/index.ts";
 import {
   SimulatedLedgerApplication,
   type SimulatedCountry,
@@ -106,6 +107,10 @@ export interface ConnectOptions {
   application?: { xmlVersion?: SimulatedXmlVersion; country?: SimulatedCountry; clock?: LedgerClock };
   /** The company file computer's UTC offset (`+05:30`); the simulator's default otherwise. */
   utcOffset?: string;
+  /** What the new company file holds: `sample` (a few records many tests count on; the default) or the `demo` company. */
+  seed?: "sample" | "demo" | "empty";
+  /** Size of the `demo` company (`small` by default). */
+  demoSize?: DemoCompanySize;
 }
 
 export interface CallInit {
@@ -235,8 +240,9 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
       : ledger;
     application.createCompanyFile(companyFilePath, {
       companyName: o.companyName ?? `Company ${fileCount}`,
-      seed: "sample",
+      seed: o.seed ?? "sample",
       ...(o.utcOffset === undefined ? {} : { utcOffset: o.utcOffset }),
+      ...(o.demoSize === undefined ? {} : { demoSize: o.demoSize }),
     });
     application.openCompanyFile(companyFilePath);
     const connectorQwc = qwcForSetup(deps, connection, o.companyName ?? "Company");

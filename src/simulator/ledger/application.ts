@@ -32,6 +32,7 @@ import type { HostInfo } from "./hcp.ts";
 import { processDocument, processSteps } from "./processor.ts";
 import { isNoLatency, NO_LATENCY, paced, type SimulatedLatency } from "../latency.ts";
 import { seedSampleCompany } from "./seed.ts";
+import { seedDemoCompany } from "./demo-company/demo-company.ts";
 import { LedgerSession, type SessionHost } from "./session.ts";
 import { STATUS_INSUFFICIENT_PERMISSION, statusNotAvailable, type Status } from "./status.ts";
 
@@ -175,6 +176,11 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
   createCompanyFile(path: string, options: CompanyFileOptions): CompanyFile {
     const file = new CompanyFile(path, options, this.clock);
     if (options.seed === "sample") seedSampleCompany(file, this.host);
+    if (options.seed === "demo")
+      seedDemoCompany(file, this.host, {
+        ...(options.demoSize === undefined ? {} : { size: options.demoSize }),
+        ...(options.demoSeed === undefined ? {} : { seed: options.demoSeed }),
+      });
     return this.add(file);
   }
 

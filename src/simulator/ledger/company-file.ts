@@ -4,6 +4,7 @@
  * type so that queries and iterators cost what they return, not what the file holds.
  */
 import type { XmlElement } from "../../ledger/xml/tree.ts";
+import type { DemoCompanySize } from "./demo-company/demo-company.ts";
 import { objectType } from "./objects.ts";
 import type { LedgerRecord } from "./records.ts";
 import { refTarget } from "./refs.ts";
@@ -12,8 +13,16 @@ import { parseCompanyFileSnapshot, type CompanyFileSnapshot } from "./snapshot.t
 /** Options of {@link CompanyFile}. */
 export interface CompanyFileOptions {
   companyName: string;
-  /** `sample` loads a few accounts, customers, vendors, items and invoices; default `empty`. */
-  seed?: "sample" | "empty";
+  /**
+   * `sample` loads a few accounts, customers, vendors, items and invoices (what many tests count on);
+   * `demo` a small business's year of activity across nearly every list (`demo-company/`); default
+   * `empty`.
+   */
+  seed?: "sample" | "demo" | "empty";
+  /** Size of the `demo` company; `small` by default. */
+  demoSize?: DemoCompanySize;
+  /** Seed of the `demo` company's generator; the same seed gives the same company. */
+  demoSeed?: number;
   /** Fixed UTC offset printed in timestamps; default `-05:00`. */
   utcOffset?: string;
 }

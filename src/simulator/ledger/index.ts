@@ -21,3 +21,9 @@ export type { LedgerLine, LedgerRecord } from "./records.ts";
 export { LedgerSession } from "./session.ts";
 export { PersistedApplication, type CompanyFileStore } from "./persisted-application.ts";
 export type { CompanyFileSnapshot } from "./snapshot.ts";
+export {
+  DEMO_COMPANY_SIZES,
+  demoInvoiceCount,
+  seedDemoCompany,
+  type DemoCompanySize,
+} from "./demo-company/demo-company.ts";

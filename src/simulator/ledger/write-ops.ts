@@ -120,6 +120,12 @@ function defaults(object: ObjectType, fields: readonly XmlElement[], file: Compa
     out.push(leaf("RefNumber", nextRefNumber(object.name, file)));
   for (const [name, value] of Object.entries(DEFAULT_VALUES))
     if (inBoth(name) && !has(name)) out.push(leaf(name, value));
+  // An employee of an edition without `Name` on Add (US) is named from its first, middle and last names.
+  if (object.name === "Employee" && !has("Name") && slotNamed(object.ret, "Name") !== undefined) {
+    const parts = ["FirstName", "MiddleName", "LastName"].map((n) => fieldText([...fields], n));
+    const name = parts.filter((p) => p !== undefined && p !== "").join(" ");
+    if (name !== "") out.push(leaf("Name", name));
+  }
   return out;
 }
 
