@@ -460,6 +460,16 @@ describe("Inventory adjustment lines", () => {
         "INVALID_PARAMETER",
         "lines[0].lotNumber",
       );
+      // The application's adjustment update has no clear flag for its lines (unlike bills, below).
+      refused(
+        await call("POST", `${path}/${String(adjustment.id)}`, {
+          revisionNumber: adjustment.revisionNumber,
+          clearLines: true,
+        }),
+        400,
+        "UNKNOWN_PARAMETER",
+        "clearLines",
+      );
     });
   });
 });
