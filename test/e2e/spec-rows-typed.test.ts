@@ -159,14 +159,22 @@ describe("Payroll summary report", () => {
       "GET",
       `${REPORT}?reportType=payroll_summary&reportDateFrom=2026-01-01&reportDateTo=2026-03-31`,
     );
-    ok(dated, 200, "dates");
+    assert.equal(ok(dated, 200, "dates").subtitle, "2026-01-01 through 2026-03-31");
     assert.match(
       await sentMessage(dated.requestId),
       /<ReportPeriod><FromReportDate>2026-01-01<\/FromReportDate><ToReportDate>2026-03-31<\/ToReportDate><\/ReportPeriod>/,
     );
     assert.doesNotMatch(await sentMessage(dated.requestId), /ReportDateMacro/);
     const macro = await call("GET", `${REPORT}?reportType=payroll_summary&reportDateMacro=last_quarter`);
-    ok(macro, 200, "macro");
+    // The application resolves the macro on its own calendar: the quarter before its local today.
+    const clock = sys.fakeClock;
+    assert.ok(clock);
+    const today = new Date(clock.now() + (5 * 60 + 30) * 60_000).toISOString().slice(0, 10);
+    const [year, month] = today.split("-").map(Number) as [number, number];
+    const firstMonth = Math.floor((month - 1) / 3) * 3 + 1 - 3;
+    const day = (at: number): string => new Date(at).toISOString().slice(0, 10);
+    const lastQuarter = `${day(Date.UTC(year, firstMonth - 1, 1))} through ${day(Date.UTC(year, firstMonth + 2, 0))}`;
+    assert.equal(ok(macro, 200, "macro").subtitle, lastQuarter);
     assert.match(await sentMessage(macro.requestId), /<ReportDateMacro>LastQuarter<\/ReportDateMacro>/);
   });
 
@@ -451,6 +459,16 @@ describe("Inventory adjustment lines", () => {
         400,
         "INVALID_PARAMETER",
         "lines[0].lotNumber",
+      );
+      // The application's adjustment update has no clear flag for its lines (unlike bills, below).
+      refused(
+        await call("POST", `${path}/${String(adjustment.id)}`, {
+          revisionNumber: adjustment.revisionNumber,
+          clearLines: true,
+        }),
+        400,
+        "UNKNOWN_PARAMETER",
+        "clearLines",
       );
     });
   });

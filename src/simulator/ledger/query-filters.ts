@@ -53,40 +53,44 @@ function shiftDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** `[from, to]` of a DateMacro, in the file's local dates; undefined = no bound. */
+/**
+ * `[from, to]` of a date macro, in the file's local dates; undefined = no bound. Both spellings
+ * are read: the report macros (`LastQuarter`) and the transaction filters' (`LastCalendarQuarter`,
+ * `LastFiscalQuarter`; the simulated company's fiscal year is the calendar year). Weeks start on
+ * Sunday; "to date" ends a period at today's place in it (last month to date: from the first of
+ * last month to the same day of last month); the next four weeks are the four weeks after this one.
+ */
 export function macroRange(macro: string, file: CompanyFile): [string | undefined, string | undefined] {
   const today = formatDate(file.nowSeconds(), file.utcOffset);
   const [y, m] = today.split("-").map(Number) as [number, number];
   const monthStart = (year: number, month: number): string =>
     new Date(Date.UTC(year, month - 1, 1)).toISOString().slice(0, 10);
-  const weekday = new Date(`${today}T00:00:00Z`).getUTCDay();
-  const weekStart = shiftDays(today, -weekday);
-  switch (macro) {
-    case "Today":
-      return [today, today];
-    case "Yesterday":
-      return [shiftDays(today, -1), shiftDays(today, -1)];
-    case "ThisWeek":
-      return [weekStart, shiftDays(weekStart, 6)];
-    case "ThisWeekToDate":
-      return [weekStart, today];
-    case "LastWeek":
-      return [shiftDays(weekStart, -7), shiftDays(weekStart, -1)];
-    case "ThisMonth":
-      return [monthStart(y, m), shiftDays(monthStart(y, m + 1), -1)];
-    case "ThisMonthToDate":
-      return [monthStart(y, m), today];
-    case "LastMonth":
-      return [monthStart(y, m - 1), shiftDays(monthStart(y, m), -1)];
-    case "ThisYear":
-      return [`${y}-01-01`, `${y}-12-31`];
-    case "ThisYearToDate":
-      return [`${y}-01-01`, today];
-    case "LastYear":
-      return [`${y - 1}-01-01`, `${y - 1}-12-31`];
-    default:
-      return [undefined, undefined];
-  }
+  const weekStart = shiftDays(today, -new Date(`${today}T00:00:00Z`).getUTCDay());
+  if (macro === "Today") return [today, today];
+  if (macro === "Yesterday") return [shiftDays(today, -1), shiftDays(today, -1)];
+  if (macro === "NextFourWeeks") return [shiftDays(weekStart, 7), shiftDays(weekStart, 34)];
+  const parts = /^(This|Last|Next)(?:Calendar|Fiscal)?(Week|Month|Quarter|Year)(ToDate)?$/.exec(macro);
+  if (!parts) return [undefined, undefined];
+  const step = parts[1] === "Last" ? -1 : parts[1] === "Next" ? 1 : 0;
+  const period = (k: number): [string, string] => {
+    switch (parts[2]) {
+      case "Week":
+        return [shiftDays(weekStart, 7 * k), shiftDays(weekStart, 7 * k + 6)];
+      case "Month":
+        return [monthStart(y, m + k), shiftDays(monthStart(y, m + k + 1), -1)];
+      case "Quarter": {
+        const first = Math.floor((m - 1) / 3) * 3 + 1 + 3 * k;
+        return [monthStart(y, first), shiftDays(monthStart(y, first + 3), -1)];
+      }
+      default:
+        return [`${y + k}-01-01`, `${y + k}-12-31`];
+    }
+  };
+  const [from, to] = period(step);
+  if (parts[3] === undefined) return [from, to];
+  const elapsedDays = Math.round((Date.parse(today) - Date.parse(period(0)[0])) / 86_400_000);
+  const end = shiftDays(from, elapsedDays);
+  return [from, end < to ? end : to];
 }
 
 function txnDateWithin(filter: XmlElement, file: CompanyFile): Predicate {

@@ -9,6 +9,7 @@ import type Big from "big.js";
 import { child, childText, leaf, node, type XmlElement } from "../../ledger/xml/tree.ts";
 import type { CompanyFile } from "./company-file.ts";
 import { big, money, ownBalance, openAmount, total } from "./ledger-math.ts";
+import { macroRange } from "./query-filters.ts";
 import { fieldText, type LedgerRecord } from "./records.ts";
 import { STATUS_NO_MATCH, STATUS_OK } from "./status.ts";
 import type { OpResult } from "./write-ops.ts";
@@ -45,7 +46,13 @@ interface Period {
   readonly to: string | undefined;
 }
 
-function periodOf(rq: XmlElement): Period {
+/** The report's dates: its period, or the dates of its date macro (exclusive in the schema). */
+function periodOf(rq: XmlElement, file: CompanyFile): Period {
+  const macro = childText(rq, "ReportDateMacro");
+  if (macro !== undefined) {
+    const [from, to] = macroRange(macro, file);
+    return { from, to };
+  }
   const period = child(rq, "ReportPeriod");
   return {
     from: period ? childText(period, "FromReportDate") : undefined,
@@ -195,7 +202,7 @@ function layout(rq: XmlElement, file: CompanyFile): { columns: readonly Column[]
       // The simulated file keeps no paychecks: the report holds its total only.
       return { columns: SUMMARY_COLUMNS, rows: [totalRow("TOTAL", [], 0)] };
     default:
-      return { columns: DETAIL_COLUMNS, rows: transactionRows(file, periodOf(rq)) };
+      return { columns: DETAIL_COLUMNS, rows: transactionRows(file, periodOf(rq, file)) };
   }
 }
 
@@ -241,7 +248,7 @@ export function reportAnswer(rq: XmlElement, file: CompanyFile): OpResult {
   const basis = childText(rq, "ReportBasis") ?? childText(rq, "SummaryReportBasis");
   const ret = node("ReportRet", [
     leaf("ReportTitle", titleOf(reportType)),
-    leaf("ReportSubtitle", subtitleOf(periodOf(rq))),
+    leaf("ReportSubtitle", subtitleOf(periodOf(rq, file))),
     ...(basis === undefined || basis === "None"
       ? [leaf("ReportBasis", "Accrual")]
       : [leaf("ReportBasis", basis)]),
