@@ -15,6 +15,7 @@ import {
   uuid,
   type AnyFieldKind,
 } from "../fields.ts";
+import { ownerIdKind } from "../owner-id.ts";
 import { SECRET_ELEMENTS } from "../xml/redact.ts";
 import { ledgerSchema, type LedgerSchema } from "../xml/schema.ts";
 import { slotsOf, type Slot } from "../xml/slots.ts";
@@ -132,8 +133,10 @@ function makeLeafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFiel
       return id(options);
     case "guid":
     case "uuid":
-      // An owner is `0` (public) or an application's GUID; other GUIDs (externalId) are UUIDs.
-      if (slot.name === "OwnerID") return text({ ...options, max: 38 });
+      // An owner is `0` (public) or an application's GUID in braces, checked as the application
+      // checks it (issue 25: any other text was written and refused by the schema, a 500); other
+      // GUIDs (externalId) are UUIDs.
+      if (slot.name === "OwnerID") return ownerIdKind;
       return uuid(options);
     case "enum": {
       const values = entry.e ?? [];

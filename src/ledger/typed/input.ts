@@ -2,7 +2,9 @@ import { z } from "zod";
 import { serviceIssue } from "../../errors/from-zod.ts";
 import { strictObject } from "../fields.ts";
 import type { Field, Shape } from "../resources/shape.ts";
-import { excludes } from "../xml/slots.ts";
+import { explainMismatch, matchContent } from "../xml/content-model.ts";
+import { ledgerSchema } from "../xml/schema.ts";
+import { excludes, type ChoiceStep } from "../xml/slots.ts";
 
 /**
  * Strict input schemas built from input shapes (house style §2.3: field kinds build the Zod
@@ -38,7 +40,9 @@ export function inputSchema(shape: Shape, options: InputOptions = {}): z.ZodType
   }
   for (const [name, schema] of Object.entries(options.extra ?? {})) entries[name] = schema;
   const object = strictObject(entries, { required }).superRefine((value, ctx) => {
-    checkChoices(fields, value, ctx, options.allOptional ?? false);
+    if (checkChoices(fields, value, ctx, options.allOptional ?? false)) return;
+    if (checkAlternatives(fields, value, ctx)) return;
+    if (!options.allOptional) checkContent(shape, options.omit, value, ctx);
   });
   if (cacheKey !== null) {
     const perShape = cache.get(shape) ?? new Map<string, z.ZodType>();
@@ -60,13 +64,16 @@ function fieldSchema(field: Field): z.ZodType {
   return array;
 }
 
-/** Alternatives of a choice exclude each other; a required choice needs one alternative. */
+/**
+ * Alternatives of a choice exclude each other; a required choice needs one alternative. Returns
+ * whether it raised an issue.
+ */
 function checkChoices(
   fields: readonly Field[],
   value: Record<string, unknown>,
   ctx: z.RefinementCtx,
   allOptional: boolean,
-): void {
+): boolean {
   const present = fields.filter((field) => value[field.json] !== undefined);
   for (let i = 0; i < present.length; i++) {
     for (let j = i + 1; j < present.length; j++) {
@@ -80,11 +87,11 @@ function checkChoices(
           ),
           path: [b.json],
         });
-        return;
+        return true;
       }
     }
   }
-  if (allOptional) return;
+  if (allOptional) return false;
   const requiredChoices = new Map<number, Field[]>();
   for (const field of fields) {
     const step = field.slot.choices.find((c) => c.required);
@@ -100,7 +107,7 @@ function checkChoices(
       ...serviceIssue("INVALID_PARAMETER", `One of ${names} is required.`),
       path: [group[0]?.json ?? ""],
     });
-    return;
+    return true;
   }
   // A repeated choice that must occur (`(DebitLine|CreditLine)+`) needs one item among its fields.
   const requiredFamilies = new Map<number, Field[]>();
@@ -115,12 +122,111 @@ function checkChoices(
       ...serviceIssue("INVALID_PARAMETER", `At least one item of ${names} is required.`),
       path: [group[0]?.json ?? ""],
     });
-    return;
+    return true;
   }
+  return false;
 }
 
 /** How many elements a field's value writes (an array its items; null and absent none). */
 function itemCount(value: unknown): number {
   if (value === undefined || value === null) return 0;
   return Array.isArray(value) ? value.length : 1;
+}
+
+/**
+ * Within a choice's alternative, the elements the alternative requires: a deposit line that sends
+ * `amount` takes the `(EntityRef?, AccountRef, …, Amount?)` alternative, so it must send `accountId`.
+ * The flat field view makes every element of an alternative optional; this restores the rule for
+ * every choice a present field sits in (issue 25: such a body was written as a message the schema
+ * refuses, a 500). Returns whether it raised an issue.
+ */
+function checkAlternatives(
+  fields: readonly Field[],
+  value: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+): boolean {
+  for (const present of fields) {
+    if (value[present.json] === undefined) continue;
+    for (const step of present.slot.choices) {
+      const missing = fields.find(
+        (field) =>
+          field.slot.family === null &&
+          field.slot.minInAlternative > 0 &&
+          value[field.json] === undefined &&
+          sameStep(field.slot.choices.at(-1), step),
+      );
+      if (!missing) continue;
+      ctx.addIssue({
+        ...serviceIssue(
+          "INVALID_PARAMETER",
+          `\`${missing.json}\` is required when \`${present.json}\` is sent.`,
+        ),
+        path: [missing.json],
+      });
+      return true;
+    }
+  }
+  return false;
+}
+
+function sameStep(a: ChoiceStep | undefined, b: ChoiceStep): boolean {
+  return a !== undefined && a.id === b.id && a.alternative === b.alternative;
+}
+
+/** How many elements a field's value writes: an array its items, null one (an empty element). */
+function elementCount(field: Field, value: unknown): number {
+  if (value === undefined) return 0;
+  return field.array && Array.isArray(value) ? value.length : 1;
+}
+
+/**
+ * The last word on an object's content: the element names the body writes, matched against the
+ * schema's content model of its type, exactly as the message will be checked before queueing. Any
+ * rule the field checks above do not express (an optional sequence whose second element is
+ * required, occurrence limits…) is refused here as INVALID_PARAMETER naming the field, never written
+ * as a message the schema refuses (issue 25). Fields the path supplies (`omit`) count as present.
+ */
+function checkContent(
+  shape: Shape,
+  omit: ReadonlySet<string> | undefined,
+  value: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+): void {
+  const type = ledgerSchema().typeOf(shape.typeKey, shape.typeKey);
+  if (type.kind !== "complex") return;
+  const names: string[] = [];
+  const owners: Field[] = [];
+  for (const field of shape.fields) {
+    const count = omit?.has(field.json)
+      ? Math.min(field.slot.min, 1)
+      : elementCount(field, value[field.json]);
+    for (let i = 0; i < count; i++) {
+      names.push(field.slot.name);
+      owners.push(field);
+    }
+  }
+  const matched = matchContent(type.model, names);
+  if (Array.isArray(matched)) return;
+  const explanation = explainMismatch(type.model, names, matched);
+  const byName = (name: string): Field | undefined => shape.fields.find((f) => f.slot.name === name);
+  let field: Field | undefined;
+  let message: string;
+  if (explanation.kind === "missing") {
+    const wanted = explanation.names.map(byName).filter((f): f is Field => f !== undefined);
+    const given = owners.filter((f) => value[f.json] !== undefined);
+    field = wanted.find((f) => !given.some((g) => excludes(g.slot, f.slot))) ?? wanted[0];
+    message =
+      wanted.length > 1
+        ? `One of ${wanted.map((f) => `\`${f.json}\``).join(", ")} is required here.`
+        : `\`${field?.json ?? ""}\` is required here.`;
+  } else {
+    const at = "at" in explanation ? explanation.at : 0;
+    field = owners[at];
+    message = `\`${field?.json ?? ""}\` cannot be sent with the other fields as given.`;
+  }
+  if (field !== undefined && omit?.has(field.json)) field = undefined;
+  ctx.addIssue({
+    ...serviceIssue("INVALID_PARAMETER", message),
+    path: field ? [field.json] : [],
+  });
 }

@@ -138,6 +138,44 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
     assert.ok(createBody("journal-entries", { creditLines: [line] }));
   });
 
+  test("an element an alternative requires is required once the alternative is taken (issue 25)", () => {
+    // A deposit line is a payment `(PaymentTxnID, …)` or a deposit `(EntityRef?, AccountRef, …, Amount?)`:
+    // an amount alone takes the second, which needs its account.
+    const error = rejects(
+      "deposits",
+      { depositToAccountId: "80000001-1", lines: [{ amount: "10.00" }] },
+      "INVALID_PARAMETER",
+      "lines[0].accountId",
+    );
+    assert.match(error.message, /`accountId` is required when `amount` is sent/);
+    const accepted = createBody("deposits", {
+      depositToAccountId: "80000001-1",
+      lines: [{ accountId: "80000002-1", amount: "10.00" }],
+    });
+    const deposits = resource("deposits");
+    assert.equal(messageProblem(ledgerSchema(), createMessage(deposits, accepted)), null);
+    // A price level's per-item adjustment is a pair: a percentage needs what it is relative to.
+    rejects(
+      "price-levels",
+      { name: "Trade", perItemPriceLevels: [{ itemId: "80000001-1", adjustPercentage: "5" }] },
+      "INVALID_PARAMETER",
+      "perItemPriceLevels[0].adjustRelativeTo",
+    );
+  });
+
+  test("a custom field's owner in a line is `0` or a GUID in braces, checked before anything is written (issue 25)", () => {
+    const withOwner = (ownerId: string) => ({
+      customerId: "80000001-1",
+      lines: [line({ customFields: [{ ownerId, name: "Colour", value: "Blue" }] })],
+    });
+    rejects("invoices", withOwner("Björk"), "INVALID_PARAMETER", "lines[0].customFields[0].ownerId");
+    rejects("invoices", withOwner("{not-a-guid}"), "INVALID_PARAMETER", "lines[0].customFields[0].ownerId");
+    for (const ownerId of ["0", "{6B063959-81B0-4B4C-9F5F-0C0B8C9C5E21}"]) {
+      const body = createBody("invoices", withOwner(ownerId));
+      assert.equal(messageProblem(ledgerSchema(), createMessage(resource("invoices"), body)), null, ownerId);
+    }
+  });
+
   test("every create body the input schema accepts, even with every line array empty, is a valid message", async () => {
     const { allResources } = await import("../resources/definitions.ts");
     const { exampleBody } = await import("../resources/examples.ts");

@@ -6486,7 +6486,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -6537,7 +6537,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -6556,7 +6556,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7082,7 +7082,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7133,7 +7133,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7152,7 +7152,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7635,7 +7635,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7686,7 +7686,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7705,7 +7705,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8016,7 +8016,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8067,7 +8067,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8086,7 +8086,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8754,7 +8754,7 @@ export interface components {
                     };
                 };
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8775,7 +8775,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -11344,7 +11344,7 @@ export interface components {
                 /** @description Text of up to 29 characters in the Windows-1252 character set (normalised to NFC). */
                 otherCustomField2?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -11363,7 +11363,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13055,7 +13055,7 @@ export interface components {
                     transactionLineId: string;
                 };
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13076,7 +13076,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13679,7 +13679,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13730,7 +13730,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13749,7 +13749,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -19538,7 +19538,7 @@ export interface components {
                 /** @description Text of up to 29 characters in the Windows-1252 character set (normalised to NFC). */
                 otherCustomField2?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -19558,7 +19558,7 @@ export interface components {
                 serviceDate?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -20412,7 +20412,7 @@ export interface components {
                 /** @description Text of up to 29 characters in the Windows-1252 character set (normalised to NFC). */
                 otherCustomField2?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -20431,7 +20431,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -20958,7 +20958,7 @@ export interface components {
                     };
                 };
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -20979,7 +20979,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -23126,7 +23126,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -23177,7 +23177,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -23196,7 +23196,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
