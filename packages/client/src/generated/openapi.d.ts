@@ -4875,6 +4875,9 @@ export interface components {
         HealthCheck: {
             /** @constant */
             status: "ok";
+            /** @description Milliseconds the round trip took, from the call to the application's answer: the same value as `durationMs`, under the name the market's clients read. */
+            duration: number;
+            /** @description Milliseconds the round trip took, from the call to the application's answer. */
             durationMs: number;
             ledger: {
                 product: string | null;
@@ -24848,7 +24851,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{status, durationMs, ledger: {product, xmlVersion, companyName}}` */
+            /** @description `{status, duration, durationMs, ledger: {product, xmlVersion, companyName}}` */
             200: {
                 headers: {
                     "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
