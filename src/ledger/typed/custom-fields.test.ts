@@ -76,17 +76,25 @@ describe("custom field values come back on reads", () => {
     assert.equal(childText(byIds, "OwnerID"), "0", "next to an ID list too");
   });
 
-  test("customFields and externalId are read wherever the record type has them", () => {
+  test("customFields and externalId are on every record, and read wherever the record type has them", () => {
     const types = new Map<string, { customFields: boolean; externalId: boolean }>();
     for (const resource of allResources()) {
       for (const [ret, record] of resource.records) {
         const slots = slotsOf(ledgerSchema(), ret).map((s) => s.name);
-        const fields = record.shape.fields.map((f) => f.json);
-        assert.equal(fields.includes("customFields"), slots.includes("DataExtRet"), `${ret} customFields`);
-        assert.equal(fields.includes("externalId"), slots.includes("ExternalGUID"), `${ret} externalId`);
+        const fields = record.shape.fields;
+        // Spec "Common application record fields": every typed record has both (issue 25, item 7);
+        // they read the record's elements where its type has them, and are null and [] elsewhere.
+        for (const [json, element] of [
+          ["customFields", "DataExtRet"],
+          ["externalId", "ExternalGUID"],
+        ] as const) {
+          const field = fields.find((f) => f.json === json);
+          assert.ok(field, `${ret} ${json}`);
+          assert.equal(field.slot.name, element, `${ret} ${json} reads ${element}`);
+        }
         types.set(ret, {
-          customFields: fields.includes("customFields"),
-          externalId: fields.includes("externalId"),
+          customFields: slots.includes("DataExtRet"),
+          externalId: slots.includes("ExternalGUID"),
         });
       }
     }
@@ -367,6 +375,8 @@ describe("custom field definitions", () => {
       isRequiredOnLists: false,
       isRequiredOnTransactions: false,
       formatString: "",
+      externalId: null,
+      customFields: [],
     });
     const listed = id("list").decodeMessage(answer("DataExtDefQueryRs", [definition, definition]), NO_REQUEST)
       .result as { data: unknown[] };

@@ -14628,10 +14628,13 @@ export interface components {
                 fullName: string | null;
             } | null;
             customFields: components["schemas"]["DataExtRet"][];
+            externalId: string | null;
         };
         ledger_account_tax_line: {
             taxLineId: number | null;
             taxLineName: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_account_tax_line";
         };
@@ -14780,6 +14783,8 @@ export interface components {
         ledger_bill_to_pay: {
             bill: components["schemas"]["BillToPay"] | null;
             credit: components["schemas"]["CreditToApply"] | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_bill_to_pay";
         };
@@ -14801,6 +14806,8 @@ export interface components {
             /** @description Decimal string */
             fixedBillingRate: string | null;
             billingRatePerItems: components["schemas"]["BillingRatePerItemRet"][];
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_build_assembly: {
             id: string | null;
@@ -14905,6 +14912,8 @@ export interface components {
                 fullName: string | null;
             } | null;
             sublevel: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_company: {
             isSampleCompanyFile: boolean | null;
@@ -14942,6 +14951,7 @@ export interface components {
             subscribedServices: components["schemas"]["SubscribedServices"] | null;
             accountantCopy: components["schemas"]["AccountantCopy"] | null;
             customFields: components["schemas"]["DataExtRet"][];
+            externalId: string | null;
             /** @constant */
             objectType: "ledger_company";
         };
@@ -15282,6 +15292,8 @@ export interface components {
             exchangeRate: string | null;
             /** Format: date */
             asOfDate: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_custom_field_definition: {
             id: string | null;
@@ -15297,6 +15309,8 @@ export interface components {
             isRequiredOnLists: boolean | null;
             isRequiredOnTransactions: boolean | null;
             formatString: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_custom_field_definition";
         };
@@ -15435,6 +15449,8 @@ export interface components {
             revisionNumber: string | null;
             name: string | null;
             isActive: boolean | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_customer_type: {
             id: string | null;
@@ -15453,6 +15469,8 @@ export interface components {
                 fullName: string | null;
             } | null;
             sublevel: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_date_driven_term: {
             id: string | null;
@@ -15470,6 +15488,8 @@ export interface components {
             discountDayOfMonth: number | null;
             /** @description Decimal string */
             discountPercentage: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_deleted_list_object: {
             /**
@@ -15485,6 +15505,8 @@ export interface components {
             /** @description ISO 8601 date-time with the application computer's UTC offset */
             deletedAt: string | null;
             fullName: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_deleted_transaction: {
             /**
@@ -15500,6 +15522,8 @@ export interface components {
             /** @description ISO 8601 date-time with the application computer's UTC offset */
             deletedAt: string | null;
             refNumber: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_deposit: {
             id: string | null;
@@ -16197,6 +16221,8 @@ export interface components {
             email: string | null;
             address: components["schemas"]["SiteAddress"] | null;
             siteAddressBlock: components["schemas"]["SiteAddressBlock"] | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_inventory_transfer: {
             id: string | null;
@@ -16222,6 +16248,7 @@ export interface components {
             memo: string | null;
             externalId: string | null;
             transferInventoryLines: components["schemas"]["TransferInventoryLineRet"][];
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_invoice: {
             id: string | null;
@@ -16580,6 +16607,8 @@ export interface components {
             quantityRequiredByPendingBuildTransactions: number | null;
             quantityOnPendingTransfers: number | null;
             assemblyBuildPoint: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_job_type: {
             id: string | null;
@@ -16598,6 +16627,8 @@ export interface components {
                 fullName: string | null;
             } | null;
             sublevel: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_journal_credit_line: {
             id: string | null;
@@ -16709,6 +16740,8 @@ export interface components {
             customContactFields: components["schemas"]["AdditionalContactRef"][];
             locations: components["schemas"]["LocationsRet"][];
             contacts: components["schemas"]["LeadContactsRet"][];
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_linked_transaction: {
             id: string | null;
@@ -16878,6 +16911,8 @@ export interface components {
              * @enum {string|null}
              */
             paymentMethodType: "american_express" | "cash" | "check" | "debit_card" | "discover" | "e_check" | "gift_card" | "master_card" | "other" | "other_credit_card" | "visa" | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_payment_to_deposit: {
             paymentTransactionId: string | null;
@@ -16904,6 +16939,8 @@ export interface components {
             exchangeRate: string | null;
             /** @description Decimal string */
             amountInHomeCurrency: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_payment_to_deposit";
         };
@@ -16931,6 +16968,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_payroll_wage_item: {
             id: string | null;
@@ -16959,6 +16998,8 @@ export interface components {
             rate: string | null;
             /** @description Decimal string */
             ratePercent: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_preferences: {
             accounting: components["schemas"]["AccountingPreferences"] | null;
@@ -16973,6 +17014,8 @@ export interface components {
             timeTracking: components["schemas"]["TimeTrackingPreferences"] | null;
             appAccessRights: components["schemas"]["CurrentAppAccessRights"] | null;
             itemsAndInventory: components["schemas"]["ItemsAndInventoryPreferences"] | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_preferences";
         };
@@ -16999,6 +17042,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_purchase_order: {
             id: string | null;
@@ -17606,6 +17651,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_sales_tax_code: {
             id: string | null;
@@ -17628,6 +17675,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_sales_tax_group_item: {
             id: string | null;
@@ -17770,6 +17819,8 @@ export interface components {
             revisionNumber: string | null;
             name: string | null;
             isActive: boolean | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_standard_term: {
             id: string | null;
@@ -17786,6 +17837,8 @@ export interface components {
             discountDays: number | null;
             /** @description Decimal string */
             discountPercentage: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_subtotal_item: {
             id: string | null;
@@ -17824,6 +17877,8 @@ export interface components {
              * @enum {string|null}
              */
             templateType: "build_assembly" | "credit_memo" | "estimate" | "invoice" | "purchase_order" | "sales_order" | "sales_receipt" | "payment_receipt" | "bill_payment" | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_time_tracking_activity: {
             id: string | null;
@@ -17867,6 +17922,8 @@ export interface components {
              */
             billingStatus: "billable" | "not_billable" | "has_been_billed" | null;
             externalId: string | null;
+            isBilled: boolean | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_transaction: {
             /**
@@ -17902,6 +17959,8 @@ export interface components {
             /** @description Decimal string */
             amountInHomeCurrency: string | null;
             memo: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_transaction";
         };
@@ -17936,6 +17995,8 @@ export interface components {
             /** @description Decimal string */
             amount: string | null;
             memo: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_unit_of_measure_set: {
             id: string | null;
@@ -17956,6 +18017,8 @@ export interface components {
             baseUnit: components["schemas"]["BaseUnit"] | null;
             relatedUnits: components["schemas"]["RelatedUnit"][];
             defaultUnits: components["schemas"]["DefaultUnit"][];
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_vendor: {
             id: string | null;
