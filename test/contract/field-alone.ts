@@ -24,8 +24,12 @@ export interface AloneCase {
    * same line type appears in many operations, and the engine treats it the same in each.
    */
   readonly declared: string;
-  /** `alone` (nothing else in its object) or `beside required` (its object's required fields too). */
-  readonly variant: "alone" | "beside required";
+  /**
+   * `alone`: nothing else in its object; `beside required`: with the fields its object always needs
+   * (a line update's `id`); `beside a minimal object`: with its object's minimal valid body (those,
+   * and the first alternative of each choice the object must make), less what the field excludes.
+   */
+  readonly variant: "alone" | "beside required" | "beside a minimal object";
   readonly body: Record<string, unknown>;
 }
 
@@ -86,9 +90,18 @@ function objectCases(
     const value = valueOf(field, src, depth > 0);
     const declared = `${shape.typeKey} ${field.json}`;
     cases.push({ field: field.json, declared, variant: "alone", value: { [field.json]: value } });
+    // The fields the object always needs (its minimal body without the choices it made).
+    const always = Object.fromEntries(
+      Object.entries(required).filter(
+        ([name]) => (shape.fields.find((f) => f.json === name)?.slot.min ?? 0) > 0,
+      ),
+    );
+    const besideAlways = { ...without(shape, always, field), [field.json]: value };
+    if (Object.keys(besideAlways).length > 1)
+      cases.push({ field: field.json, declared, variant: "beside required", value: besideAlways });
     const beside = { ...without(shape, required, field), [field.json]: value };
-    if (Object.keys(beside).length > 1)
-      cases.push({ field: field.json, declared, variant: "beside required", value: beside });
+    if (Object.keys(beside).length > Object.keys(besideAlways).length)
+      cases.push({ field: field.json, declared, variant: "beside a minimal object", value: beside });
     if (field.form !== "object" || !field.shape || depth + 1 >= MAX_DEPTH) continue;
     const inner = sampleBody(field.shape, src, [field.slot.name]);
     for (const nested of objectCases(field.shape, inner, src, depth + 1)) {
