@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ServiceError } from "../errors/service-error.ts";
 import { CURSOR_PAGE_SIZE_MAX, pageRequestId } from "./cursors.ts";
 import type { FinishContext } from "./operations.ts";
+import { text } from "./fields.ts";
 import { ownerIdKind } from "./owner-id.ts";
 import {
   decodeReport,
@@ -494,12 +495,19 @@ const merge: ActionSpec<ResourceDefinition> = {
     }),
 };
 
+/** A custom field's name (spec: "up to 31 characters") and value, as body text fields. */
+const customFieldName = text({ max: 31, min: 1 });
+const customFieldValue = text({ max: 4095 });
+
 const customFieldBody = z
   .strictObject({
     operation: z.enum(["add", "update", "delete"]),
     ownerId: ownerIdKind.schema.default(PUBLIC_OWNER_ID),
-    name: z.string().min(1).max(31),
-    value: z.string().max(4095).optional(),
+    // Text kinds (spec "Conventions"): composed to NFC, characters outside the application's code
+    // page refused as UNSUPPORTED_CHARACTER, over-long text as STRING_TOO_LONG, before anything is
+    // written (issue 25: any string was sent on as it came).
+    name: customFieldName.schema,
+    value: customFieldValue.schema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.operation === "delete" && body.value !== undefined) {

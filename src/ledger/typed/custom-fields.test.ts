@@ -178,6 +178,22 @@ describe("setting a custom field", () => {
     assert.equal(privateOwner.name, "DataExtAddRq");
   });
 
+  test("a name and a value are text: outside the code page or too long is refused, naming the field (issue 25)", () => {
+    const body = (fields: Record<string, unknown>) => ({
+      pathParams: { id: "80000001-1" },
+      body: { operation: "update", name: "Tier", value: "Gold", ...fields },
+    });
+    refuses(() => validateTypedInput(op(), body({ name: "Tier 😀" })), "UNSUPPORTED_CHARACTER", "name");
+    refuses(() => validateTypedInput(op(), body({ value: "😀" })), "UNSUPPORTED_CHARACTER", "value");
+    refuses(() => validateTypedInput(op(), body({ name: "x".repeat(32) })), "STRING_TOO_LONG", "name");
+    refuses(() => validateTypedInput(op(), body({ value: "x".repeat(4096) })), "STRING_TOO_LONG", "value");
+    refuses(() => validateTypedInput(op(), body({ name: "" })), "INVALID_PARAMETER", "name");
+    // Decomposed accents are composed first, as in every text field.
+    const message = messageOf(op(), body({ value: "Cafe\u0301" }));
+    const value = message.children[0]?.children.find((c) => c.name === "DataExtValue")?.text;
+    assert.equal(value, "Caf\u00e9");
+  });
+
   test("the delete answer carries the field's own owner and name (DataExtDelRet); type and value null", () => {
     const owner = "{11111111-2222-3333-4444-555555555555}";
     const deleted = op().decodeMessage(

@@ -5817,7 +5817,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         accounts_setCustomField_response: {
@@ -6010,7 +6012,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         billCheckPayments_setCustomField_response: {
@@ -6248,7 +6252,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         billCreditCardPayments_setCustomField_response: {
@@ -6649,7 +6655,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         bills_setCustomField_response: {
@@ -6959,7 +6967,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         buildAssemblies_setCustomField_response: {
@@ -7245,7 +7255,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         checks_setCustomField_response: {
@@ -7798,7 +7810,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditCardCharges_setCustomField_response: {
@@ -8179,7 +8193,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditCardCredits_setCustomField_response: {
@@ -8536,7 +8552,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditCardRefunds_setCustomField_response: {
@@ -8903,7 +8921,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         creditMemos_setCustomField_response: {
@@ -9824,7 +9844,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         customers_setCustomField_response: {
@@ -10292,7 +10314,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         deposits_setCustomField_response: {
@@ -10532,7 +10556,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         discountItems_setCustomField_response: {
@@ -10921,7 +10947,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         employees_setCustomField_response: {
@@ -11456,7 +11484,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         estimates_setCustomField_response: {
@@ -11827,7 +11857,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         fixedAssetItems_setCustomField_response: {
@@ -12062,7 +12094,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         inventoryAdjustments_setCustomField_response: {
@@ -12301,7 +12335,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         inventoryAssemblyItems_setCustomField_response: {
@@ -12546,7 +12582,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         inventoryItems_setCustomField_response: {
@@ -13204,7 +13242,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         invoices_setCustomField_response: {
@@ -13579,7 +13619,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         itemGroups_setCustomField_response: {
@@ -13842,7 +13884,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         itemReceipts_setCustomField_response: {
@@ -14321,7 +14365,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         journalEntries_setCustomField_response: {
@@ -18343,7 +18389,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         nonInventoryItems_setCustomField_response: {
@@ -18595,7 +18643,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         otherChargeItems_setCustomField_response: {
@@ -18821,7 +18871,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         otherNames_setCustomField_response: {
@@ -19026,7 +19078,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         paymentItems_setCustomField_response: {
@@ -19714,7 +19768,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         purchaseOrders_setCustomField_response: {
@@ -20092,7 +20148,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         receivePayments_setCustomField_response: {
@@ -20593,7 +20651,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesOrders_setCustomField_response: {
@@ -21170,7 +21230,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesReceipts_setCustomField_response: {
@@ -21736,7 +21798,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesTaxGroupItems_setCustomField_response: {
@@ -21919,7 +21983,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesTaxItems_setCustomField_response: {
@@ -22102,7 +22168,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         salesTaxPaymentChecks_setCustomField_response: {
@@ -22333,7 +22401,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         serviceItems_setCustomField_response: {
@@ -22712,7 +22782,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         subtotalItems_setCustomField_response: {
@@ -23352,7 +23424,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         vendorCredits_setCustomField_response: {
@@ -23793,7 +23867,9 @@ export interface components {
              * @default 0
              */
             ownerId: string;
+            /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
             name: string;
+            /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
             value?: string;
         };
         vendors_setCustomField_response: {
