@@ -42,7 +42,8 @@ export function inputSchema(shape: Shape, options: InputOptions = {}): z.ZodType
   const object = strictObject(entries, { required }).superRefine((value, ctx) => {
     if (checkChoices(fields, value, ctx, options.allOptional ?? false)) return;
     if (checkAlternatives(fields, value, ctx)) return;
-    if (!options.allOptional) checkContent(shape, options.omit, value, ctx);
+    const issue = options.allOptional ? null : contentIssue(shape, options.omit, value);
+    if (issue) ctx.addIssue({ ...serviceIssue("INVALID_PARAMETER", issue.message), path: issue.path });
   });
   if (cacheKey !== null) {
     const perShape = cache.get(shape) ?? new Map<string, z.ZodType>();
@@ -185,15 +186,15 @@ function elementCount(field: Field, value: unknown): number {
  * rule the field checks above do not express (an optional sequence whose second element is
  * required, occurrence limits…) is refused here as INVALID_PARAMETER naming the field, never written
  * as a message the schema refuses (issue 25). Fields the path supplies (`omit`) count as present.
+ * Returns the refusal (its message and the field's path within the object), or null.
  */
-function checkContent(
+export function contentIssue(
   shape: Shape,
   omit: ReadonlySet<string> | undefined,
-  value: Record<string, unknown>,
-  ctx: z.RefinementCtx,
-): void {
+  value: Readonly<Record<string, unknown>>,
+): { message: string; path: string[] } | null {
   const type = ledgerSchema().typeOf(shape.typeKey, shape.typeKey);
-  if (type.kind !== "complex") return;
+  if (type.kind !== "complex") return null;
   const names: string[] = [];
   const owners: Field[] = [];
   for (const field of shape.fields) {
@@ -206,7 +207,7 @@ function checkContent(
     }
   }
   const matched = matchContent(type.model, names);
-  if (Array.isArray(matched)) return;
+  if (Array.isArray(matched)) return null;
   const explanation = explainMismatch(type.model, names, matched);
   const byName = (name: string): Field | undefined => shape.fields.find((f) => f.slot.name === name);
   let field: Field | undefined;
@@ -214,7 +215,9 @@ function checkContent(
   if (explanation.kind === "missing") {
     const wanted = explanation.names.map(byName).filter((f): f is Field => f !== undefined);
     const given = owners.filter((f) => value[f.json] !== undefined);
-    field = wanted.find((f) => !given.some((g) => excludes(g.slot, f.slot))) ?? wanted[0];
+    // Among the fields that fit beside what was sent, one its alternative requires, if any.
+    const fitting = wanted.filter((f) => !given.some((g) => excludes(g.slot, f.slot)));
+    field = fitting.find((f) => f.slot.minInAlternative > 0) ?? fitting[0] ?? wanted[0];
     message =
       wanted.length > 1
         ? `One of ${wanted.map((f) => `\`${f.json}\``).join(", ")} is required here.`
@@ -224,9 +227,7 @@ function checkContent(
     field = owners[at];
     message = `\`${field?.json ?? ""}\` cannot be sent with the other fields as given.`;
   }
-  if (field !== undefined && omit?.has(field.json)) field = undefined;
-  ctx.addIssue({
-    ...serviceIssue("INVALID_PARAMETER", message),
-    path: field ? [field.json] : [],
-  });
+  // A field the path supplies is not the caller's to fix: name the first one the body sent instead.
+  if (field === undefined || omit?.has(field.json)) field = owners.find((f) => !omit?.has(f.json));
+  return { message, path: field ? [field.json] : [] };
 }

@@ -8,7 +8,7 @@ import { leaf, node } from "../xml/tree.ts";
 import { messageProblem } from "../xml/validate-tree.ts";
 import { createMessage, responseMessage, updateMessage } from "./actions.ts";
 import { listFilters, parseParam, type ParamValue } from "./filters.ts";
-import { inputSchema } from "./input.ts";
+import { contentIssue, inputSchema } from "./input.ts";
 import { readRecord, type ReadWarning } from "./reader.ts";
 import { gateMessages } from "../connection-gate.ts";
 import { reportOperations, typedOperations } from "../operations.ts";
@@ -161,6 +161,25 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
       "INVALID_PARAMETER",
       "perItemPriceLevels[0].adjustRelativeTo",
     );
+  });
+
+  test("the last word is the schema's content model: what the field rules miss is refused naming a field", () => {
+    // Checked on its own (the alternative rule above refuses these bodies first).
+    const line = resource("deposits").create?.fields.find((f) => f.json === "lines")?.shape;
+    assert.ok(line);
+    assert.deepEqual(contentIssue(line, undefined, { amount: "10.00" }), {
+      message: "One of `paymentTransactionId`, `entityId`, `accountId` is required here.",
+      path: ["accountId"],
+    });
+    assert.equal(contentIssue(line, undefined, { accountId: "80000001-1", amount: "10.00" }), null);
+    assert.equal(contentIssue(line, undefined, { paymentTransactionId: "1F-1" }), null);
+    // A field the path supplies (an update's record ID) counts as present and is never the one named.
+    const update = resource("deposits").update;
+    assert.ok(update);
+    assert.equal(contentIssue(update, new Set(["id"]), { revisionNumber: "1" }), null);
+    const mod = update.fields.find((f) => f.json === "lines")?.shape;
+    assert.ok(mod);
+    assert.deepEqual(contentIssue(mod, undefined, { id: "5-1", overrideMemo: "x" })?.path, ["overrideMemo"]);
   });
 
   test("a custom field's owner in a line is `0` or a GUID in braces, checked before anything is written (issue 25)", () => {
