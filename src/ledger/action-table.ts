@@ -495,13 +495,19 @@ const merge: ActionSpec<ResourceDefinition> = {
     }),
 };
 
+/** A custom field's name (spec: "up to 31 characters") and value, as body text fields. */
+const customFieldName = text({ max: 31, min: 1 });
+const customFieldValue = text({ max: 4095 });
+
 const customFieldBody = z
   .strictObject({
     operation: z.enum(["add", "update", "delete"]),
     ownerId: ownerIdKind.schema.default(PUBLIC_OWNER_ID),
-    // Field kinds, like every body field: the code page, NFC and STRING_TOO_LONG (spec: Conventions).
-    name: text({ max: 31, min: 1 }).schema,
-    value: text({ max: 4095 }).schema.optional(),
+    // Text kinds (spec "Conventions"): composed to NFC, characters outside the application's code
+    // page refused as UNSUPPORTED_CHARACTER, over-long text as STRING_TOO_LONG, before anything is
+    // written (issue 25: any string was sent on as it came).
+    name: customFieldName.schema,
+    value: customFieldValue.schema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.operation === "delete" && body.value !== undefined) {

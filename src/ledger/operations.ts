@@ -211,10 +211,13 @@ const healthCheck: OperationHandler = {
     withFirstResponse(input, (message) => {
       if (message.statusSeverity === "Error") throw statusError(message);
       const { connection, request, nowMs } = input;
+      const durationMs = nowMs - request.created_at.getTime();
       return {
         result: {
           status: "ok",
-          durationMs: nowMs - request.created_at.getTime(),
+          // The market's clients read `duration` (issue 25, item 6); ours read `durationMs`.
+          duration: durationMs,
+          durationMs,
           ledger: {
             product: connection?.product ?? null,
             xmlVersion: request.xml_version ?? connection?.xml_version ?? null,

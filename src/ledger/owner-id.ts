@@ -33,4 +33,6 @@ export const ownerIdKind: AnyFieldKind = {
     const { $schema: _ignored, ...rest } = z.toJSONSchema(ownerSchema, { io: "input" });
     return rest;
   },
+  // A valid owner for samples and the simulator: the public one.
+  fake: () => "0",
 };

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { findRequestById } from "../../src/store/requests.ts";
 import { buildTestApp, type TestApp } from "../../src/testing/harness.ts";
+import { REFERENCE_ROOT, needReference } from "../../src/testing/references.ts";
 import { Client, INVALID, assertError, expectStatus, type EndUser, type ListPage } from "./helpers.ts";
 
 /**
@@ -112,5 +116,73 @@ describe("Passthrough: request schema", () => {
       fixed.body,
     );
     assert.equal(await requestCount(), before + 1, fixed.body);
+  });
+});
+
+/**
+ * The prolog (issue 25, item 5): XML allows comments, white space and processing instructions before
+ * the root element (XML 1.0 §2.8), and the application's own sample request files put a block of
+ * comments between the XML declaration and `<?qbxml …?>`. Such a document is read like any other;
+ * what must be refused still is (a DOCTYPE, another processing instruction, a misplaced declaration).
+ */
+describe("Passthrough: the prolog of a whole document", () => {
+  /** A document shaped like the samples: comments first, then the version, the messages, a trailer. */
+  const document = (prolog: string): string =>
+    `${prolog}<QBXML>\n  <QBXMLMsgsRq onError="continueOnError">\n    <CustomerQueryRq requestID="2" />\n  </QBXMLMsgsRq>\n</QBXML>\n<!-- ==== -->\n`;
+  const COMMENTS = "<!-- ================ -->\n<!-- Summary: a query -->\n<!-- ================ -->\n";
+
+  async function accepted(xml: string): Promise<void> {
+    const before = await requestCount();
+    const res = await client.request("POST", path(), { body: xml, headers: XML });
+    // The end user never set up a connection: the Request is recorded and fails, but is not refused.
+    assert.notEqual(res.statusCode, 400, res.body);
+    assert.equal(await requestCount(), before + 1, res.body);
+    const stored = await findRequestById(h.deps.db, String(res.headers["svc-request-id"]));
+    assert.equal(stored?.request_xml, '<CustomerQueryRq requestID="2" />', res.body);
+    assert.equal(stored.request_on_error, "continueOnError");
+  }
+
+  test("comments before `<?qbxml …?>`, with or without the XML declaration, are accepted", async () => {
+    await accepted(document(`<?xml version="1.0"?>\n${COMMENTS}<?qbxml version="2.0"?>\n`));
+    await accepted(document(`${COMMENTS}<?qbxml version="16.0"?>\n`));
+    await accepted(document(`<?xml version="1.0"?>\n${COMMENTS}`));
+  });
+
+  const refusedProlog: [string, string][] = [
+    [
+      "a DOCTYPE after a comment",
+      `<!-- c -->\n<!DOCTYPE QBXML [<!ENTITY x "y">]>\n<?qbxml version="16.0"?>\n`,
+    ],
+    ["another processing instruction after a comment", `<!-- c -->\n<?evil x?>\n<?qbxml version="16.0"?>\n`],
+    ["the XML declaration after a comment", `<!-- c -->\n<?xml version="1.0"?>\n<?qbxml version="16.0"?>\n`],
+    ["two version instructions", `<?qbxml version="16.0"?>\n<!-- c -->\n<?qbxml version="13.0"?>\n`],
+    ["a comment that is not well formed", `<!-- a -- b -->\n<?qbxml version="16.0"?>\n`],
+  ];
+  for (const [title, prolog] of refusedProlog) {
+    test(`${title} → 400 PASSTHROUGH_INVALID_XML, and no Request is created`, async () => {
+      const before = await requestCount();
+      const res = await client.request("POST", path(), { body: document(prolog), headers: XML });
+      assertError(res, { status: 400, code: "PASSTHROUGH_INVALID_XML", type: INVALID, param: "body" });
+      assert.equal(await requestCount(), before, "nothing was queued");
+    });
+  }
+
+  test("the application's own sample request files are accepted as they are written", async (t) => {
+    const folder = join(REFERENCE_ROOT, "qbxml-samples", "requests");
+    if (needReference(t, { what: "the application's sample request files", path: folder }) === null) return;
+    const files = existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith(".xml")) : [];
+    let sent = 0;
+    for (const file of files) {
+      const xml = readFileSync(join(folder, file), "utf8");
+      // Samples of write recovery set message-set IDs, which the service owns: refused by design.
+      if (/\b(?:new|old)MessageSetID\b/.test(xml)) continue;
+      assert.match(xml, /^(?:<\?xml[^>]*>\s*)?<!--/, `${file} starts with a comment`);
+      const before = await requestCount();
+      const res = await client.request("POST", path(), { body: xml, headers: XML });
+      assert.notEqual(res.statusCode, 400, `${file}: ${res.body}`);
+      assert.equal(await requestCount(), before + 1, `${file}: ${res.body}`);
+      sent++;
+    }
+    assert.ok(sent > 0, `no sample request without message-set IDs in ${folder}`);
   });
 });

@@ -251,7 +251,7 @@ export async function buildWorld(): Promise<World> {
  * An end user created through the API whose connection (made through an auth session with the
  * tenant's publishable key) is marked online as if its connector had just checked in.
  */
-async function onlineEndUser(
+export async function onlineEndUser(
   h: TestApp,
   tenant: { key: string; publishableKey: string },
   sourceId: string,

@@ -126,9 +126,14 @@ test("Request lifecycle through HTTP + SOAP + simulator", async (t) => {
     assert.equal(res.status, 200);
     const body = await json<{
       status: string;
+      duration: number;
+      durationMs: number;
       ledger: { companyName: string; xmlVersion: string; product: string };
     }>(res);
     assert.equal(body.status, "ok");
+    // Both names carry the round trip's milliseconds (issue 25, item 6: the market's clients read `duration`).
+    assert.ok(Number.isInteger(body.durationMs) && body.durationMs >= 0, JSON.stringify(body));
+    assert.equal(body.duration, body.durationMs);
     assert.equal(body.ledger.companyName, "Lifecycle Co");
     assert.equal(body.ledger.xmlVersion, "16.0");
   });

@@ -164,11 +164,17 @@ export const ledgerSpecialRoutes = [
     ],
     response: {
       status: 200,
-      description: "`{status, durationMs, ledger: {product, xmlVersion, companyName}}`",
+      description: "`{status, duration, durationMs, ledger: {product, xmlVersion, companyName}}`",
       schema: z
         .object({
           status: z.literal("ok"),
-          durationMs: z.number().int(),
+          duration: z.number().int().meta({
+            description:
+              "Milliseconds the round trip took, from the call to the application's answer: the same value as `durationMs`, under the name the market's clients read.",
+          }),
+          durationMs: z.number().int().meta({
+            description: "Milliseconds the round trip took, from the call to the application's answer.",
+          }),
           ledger: z.object({
             product: z.string().nullable(),
             xmlVersion: z.string().nullable(),

@@ -2,7 +2,7 @@ import { ledgerSchema } from "../xml/schema.ts";
 import { slotsOf } from "../xml/slots.ts";
 import { CATALOGUE, type CatalogueEntry, type ResourceAction } from "./catalogue.ts";
 import { nameTable } from "./names.ts";
-import { shapeOf, type Shape } from "./shape.ts";
+import { recordShape, shapeOf, type Shape } from "./shape.ts";
 
 /**
  * The registry of typed resources (house style §2.3, "The registry is the only list"): each catalogue
@@ -97,7 +97,7 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
     records.set(name, {
       objectType,
       get shape() {
-        return shapeOf(name, "output");
+        return recordShape(name);
       },
     });
   }
@@ -139,7 +139,7 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
       records,
       ret: mainName,
       get output() {
-        return shapeOf(mainName, "output");
+        return recordShape(mainName);
       },
       // Its bodies are its own (typed/custom-field-definitions.ts), not the generic Add/Mod shapes.
       create: null,
@@ -177,7 +177,7 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
     records,
     ret: mainName,
     get output() {
-      return shapeOf(mainName, "output");
+      return recordShape(mainName);
     },
     get create() {
       return canCreate ? shapeOf(`${entry.object}Add`, "input") : null;

@@ -23,9 +23,6 @@ const RECORDED_MISSING: Readonly<Record<string, string>> = {
   "ledger_credit_card_credit.itemGroupLines.customFields.type": "not in the application's record",
   "ledger_item_receipt.itemGroupLines.customFields.type": "not in the application's record",
   "ledger_vendor_credit.itemGroupLines.customFields.type": "not in the application's record",
-  // Time tracking records carry `billingStatus`; the market derives a boolean from it.
-  "ledger_time_tracking_activity.isBilled":
-    "derived by the market from billingStatus; we return billingStatus",
 };
 
 /** Request-body fields of the market's we lack, each with its reason (decision 0015). */

@@ -15,6 +15,7 @@ import {
   uuid,
   type AnyFieldKind,
 } from "../fields.ts";
+import { ownerIdKind } from "../owner-id.ts";
 import { SECRET_ELEMENTS } from "../xml/redact.ts";
 import { ledgerSchema, type LedgerSchema } from "../xml/schema.ts";
 import { slotsOf, type Slot } from "../xml/slots.ts";
@@ -49,6 +50,12 @@ export interface Field {
   readonly shape: Shape | null;
   /** Whether an update may clear the field with null (optional text on Mod types). */
   readonly clearable: boolean;
+  /**
+   * An output field the application's record does not hold, computed from one it does (`isBilled`
+   * from a time tracking activity's `billingStatus`): `from` is the JSON name of that field, read
+   * first. Its `slot` is that field's element.
+   */
+  readonly derive?: { readonly from: string; readonly value: (source: unknown) => unknown };
 }
 
 export interface Shape {
@@ -132,8 +139,10 @@ function makeLeafKind(slot: Slot, table: NameTable, clearable: boolean): AnyFiel
       return id(options);
     case "guid":
     case "uuid":
-      // An owner is `0` (public) or an application's GUID; other GUIDs (externalId) are UUIDs.
-      if (slot.name === "OwnerID") return text({ ...options, max: 38 });
+      // An owner is `0` (public) or an application's GUID in braces, checked as the application
+      // checks it (issue 25: any other text was written and refused by the schema, a 500); other
+      // GUIDs (externalId) are UUIDs.
+      if (slot.name === "OwnerID") return ownerIdKind;
       return uuid(options);
     case "enum": {
       const values = entry.e ?? [];
@@ -211,5 +220,98 @@ export function shapeOf(typeKey: string, direction: "input" | "output"): Shape {
       });
     }
   }
+  return shape;
+}
+
+/**
+ * Output fields the market's clients read that the application's record does not hold, each computed
+ * from a field it does hold, per record type (named escape hatches, counted by
+ * `resources/record-shape.test.ts`):
+ *
+ * - A time tracking activity's `isBilled` (issue 25, item 6): true when its `BillableStatus` is
+ *   `HasBeenBilled`, false for `Billable` and `NotBillable`, null when the record states none. The
+ *   market's clients require the field; the application states billing only as the status.
+ */
+export const DERIVED_OUTPUT: Readonly<
+  Record<
+    string,
+    readonly { json: string; from: string; kind: AnyFieldKind; value: (source: unknown) => unknown }[]
+  >
+> = {
+  TimeTrackingRet: [
+    {
+      json: "isBilled",
+      from: "billingStatus",
+      kind: boolean(),
+      value: (status) => (status === null || status === undefined ? null : status === "has_been_billed"),
+    },
+  ],
+};
+
+/** The spec's common record fields that not every record element holds (spec "Common application record fields"). */
+const COMMON_ELEMENTS: readonly string[] = ["ExternalGUID", "DataExtRet"];
+
+let commonFields: readonly Field[] | null = null;
+
+/**
+ * The `externalId` and `customFields` fields as records that hold them read them (the same kinds and
+ * nested shape), taken from the first record element of the schema that holds both.
+ */
+function commonRecordFields(): readonly Field[] {
+  if (commonFields) return commonFields;
+  const schema = ledgerSchema();
+  for (const response of schema.responses) {
+    for (const ret of slotsOf(schema, response)) {
+      if (ret.type.kind !== "complex") continue;
+      const names = new Set(slotsOf(schema, ret.typeKey).map((slot) => slot.name));
+      if (!COMMON_ELEMENTS.every((name) => names.has(name))) continue;
+      const fields = shapeOf(ret.typeKey, "output").fields.filter((f) =>
+        COMMON_ELEMENTS.includes(f.slot.name),
+      );
+      commonFields = COMMON_ELEMENTS.map((name) => {
+        const field = fields.find((f) => f.slot.name === name);
+        if (!field) throw new Error(`${ret.typeKey} has no field for ${name}`);
+        return field;
+      });
+      return commonFields;
+    }
+  }
+  throw new Error("no record element holds the common record fields");
+}
+
+const records = new Map<string, Shape>();
+
+/**
+ * The output shape of a typed record (a group's record element, answered at the top level): its
+ * own fields, then those {@link DERIVED_OUTPUT} computes from them, then the spec's common fields
+ * its element lacks — `externalId` and `customFields` are on every typed record (spec "Common
+ * application record fields"), null and `[]` where the application's record cannot carry them
+ * (issue 25, item 7). Their elements are not in the record's type, so the reader never fills them.
+ */
+export function recordShape(typeKey: string): Shape {
+  const cached = records.get(typeKey);
+  if (cached) return cached;
+  const own = shapeOf(typeKey, "output");
+  const names = new Set(own.fields.map((f) => f.json));
+  const derived: Field[] = (DERIVED_OUTPUT[typeKey] ?? []).map(({ json, from, kind, value }) => {
+    const source = own.fields.find((f) => f.json === from);
+    if (!source) throw new Error(`${typeKey}: \`${json}\` is derived from \`${from}\`, which it lacks`);
+    return {
+      json,
+      slot: source.slot,
+      form: "value",
+      array: false,
+      kind,
+      shape: null,
+      clearable: false,
+      derive: { from, value },
+    };
+  });
+  const common = commonRecordFields().filter((f) => !names.has(f.json));
+  const shape: Shape =
+    derived.length === 0 && common.length === 0
+      ? own
+      : { ...own, fields: [...own.fields, ...derived, ...common] };
+  records.set(typeKey, shape);
   return shape;
 }

@@ -3,7 +3,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { strictObject, text, type AnyFieldKind } from "../fields.ts";
 import { ownerIdKind } from "../owner-id.ts";
 import { outputSchemaRef, type JsonSchema } from "../resources/json-schema.ts";
-import { shapeOf, type Shape } from "../resources/shape.ts";
+import { recordShape, shapeOf, type Shape } from "../resources/shape.ts";
 import { leaf, node, type XmlElement } from "../xml/tree.ts";
 import {
   PUBLIC_OWNER_ID,
@@ -30,7 +30,7 @@ export const DEFINITION_OBJECT_TYPE = "ledger_custom_field_definition";
 const DEFAULT_TYPE = "string_255_type";
 
 const shape = (key: string, direction: "input" | "output"): Shape => shapeOf(key, direction);
-const record = (): Shape => shape("DataExtDefRet", "output");
+const record = (): Shape => recordShape("DataExtDefRet");
 
 /** The field kind of `json` in an input shape (enumerations carry the application's spelling). */
 function kindOf(typeKey: string, json: string): AnyFieldKind {

@@ -76,17 +76,25 @@ describe("custom field values come back on reads", () => {
     assert.equal(childText(byIds, "OwnerID"), "0", "next to an ID list too");
   });
 
-  test("customFields and externalId are read wherever the record type has them", () => {
+  test("customFields and externalId are on every record, and read wherever the record type has them", () => {
     const types = new Map<string, { customFields: boolean; externalId: boolean }>();
     for (const resource of allResources()) {
       for (const [ret, record] of resource.records) {
         const slots = slotsOf(ledgerSchema(), ret).map((s) => s.name);
-        const fields = record.shape.fields.map((f) => f.json);
-        assert.equal(fields.includes("customFields"), slots.includes("DataExtRet"), `${ret} customFields`);
-        assert.equal(fields.includes("externalId"), slots.includes("ExternalGUID"), `${ret} externalId`);
+        const fields = record.shape.fields;
+        // Spec "Common application record fields": every typed record has both (issue 25, item 7);
+        // they read the record's elements where its type has them, and are null and [] elsewhere.
+        for (const [json, element] of [
+          ["customFields", "DataExtRet"],
+          ["externalId", "ExternalGUID"],
+        ] as const) {
+          const field = fields.find((f) => f.json === json);
+          assert.ok(field, `${ret} ${json}`);
+          assert.equal(field.slot.name, element, `${ret} ${json} reads ${element}`);
+        }
         types.set(ret, {
-          customFields: fields.includes("customFields"),
-          externalId: fields.includes("externalId"),
+          customFields: slots.includes("DataExtRet"),
+          externalId: slots.includes("ExternalGUID"),
         });
       }
     }
@@ -168,6 +176,22 @@ describe("setting a custom field", () => {
       body: { operation: "add", ownerId: "{11111111-2222-3333-4444-555555555555}", name: "Ref", value: "x" },
     });
     assert.equal(privateOwner.name, "DataExtAddRq");
+  });
+
+  test("a name and a value are text: outside the code page or too long is refused, naming the field (issue 25)", () => {
+    const body = (fields: Record<string, unknown>) => ({
+      pathParams: { id: "80000001-1" },
+      body: { operation: "update", name: "Tier", value: "Gold", ...fields },
+    });
+    refuses(() => validateTypedInput(op(), body({ name: "Tier 😀" })), "UNSUPPORTED_CHARACTER", "name");
+    refuses(() => validateTypedInput(op(), body({ value: "😀" })), "UNSUPPORTED_CHARACTER", "value");
+    refuses(() => validateTypedInput(op(), body({ name: "x".repeat(32) })), "STRING_TOO_LONG", "name");
+    refuses(() => validateTypedInput(op(), body({ value: "x".repeat(4096) })), "STRING_TOO_LONG", "value");
+    refuses(() => validateTypedInput(op(), body({ name: "" })), "INVALID_PARAMETER", "name");
+    // Decomposed accents are composed first, as in every text field.
+    const message = messageOf(op(), body({ value: "Cafe\u0301" }));
+    const value = message.children[0]?.children.find((c) => c.name === "DataExtValue")?.text;
+    assert.equal(value, "Caf\u00e9");
   });
 
   test("the delete answer carries the field's own owner and name (DataExtDelRet); type and value null", () => {
@@ -367,6 +391,8 @@ describe("custom field definitions", () => {
       isRequiredOnLists: false,
       isRequiredOnTransactions: false,
       formatString: "",
+      externalId: null,
+      customFields: [],
     });
     const listed = id("list").decodeMessage(answer("DataExtDefQueryRs", [definition, definition]), NO_REQUEST)
       .result as { data: unknown[] };

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { serviceIssue } from "../../errors/from-zod.ts";
 import { strictObject } from "../fields.ts";
 import type { Field, Shape } from "../resources/shape.ts";
-import { excludes } from "../xml/slots.ts";
+import { explainMismatch, matchContent } from "../xml/content-model.ts";
+import { ledgerSchema } from "../xml/schema.ts";
+import { excludes, type ChoiceStep } from "../xml/slots.ts";
 
 /**
  * Strict input schemas built from input shapes (house style §2.3: field kinds build the Zod
@@ -38,8 +40,12 @@ export function inputSchema(shape: Shape, options: InputOptions = {}): z.ZodType
   }
   for (const [name, schema] of Object.entries(options.extra ?? {})) entries[name] = schema;
   const rules = choiceRules(fields, options.allOptional ?? false);
+  const alternatives = alternativeRules(fields);
   const object = strictObject(entries, { required }).superRefine((value, ctx) => {
-    checkChoices(rules, value, ctx);
+    if (checkChoices(rules, value, ctx)) return;
+    if (checkAlternatives(alternatives, value, ctx)) return;
+    const issue = options.allOptional ? null : contentIssue(shape, options.omit, value);
+    if (issue) ctx.addIssue({ ...serviceIssue("INVALID_PARAMETER", issue.message), path: issue.path });
   });
   if (cacheKey !== null) {
     const perShape = cache.get(shape) ?? new Map<string, z.ZodType>();
@@ -102,8 +108,11 @@ function choiceRules(fields: readonly Field[], allOptional: boolean): ChoiceRule
   };
 }
 
-/** Alternatives of a choice exclude each other; a required choice needs one alternative. */
-function checkChoices(rules: ChoiceRules, value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+/**
+ * Alternatives of a choice exclude each other; a required choice needs one alternative. Returns
+ * whether it raised an issue.
+ */
+function checkChoices(rules: ChoiceRules, value: Record<string, unknown>, ctx: z.RefinementCtx): boolean {
   // Pairs are in field order, so the first present pair names the same fields as a scan of the body would.
   const pair = rules.exclusions.find(([a, b]) => value[a.json] !== undefined && value[b.json] !== undefined);
   if (pair) {
@@ -115,7 +124,7 @@ function checkChoices(rules: ChoiceRules, value: Record<string, unknown>, ctx: z
       ),
       path: [b.json],
     });
-    return;
+    return true;
   }
   for (const group of rules.requiredChoices) {
     if (group.some((field) => value[field.json] !== undefined)) continue;
@@ -124,7 +133,7 @@ function checkChoices(rules: ChoiceRules, value: Record<string, unknown>, ctx: z
       ...serviceIssue("INVALID_PARAMETER", `One of ${names} is required.`),
       path: [group[0]?.json ?? ""],
     });
-    return;
+    return true;
   }
   for (const group of rules.requiredFamilies) {
     if (group.some((field) => itemCount(value[field.json]) > 0)) continue;
@@ -133,12 +142,127 @@ function checkChoices(rules: ChoiceRules, value: Record<string, unknown>, ctx: z
       ...serviceIssue("INVALID_PARAMETER", `At least one item of ${names} is required.`),
       path: [group[0]?.json ?? ""],
     });
-    return;
+    return true;
   }
+  return false;
 }
 
 /** How many elements a field's value writes (an array its items; null and absent none). */
 function itemCount(value: unknown): number {
   if (value === undefined || value === null) return 0;
   return Array.isArray(value) ? value.length : 1;
+}
+
+/**
+ * Within a choice's alternative, the elements the alternative requires: a deposit line that sends
+ * `amount` takes the `(EntityRef?, AccountRef, …, Amount?)` alternative, so it must send `accountId`.
+ * The flat field view makes every element of an alternative optional; this restores the rule for
+ * every choice a present field sits in (issue 25: such a body was written as a message the schema
+ * refuses, a 500). Returns whether it raised an issue.
+ */
+function checkAlternatives(
+  rules: ReadonlyMap<Field, readonly (readonly Field[])[]>,
+  value: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+): boolean {
+  for (const [present, steps] of rules) {
+    if (value[present.json] === undefined) continue;
+    for (const candidates of steps) {
+      const missing = candidates.find((field) => value[field.json] === undefined);
+      if (!missing) continue;
+      ctx.addIssue({
+        ...serviceIssue(
+          "INVALID_PARAMETER",
+          `\`${missing.json}\` is required when \`${present.json}\` is sent.`,
+        ),
+        path: [missing.json],
+      });
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * {@link checkAlternatives}' rules, worked out once per schema: per field in a choice, per choice
+ * step it sits in, the fields that alternative requires (in field order; steps none requires left out).
+ */
+function alternativeRules(fields: readonly Field[]): ReadonlyMap<Field, readonly (readonly Field[])[]> {
+  const rules = new Map<Field, (readonly Field[])[]>();
+  for (const present of fields) {
+    const steps: (readonly Field[])[] = [];
+    for (const step of present.slot.choices) {
+      const candidates = fields.filter(
+        (field) =>
+          field.slot.family === null &&
+          field.slot.minInAlternative > 0 &&
+          sameStep(field.slot.choices.at(-1), step),
+      );
+      if (candidates.length > 0) steps.push(candidates);
+    }
+    if (steps.length > 0) rules.set(present, steps);
+  }
+  return rules;
+}
+
+function sameStep(a: ChoiceStep | undefined, b: ChoiceStep): boolean {
+  return a !== undefined && a.id === b.id && a.alternative === b.alternative;
+}
+
+/** How many elements a field's value writes: an array its items, null one (an empty element). */
+function elementCount(field: Field, value: unknown): number {
+  if (value === undefined) return 0;
+  return field.array && Array.isArray(value) ? value.length : 1;
+}
+
+/**
+ * The last word on an object's content: the element names the body writes, matched against the
+ * schema's content model of its type, exactly as the message will be checked before queueing. Any
+ * rule the field checks above do not express (an optional sequence whose second element is
+ * required, occurrence limits…) is refused here as INVALID_PARAMETER naming the field, never written
+ * as a message the schema refuses (issue 25). Fields the path supplies (`omit`) count as present.
+ * Returns the refusal (its message and the field's path within the object), or null.
+ */
+export function contentIssue(
+  shape: Shape,
+  omit: ReadonlySet<string> | undefined,
+  value: Readonly<Record<string, unknown>>,
+): { message: string; path: string[] } | null {
+  const type = ledgerSchema().typeOf(shape.typeKey, shape.typeKey);
+  if (type.kind !== "complex") return null;
+  const names: string[] = [];
+  const owners: Field[] = [];
+  for (const field of shape.fields) {
+    const count = omit?.has(field.json)
+      ? Math.min(field.slot.min, 1)
+      : elementCount(field, value[field.json]);
+    for (let i = 0; i < count; i++) {
+      names.push(field.slot.name);
+      owners.push(field);
+    }
+  }
+  const matched = matchContent(type.model, names);
+  if (Array.isArray(matched)) return null;
+  const explanation = explainMismatch(type.model, names, matched);
+  const byName = (name: string): Field | undefined => shape.fields.find((f) => f.slot.name === name);
+  let field: Field | undefined;
+  let message: string;
+  if (explanation.kind === "missing") {
+    const wanted = explanation.names.map(byName).filter((f): f is Field => f !== undefined);
+    const given = owners.filter((f) => value[f.json] !== undefined);
+    // Among the fields that fit beside what was sent, one its alternative requires, if any.
+    const fitting = wanted.filter((f) => !given.some((g) => excludes(g.slot, f.slot)));
+    field = fitting.find((f) => f.slot.minInAlternative > 0) ?? fitting[0] ?? wanted[0];
+    message =
+      wanted.length > 1
+        ? `One of ${wanted.map((f) => `\`${f.json}\``).join(", ")} is required here.`
+        : `\`${field?.json ?? ""}\` is required here.`;
+  } else {
+    const at = "at" in explanation ? explanation.at : 0;
+    field = owners[at];
+    message = `\`${field?.json ?? ""}\` cannot be sent with the other fields as given.`;
+  }
+  // A field the path supplies is not the caller's to fix: name the first one the body sent instead.
+  if (field === undefined || omit?.has(field.json)) field = owners.find((f) => !omit?.has(f.json));
+  return { message, path: field ? [field.json] : [] };
 }

@@ -22,6 +22,8 @@ interface ReadPlan {
   readonly index: ReadonlyMap<string, Field>;
   readonly template: Readonly<Record<string, unknown>>;
   readonly arrays: readonly string[];
+  /** Fields computed from others once the record is read (`Field.derive`). */
+  readonly derived: readonly Field[];
 }
 
 const plans = new WeakMap<Shape, Map<string | null, ReadPlan>>();
@@ -32,7 +34,10 @@ function planOf(shape: Shape, objectType: string | null): ReadPlan {
   let plan = byType.get(objectType);
   if (plan) return plan;
   const index = new Map<string, Field>();
-  for (const field of shape.fields) if (!index.has(field.slot.name)) index.set(field.slot.name, field);
+  const derived = shape.fields.filter((field) => field.derive !== undefined);
+  for (const field of shape.fields) {
+    if (!field.derive && !index.has(field.slot.name)) index.set(field.slot.name, field);
+  }
   // objectType right after id (or first when the shape has no id).
   const template: Record<string, unknown> = {};
   const arrays: string[] = [];
@@ -52,7 +57,7 @@ function planOf(shape: Shape, objectType: string | null): ReadPlan {
   }
   // Rebuilt in one step: an object grown key by key ends up in V8's slow dictionary mode, and so
   // would every copy of it (copying such a template cost more than reading the record).
-  plan = { index, template: Object.fromEntries(Object.entries(template)), arrays };
+  plan = { index, template: Object.fromEntries(Object.entries(template)), arrays, derived };
   byType.set(objectType, plan);
   return plan;
 }
@@ -85,6 +90,7 @@ export function readRecord(
       out[field.json] = readField(field, child, path, -1, warnings);
     }
   }
+  for (const field of plan.derived) out[field.json] = field.derive?.value(out[field.derive.from]) ?? null;
   return out;
 }
 

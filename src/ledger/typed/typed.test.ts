@@ -8,7 +8,7 @@ import { leaf, node } from "../xml/tree.ts";
 import { messageProblem } from "../xml/validate-tree.ts";
 import { createMessage, responseMessage, updateMessage } from "./actions.ts";
 import { listFilters, parseParam, type ParamValue } from "./filters.ts";
-import { inputSchema } from "./input.ts";
+import { contentIssue, inputSchema } from "./input.ts";
 import { readRecord, type ReadWarning } from "./reader.ts";
 import { gateMessages } from "../connection-gate.ts";
 import { reportOperations, typedOperations } from "../operations.ts";
@@ -136,6 +136,63 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
     rejects("journal-entries", { debitLines: [], creditLines: [] }, "INVALID_PARAMETER", "debitLines");
     const line = { accountId: "80000001-1", amount: "1.00" };
     assert.ok(createBody("journal-entries", { creditLines: [line] }));
+  });
+
+  test("an element an alternative requires is required once the alternative is taken (issue 25)", () => {
+    // A deposit line is a payment `(PaymentTxnID, …)` or a deposit `(EntityRef?, AccountRef, …, Amount?)`:
+    // an amount alone takes the second, which needs its account.
+    const error = rejects(
+      "deposits",
+      { depositToAccountId: "80000001-1", lines: [{ amount: "10.00" }] },
+      "INVALID_PARAMETER",
+      "lines[0].accountId",
+    );
+    assert.match(error.message, /`accountId` is required when `amount` is sent/);
+    const accepted = createBody("deposits", {
+      depositToAccountId: "80000001-1",
+      lines: [{ accountId: "80000002-1", amount: "10.00" }],
+    });
+    const deposits = resource("deposits");
+    assert.equal(messageProblem(ledgerSchema(), createMessage(deposits, accepted)), null);
+    // A price level's per-item adjustment is a pair: a percentage needs what it is relative to.
+    rejects(
+      "price-levels",
+      { name: "Trade", perItemPriceLevels: [{ itemId: "80000001-1", adjustPercentage: "5" }] },
+      "INVALID_PARAMETER",
+      "perItemPriceLevels[0].adjustRelativeTo",
+    );
+  });
+
+  test("the last word is the schema's content model: what the field rules miss is refused naming a field", () => {
+    // Checked on its own (the alternative rule above refuses these bodies first).
+    const line = resource("deposits").create?.fields.find((f) => f.json === "lines")?.shape;
+    assert.ok(line);
+    assert.deepEqual(contentIssue(line, undefined, { amount: "10.00" }), {
+      message: "One of `paymentTransactionId`, `entityId`, `accountId` is required here.",
+      path: ["accountId"],
+    });
+    assert.equal(contentIssue(line, undefined, { accountId: "80000001-1", amount: "10.00" }), null);
+    assert.equal(contentIssue(line, undefined, { paymentTransactionId: "1F-1" }), null);
+    // A field the path supplies (an update's record ID) counts as present and is never the one named.
+    const update = resource("deposits").update;
+    assert.ok(update);
+    assert.equal(contentIssue(update, new Set(["id"]), { revisionNumber: "1" }), null);
+    const mod = update.fields.find((f) => f.json === "lines")?.shape;
+    assert.ok(mod);
+    assert.deepEqual(contentIssue(mod, undefined, { id: "5-1", overrideMemo: "x" })?.path, ["overrideMemo"]);
+  });
+
+  test("a custom field's owner in a line is `0` or a GUID in braces, checked before anything is written (issue 25)", () => {
+    const withOwner = (ownerId: string) => ({
+      customerId: "80000001-1",
+      lines: [line({ customFields: [{ ownerId, name: "Colour", value: "Blue" }] })],
+    });
+    rejects("invoices", withOwner("Björk"), "INVALID_PARAMETER", "lines[0].customFields[0].ownerId");
+    rejects("invoices", withOwner("{not-a-guid}"), "INVALID_PARAMETER", "lines[0].customFields[0].ownerId");
+    for (const ownerId of ["0", "{6B063959-81B0-4B4C-9F5F-0C0B8C9C5E21}"]) {
+      const body = createBody("invoices", withOwner(ownerId));
+      assert.equal(messageProblem(ledgerSchema(), createMessage(resource("invoices"), body)), null, ownerId);
+    }
   });
 
   test("every create body the input schema accepts, even with every line array empty, is a valid message", async () => {

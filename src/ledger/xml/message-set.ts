@@ -67,8 +67,8 @@ export function parsePassthroughXml(
     new ServiceError("PASSTHROUGH_INVALID_XML", { param, message });
   const trimmed = checkPassthroughText(xml.replace(/^\uFEFF/, ""), param).trim();
   if (trimmed.length === 0) throw invalid("The XML body is empty.");
-  const withoutProlog = trimmed.replace(/^<\?xml[^?]*\?>\s*/, "").replace(/^<\?qbxml[^?]*\?>\s*/, "");
-  if (withoutProlog.includes("<?")) {
+  const withoutProlog = withoutPrologInstructions(trimmed);
+  if (literalTextBlanked(withoutProlog).includes("<?")) {
     throw invalid("Processing instructions are allowed only in the prolog (`<?xml …?>`, `<?qbxml …?>`).");
   }
   let root: XmlElement;
@@ -111,6 +111,45 @@ export function parsePassthroughXml(
   if (bad) throw invalid(`\`${bad}\` is not a request message (request element names end in \`Rq\`).`);
   validateRequestMessages(messages);
   return { messages, onError, requestNames };
+}
+
+/** Spaces for every character but line breaks, so that positions in what remains hold. */
+const blank = (text: string): string => text.replace(/[^\n]/g, " ");
+
+/** CDATA sections and comments hold literal text: blanked out (same length, so positions hold). */
+function literalTextBlanked(text: string): string {
+  return text.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, blank);
+}
+
+/** The XML declaration, first in a document when it is there. */
+const DECLARATION = /^<\?xml(?:\s[\s\S]*?)?\?>/;
+/** What may follow it in the prolog: white space, a comment, the message version's instruction. */
+const PROLOG_ITEM = /\s+|<!--[\s\S]*?-->|<\?qbxml(?:\s[\s\S]*?)?\?>/y;
+
+/**
+ * The document with its prolog's processing instructions blanked out: the XML declaration (first
+ * only) and one `<?qbxml …?>`, found among the white space and comments the prolog may hold (XML 1.0
+ * §2.8: `prolog ::= XMLDecl? Misc*`, a comment is one of `Misc`). The application's own sample files
+ * put their comments before `<?qbxml …?>` (issue 25, item 5). Comments stay, for the reader to check
+ * them as XML; any other processing instruction stays, to be refused.
+ */
+function withoutPrologInstructions(text: string): string {
+  const declaration = DECLARATION.exec(text)?.[0] ?? "";
+  let out = blank(declaration);
+  let at = declaration.length;
+  let version = false;
+  for (;;) {
+    PROLOG_ITEM.lastIndex = at;
+    const item = PROLOG_ITEM.exec(text)?.[0];
+    if (item === undefined) break;
+    if (item.startsWith("<?")) {
+      if (version) break;
+      version = true;
+      out += blank(item);
+    } else out += item;
+    at += item.length;
+  }
+  return out + text.slice(at);
 }
 
 /** A message set is a write unless every request in it is a query. */

@@ -17,6 +17,12 @@ export interface Slot {
   /** Most occurrences (Infinity when the slot or anything around it repeats). */
   readonly max: number;
   /**
+   * Fewest occurrences once the alternative of its innermost choice is taken (`min` when the slot
+   * sits in no choice): `AccountRef` is 1 in a deposit line's `(EntityRef?, AccountRef, …, Amount?)`
+   * alternative, so a line that sends `Amount` must send `AccountRef` too.
+   */
+  readonly minInAlternative: number;
+  /**
    * The choices (each occurring at most once) the slot sits in, outermost first: two slots exclude
    * each other when they sit in different alternatives of one choice (same `id`).
    */
@@ -52,6 +58,8 @@ export function excludes(a: Slot, b: Slot): boolean {
 interface Context {
   min: number;
   max: number;
+  /** Fewest occurrences within the innermost choice alternative entered (1 at its entry). */
+  altMin: number;
   choices: readonly ChoiceStep[];
   family: number | null;
   familyRequired: boolean;
@@ -70,6 +78,7 @@ export function slotsOf(schema: LedgerSchema, typeKey: string): readonly Slot[] 
     const walk = (particle: Particle, context: Context): void => {
       const min = context.min * particle.min;
       const max = context.max * particle.max;
+      const altMin = context.altMin * particle.min;
       if (particle.kind === "element") {
         const key = schema.keyOf(particle.name, particle.typeKey);
         slots.push({
@@ -78,6 +87,7 @@ export function slotsOf(schema: LedgerSchema, typeKey: string): readonly Slot[] 
           type: schema.typeOf(particle.name, particle.typeKey),
           min,
           max,
+          minInAlternative: altMin,
           choices: context.choices,
           family: context.family,
           familyRequired: context.familyRequired,
@@ -87,21 +97,29 @@ export function slotsOf(schema: LedgerSchema, typeKey: string): readonly Slot[] 
       }
       const owner = groupName(schema, particle) ?? context.owner;
       if (particle.kind === "sequence") {
-        for (const item of particle.items) walk(item, { ...context, min, max, owner });
+        for (const item of particle.items) walk(item, { ...context, min, max, altMin, owner });
         return;
       }
       // A choice: alternatives exclude each other unless the choice repeats.
       const id = ++ids;
       particle.items.forEach((item, alternative) => {
         if (particle.max > 1) {
-          walk(item, { ...context, min: 0, max, family: id, familyRequired: min > 0, owner });
+          walk(item, { ...context, min: 0, max, altMin: 1, family: id, familyRequired: min > 0, owner });
         } else {
           const step = { id, alternative, required: min > 0 };
-          walk(item, { ...context, min: 0, max, choices: [...context.choices, step], owner });
+          walk(item, { ...context, min: 0, max, altMin: 1, choices: [...context.choices, step], owner });
         }
       });
     };
-    walk(type.model, { min: 1, max: 1, choices: [], family: null, familyRequired: false, owner: typeKey });
+    walk(type.model, {
+      min: 1,
+      max: 1,
+      altMin: 1,
+      choices: [],
+      family: null,
+      familyRequired: false,
+      owner: typeKey,
+    });
   }
   cached = slots;
   let perSchema = cache.get(schema);

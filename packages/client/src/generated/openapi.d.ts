@@ -4875,6 +4875,9 @@ export interface components {
         HealthCheck: {
             /** @constant */
             status: "ok";
+            /** @description Milliseconds the round trip took, from the call to the application's answer: the same value as `durationMs`, under the name the market's clients read. */
+            duration: number;
+            /** @description Milliseconds the round trip took, from the call to the application's answer. */
             durationMs: number;
             ledger: {
                 product: string | null;
@@ -6494,7 +6497,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -6545,7 +6548,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -6564,7 +6567,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7094,7 +7097,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7145,7 +7148,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7164,7 +7167,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7651,7 +7654,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7702,7 +7705,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -7721,7 +7724,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8034,7 +8037,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8085,7 +8088,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8104,7 +8107,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8776,7 +8779,7 @@ export interface components {
                     };
                 };
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -8797,7 +8800,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -11380,7 +11383,7 @@ export interface components {
                 /** @description Text of up to 29 characters in the Windows-1252 character set (normalised to NFC). */
                 otherCustomField2?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -11399,7 +11402,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13103,7 +13106,7 @@ export interface components {
                     transactionLineId: string;
                 };
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13124,7 +13127,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13733,7 +13736,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13784,7 +13787,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -13803,7 +13806,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -14683,10 +14686,13 @@ export interface components {
                 fullName: string | null;
             } | null;
             customFields: components["schemas"]["DataExtRet"][];
+            externalId: string | null;
         };
         ledger_account_tax_line: {
             taxLineId: number | null;
             taxLineName: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_account_tax_line";
         };
@@ -14835,6 +14841,8 @@ export interface components {
         ledger_bill_to_pay: {
             bill: components["schemas"]["BillToPay"] | null;
             credit: components["schemas"]["CreditToApply"] | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_bill_to_pay";
         };
@@ -14856,6 +14864,8 @@ export interface components {
             /** @description Decimal string */
             fixedBillingRate: string | null;
             billingRatePerItems: components["schemas"]["BillingRatePerItemRet"][];
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_build_assembly: {
             id: string | null;
@@ -14960,6 +14970,8 @@ export interface components {
                 fullName: string | null;
             } | null;
             sublevel: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_company: {
             isSampleCompanyFile: boolean | null;
@@ -14997,6 +15009,7 @@ export interface components {
             subscribedServices: components["schemas"]["SubscribedServices"] | null;
             accountantCopy: components["schemas"]["AccountantCopy"] | null;
             customFields: components["schemas"]["DataExtRet"][];
+            externalId: string | null;
             /** @constant */
             objectType: "ledger_company";
         };
@@ -15337,6 +15350,8 @@ export interface components {
             exchangeRate: string | null;
             /** Format: date */
             asOfDate: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_custom_field_definition: {
             id: string | null;
@@ -15352,6 +15367,8 @@ export interface components {
             isRequiredOnLists: boolean | null;
             isRequiredOnTransactions: boolean | null;
             formatString: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_custom_field_definition";
         };
@@ -15490,6 +15507,8 @@ export interface components {
             revisionNumber: string | null;
             name: string | null;
             isActive: boolean | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_customer_type: {
             id: string | null;
@@ -15508,6 +15527,8 @@ export interface components {
                 fullName: string | null;
             } | null;
             sublevel: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_date_driven_term: {
             id: string | null;
@@ -15525,6 +15546,8 @@ export interface components {
             discountDayOfMonth: number | null;
             /** @description Decimal string */
             discountPercentage: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_deleted_list_object: {
             /**
@@ -15540,6 +15563,8 @@ export interface components {
             /** @description ISO 8601 date-time with the application computer's UTC offset */
             deletedAt: string | null;
             fullName: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_deleted_transaction: {
             /**
@@ -15555,6 +15580,8 @@ export interface components {
             /** @description ISO 8601 date-time with the application computer's UTC offset */
             deletedAt: string | null;
             refNumber: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_deposit: {
             id: string | null;
@@ -16252,6 +16279,8 @@ export interface components {
             email: string | null;
             address: components["schemas"]["SiteAddress"] | null;
             siteAddressBlock: components["schemas"]["SiteAddressBlock"] | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_inventory_transfer: {
             id: string | null;
@@ -16277,6 +16306,7 @@ export interface components {
             memo: string | null;
             externalId: string | null;
             transferInventoryLines: components["schemas"]["TransferInventoryLineRet"][];
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_invoice: {
             id: string | null;
@@ -16635,6 +16665,8 @@ export interface components {
             quantityRequiredByPendingBuildTransactions: number | null;
             quantityOnPendingTransfers: number | null;
             assemblyBuildPoint: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_job_type: {
             id: string | null;
@@ -16653,6 +16685,8 @@ export interface components {
                 fullName: string | null;
             } | null;
             sublevel: number | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_journal_credit_line: {
             id: string | null;
@@ -16764,6 +16798,8 @@ export interface components {
             customContactFields: components["schemas"]["AdditionalContactRef"][];
             locations: components["schemas"]["LocationsRet"][];
             contacts: components["schemas"]["LeadContactsRet"][];
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_linked_transaction: {
             id: string | null;
@@ -16933,6 +16969,8 @@ export interface components {
              * @enum {string|null}
              */
             paymentMethodType: "american_express" | "cash" | "check" | "debit_card" | "discover" | "e_check" | "gift_card" | "master_card" | "other" | "other_credit_card" | "visa" | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_payment_to_deposit: {
             paymentTransactionId: string | null;
@@ -16959,6 +16997,8 @@ export interface components {
             exchangeRate: string | null;
             /** @description Decimal string */
             amountInHomeCurrency: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_payment_to_deposit";
         };
@@ -16986,6 +17026,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_payroll_wage_item: {
             id: string | null;
@@ -17014,6 +17056,8 @@ export interface components {
             rate: string | null;
             /** @description Decimal string */
             ratePercent: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_preferences: {
             accounting: components["schemas"]["AccountingPreferences"] | null;
@@ -17028,6 +17072,8 @@ export interface components {
             timeTracking: components["schemas"]["TimeTrackingPreferences"] | null;
             appAccessRights: components["schemas"]["CurrentAppAccessRights"] | null;
             itemsAndInventory: components["schemas"]["ItemsAndInventoryPreferences"] | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_preferences";
         };
@@ -17054,6 +17100,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_purchase_order: {
             id: string | null;
@@ -17661,6 +17709,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_sales_tax_code: {
             id: string | null;
@@ -17683,6 +17733,8 @@ export interface components {
                 id: string | null;
                 fullName: string | null;
             } | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_sales_tax_group_item: {
             id: string | null;
@@ -17825,6 +17877,8 @@ export interface components {
             revisionNumber: string | null;
             name: string | null;
             isActive: boolean | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_standard_term: {
             id: string | null;
@@ -17841,6 +17895,8 @@ export interface components {
             discountDays: number | null;
             /** @description Decimal string */
             discountPercentage: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_subtotal_item: {
             id: string | null;
@@ -17879,6 +17935,8 @@ export interface components {
              * @enum {string|null}
              */
             templateType: "build_assembly" | "credit_memo" | "estimate" | "invoice" | "purchase_order" | "sales_order" | "sales_receipt" | "payment_receipt" | "bill_payment" | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_time_tracking_activity: {
             id: string | null;
@@ -17922,6 +17980,8 @@ export interface components {
              */
             billingStatus: "billable" | "not_billable" | "has_been_billed" | null;
             externalId: string | null;
+            isBilled: boolean | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_transaction: {
             /**
@@ -17957,6 +18017,8 @@ export interface components {
             /** @description Decimal string */
             amountInHomeCurrency: string | null;
             memo: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
             /** @constant */
             objectType: "ledger_transaction";
         };
@@ -17991,6 +18053,8 @@ export interface components {
             /** @description Decimal string */
             amount: string | null;
             memo: string | null;
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_unit_of_measure_set: {
             id: string | null;
@@ -18011,6 +18075,8 @@ export interface components {
             baseUnit: components["schemas"]["BaseUnit"] | null;
             relatedUnits: components["schemas"]["RelatedUnit"][];
             defaultUnits: components["schemas"]["DefaultUnit"][];
+            externalId: string | null;
+            customFields: components["schemas"]["DataExtRet"][];
         };
         ledger_vendor: {
             id: string | null;
@@ -19610,7 +19676,7 @@ export interface components {
                 /** @description Text of up to 29 characters in the Windows-1252 character set (normalised to NFC). */
                 otherCustomField2?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -19630,7 +19696,7 @@ export interface components {
                 serviceDate?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -20488,7 +20554,7 @@ export interface components {
                 /** @description Text of up to 29 characters in the Windows-1252 character set (normalised to NFC). */
                 otherCustomField2?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -20507,7 +20573,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -21036,7 +21102,7 @@ export interface components {
                     };
                 };
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -21057,7 +21123,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -23224,7 +23290,7 @@ export interface components {
                 billingStatus?: "billable" | "not_billable" | "has_been_billed";
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -23275,7 +23341,7 @@ export interface components {
                 };
                 salesRepresentativeId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -23294,7 +23360,7 @@ export interface components {
                 inventorySiteId?: string;
                 inventorySiteLocationId?: string;
                 customFields?: {
-                    /** @description Text of up to 38 characters in the Windows-1252 character set (normalised to NFC). */
+                    /** @description `0` (a public field) or the owning application's GUID in braces. */
                     ownerId: string;
                     /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
                     name: string;
@@ -24952,7 +25018,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{status, durationMs, ledger: {product, xmlVersion, companyName}}` */
+            /** @description `{status, duration, durationMs, ledger: {product, xmlVersion, companyName}}` */
             200: {
                 headers: {
                     "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
