@@ -14,6 +14,7 @@ export const SALES_TAX_ITEMS = [
   { name: "County Tax", rateBasisPoints: 100 },
   { name: "City Tax", rateBasisPoints: 50 },
 ] as const;
+/** The sales tax group every sale names (its lines say which amounts are taxable). */
 export const SALES_TAX_GROUP = "Local Sales Tax";
 /** The group's rate: the sum of its members'. */
 export const SALES_TAX_RATE_BASIS_POINTS = SALES_TAX_ITEMS.reduce(
@@ -21,11 +22,13 @@ export const SALES_TAX_RATE_BASIS_POINTS = SALES_TAX_ITEMS.reduce(
   0,
 );
 
+/** Whole cents as an amount with two decimals. */
 export const money = (cents: number): string => (cents / 100).toFixed(2);
 /** Sales tax on `cents` at the group's rate, rounded half up as the application rounds. */
 export const taxOn = (cents: number): number =>
   Math.floor((cents * SALES_TAX_RATE_BASIS_POINTS + 5000) / 10000);
 
+/** Accounts that bills and checks spend on. */
 export const EXPENSE_ACCOUNTS = [
   "Job Materials",
   "Office Supplies",
@@ -33,6 +36,7 @@ export const EXPENSE_ACCOUNTS = [
   "Repairs and Maintenance",
   "Fuel",
 ];
+/** Invoice memos, often none. */
 export const MEMOS = [
   "Thank you!",
   "Progress billing",
@@ -42,6 +46,7 @@ export const MEMOS = [
   undefined,
 ];
 
+/** Sale lines and what they come to, sales tax included. */
 export interface Sale {
   readonly lines: Spec[];
   readonly totalCents: number;
@@ -54,7 +59,7 @@ export function days(random: SeededRandom, count: number, last = daysIn(BASE_YEA
   return out.sort((a, b) => a - b);
 }
 
-/** Sale lines for `lineName` (InvoiceLineAdd …): items, quantities, tax codes, and the total with tax. */
+/** Sale lines (of any sales form): items, quantities, tax codes, and the total with tax. */
 export function sale(random: SeededRandom, lists: DemoLists, taxable: boolean, withTax = true): Sale {
   const lines: Spec[] = [];
   let subtotal = 0;
@@ -96,6 +101,7 @@ export function part(random: SeededRandom, cents: number): number {
   return Math.max(1, Math.min(cents - 1, Math.round((cents * random.int(20, 80)) / 100)));
 }
 
+/** Money received (a payment, a sales receipt) that a deposit may hold later. */
 export interface Receipt {
   readonly key: string;
   readonly day: number;

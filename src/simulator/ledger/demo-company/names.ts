@@ -4,6 +4,7 @@
  */
 import type { SeededRandom } from "../../../platform/seeded-random.ts";
 
+/** First names of customers, employees and leads. */
 export const FIRST_NAMES = [
   "Maria",
   "James",
@@ -28,6 +29,7 @@ export const FIRST_NAMES = [
   "Kwame",
   "Zoe",
 ];
+/** Last names of customers, employees and leads. */
 export const LAST_NAMES = [
   "Garcia",
   "Smith",
@@ -50,6 +52,7 @@ export const LAST_NAMES = [
   "Mensah",
   "Novak",
 ];
+/** First words of business names (and street names). */
 export const COMPANY_WORDS = [
   "Bayside",
   "Cedar",
@@ -68,6 +71,7 @@ export const COMPANY_WORDS = [
   "Ironwood",
   "Brookside",
 ];
+/** What a business customer is. */
 export const COMPANY_KINDS = [
   "Dental",
   "Cafe",
@@ -82,6 +86,7 @@ export const COMPANY_KINDS = [
   "Veterinary",
   "Properties",
 ];
+/** What a vendor sells. */
 export const VENDOR_KINDS = [
   "Lumber Yard",
   "Electric Supply",
@@ -94,6 +99,7 @@ export const VENDOR_KINDS = [
   "Roofing Supply",
   "Tool Rental",
 ];
+/** Jobs done for customers. */
 export const JOB_NAMES = [
   "Kitchen Remodel",
   "Bathroom Remodel",
@@ -106,6 +112,7 @@ export const JOB_NAMES = [
   "Garage",
   "Patio",
 ];
+/** City, state and postal code of addresses. */
 export const CITIES: ReadonlyArray<readonly [string, string, string]> = [
   ["Springfield", "IL", "62701"],
   ["Riverton", "IL", "62561"],
@@ -121,6 +128,7 @@ export function unique(name: string, used: Set<string>): string {
   return candidate;
 }
 
+/** A street address in one of {@link CITIES}. */
 export function address(random: SeededRandom): Record<string, string> {
   const [city, state, postalCode] = random.pick(CITIES);
   return {
@@ -131,6 +139,7 @@ export function address(random: SeededRandom): Record<string, string> {
   };
 }
 
+/** A phone number of the demo company's area. */
 export function phone(random: SeededRandom): string {
   return `217-555-${String(random.int(100, 9999)).padStart(4, "0")}`;
 }
