@@ -40,6 +40,12 @@ test("SIMULATOR_LATENCY: zero unless set; a name or key:milliseconds entries; an
   );
 });
 
+test("SIMULATOR_COMPANY_SIZE: small unless set; large for benches; anything else stops the start", () => {
+  assert.equal(loadConfig({}).SIMULATOR_COMPANY_SIZE, "small");
+  assert.equal(loadConfig({ SIMULATOR_COMPANY_SIZE: "large" }).SIMULATOR_COMPANY_SIZE, "large");
+  assert.throws(() => loadConfig({ SIMULATOR_COMPANY_SIZE: "huge" }), /SIMULATOR_COMPANY_SIZE/);
+});
+
 test("an environment variable the service does not know is ignored, not refused", () => {
   // A variable of a later version (or of another program) in the environment does not stop a start.
   const config = loadConfig({ SOME_LATER_SETTING: "1", PORT: "9090" });

@@ -58,7 +58,7 @@ export const configSchema = z.object({
   NODE_ENV: z.string().optional(),
   /**
    * Runs the simulated end users (Web Connector + company file) inside the service: the demo end user
-   * and its sample data (its keys in `DATA_DIR/demo.json`; printed at start only to a terminal), and
+   * and its demo company (its keys in `DATA_DIR/demo.json`; printed at start only to a terminal), and
    * the "Use a simulated company file" button. `off` for real deployments.
    * @defaultValue `on`; `off` when `NODE_ENV=production` (the container image)
    */
@@ -87,7 +87,8 @@ export const configSchema = z.object({
    * demo's, the setup page's simulated company file): `small` (a contractor's year: about 40
    * customers and jobs, 150 invoices, every kind of list and transaction; ready in about a second)
    * or `large` (the same business with 10,000 invoices and everything in proportion: for benches,
-   * generated in 10–20 s at the first start). Files already made are kept as they are.
+   * generated in 10–20 s at the first start; a 70 MB file, saved whole after each answer, so every
+   * call costs about half a second more). Files already made are kept as they are (decision 0042).
    */
   SIMULATOR_COMPANY_SIZE: z.enum(["small", "large"]).default("small"),
   /** Requests per project per rate-limit window (all keys together). */

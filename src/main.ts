@@ -23,8 +23,8 @@ import { startChangeFeed } from "./change-feed/poller.ts";
 
 /**
  * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint),
- * the operator's admin channel and, unless SIMULATOR=off, simulated end users (a demo one whose
- * company file has sample data, and any attached through a setup page or the CLI).
+ * the operator's admin channel and, unless SIMULATOR=off, simulated end users (a demo one, and any
+ * attached through a setup page or the CLI, whose new company files hold the demo company).
  */
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -106,7 +106,7 @@ async function main(argv: string[]): Promise<void> {
   const env = process.env;
   const profile = latencyProfile(values.latency ?? env.LEDGER_SIMULATOR_LATENCY ?? "zero");
   const latency = simulatedLatency(profile);
-  const size = companySize(values.size ?? env.LEDGER_SIMULATOR_SIZE ?? "small");
+  const size = companySize(values.size ?? (env.LEDGER_SIMULATOR_SIZE || "small"));
   const setupUrl = values["setup-url"] ?? env.LEDGER_SIMULATOR_SETUP_URL;
   const qwcPath = values.qwc ?? env.LEDGER_SIMULATOR_QWC;
   const password = values.password ?? env.LEDGER_SIMULATOR_PASSWORD;

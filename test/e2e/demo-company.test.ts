@@ -76,4 +76,17 @@ test("the demo company answers records for at least 45 of the typed list operati
     ),
   );
   assert.deepEqual([...states].sort(), ["open", "paid", "partly paid", "pending"]);
+
+  // The README's examples name records that exist: customers starting "meadow", and a year of
+  // income and expenses in 2025's profit and loss.
+  const meadow = await get("customers?nameStartsWith=meadow&limit=20");
+  assert.equal(meadow.status, 200, JSON.stringify(meadow.body).slice(0, 1000));
+  assert.ok((meadow.body.data as Json[]).length > 0, "customers named Meadow…");
+  const profitAndLoss = await get(
+    "reports/general-summary?reportType=profit_and_loss_standard&reportDateFrom=2025-01-01&reportDateTo=2025-12-31",
+  );
+  assert.equal(profitAndLoss.status, 200, JSON.stringify(profitAndLoss.body).slice(0, 1000));
+  const report = JSON.stringify(profitAndLoss.body);
+  for (const account of ["Construction Income", "Materials Income", "Rent"])
+    assert.ok(report.includes(account), `${account} in the profit and loss: ${report.slice(0, 1500)}`);
 });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { CompanyFile } from "../../src/simulator/ledger/company-file.ts";
+import { demoInvoiceCount } from "../../src/simulator/ledger/index.ts";
 import { startSystem } from "../../src/testing/system.ts";
 import { eventually } from "./helpers.ts";
 
@@ -89,6 +90,29 @@ test("npm run simulator follows a setup link, answers calls and keeps its compan
   const kept = CompanyFile.restore(JSON.parse(readFileSync(companyJson, "utf8")), { now: () => Date.now() });
   assert.equal(kept.companyName, "Standalone Co");
   assert.ok(kept.recordsOf("Customer").some((r) => r.fields.some((f) => f.text === "Kept In The File")));
+  // A new file holds the demo company (small by default: decision 0042).
+  assert.equal(kept.count("Invoice"), demoInvoiceCount("small"));
+});
+
+test("npm run simulator refuses a company size it does not know, before contacting anything", async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "src/simulator/main.ts",
+      "--setup-url",
+      "http://127.0.0.1:9/setup/x",
+      "--size",
+      "huge",
+    ],
+    { cwd: ROOT, env: { ...process.env, LEDGER_SIMULATOR_SIZE: "" }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /--size: give small or large\./);
 });
 
 test("npm run simulator without a registration explains its flags", async () => {

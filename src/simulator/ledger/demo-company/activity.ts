@@ -4,13 +4,25 @@
  * of what was received, purchase orders, item receipts, bills and their payments (by check and by
  * card), vendor credits, checks (one voided), card charges and credits, transfers, journal
  * entries, time tracking, inventory adjustments, builds and transfers, sales tax payments, and a
- * record of each kind deleted. Amounts are whole cents; the sales tax the application will compute
- * is computed here the same way, so payments never exceed what is owed.
+ * record of each kind deleted (the bookkeeping besides sales and bills is in `books.ts`). Amounts
+ * are whole cents (`amounts.ts`), so payments never exceed what is owed.
  */
 import type { SeededRandom } from "../../../platform/seeded-random.ts";
 import { BASE_YEAR, dateOf, daysIn, monthEnd } from "./calendar.ts";
-import { SALES_TAX_GROUP, SALES_TAX_ITEMS, SALES_TAX_RATE_BASIS_POINTS, type DemoLists } from "./lists.ts";
+import type { DemoLists } from "./lists.ts";
 import { ref, type Spec } from "./messages.ts";
+import {
+  days,
+  EXPENSE_ACCOUNTS,
+  MEMOS,
+  money,
+  part,
+  SALES_TAX_GROUP,
+  sale,
+  taxOn,
+  type Receipt,
+} from "./amounts.ts";
+import { RENT_CHECK_KEY, writeBooks } from "./books.ts";
 import type { DemoWriter } from "./writer.ts";
 
 /** How many of the main transactions the year holds (the rest follow from these). */
@@ -24,80 +36,6 @@ export interface ActivityCounts {
   readonly checks: number;
   readonly cardCharges: number;
   readonly timeEntries: number;
-}
-
-const money = (cents: number): string => (cents / 100).toFixed(2);
-/** Sales tax on `cents` at the group's rate, rounded half up as the application rounds. */
-const taxOn = (cents: number): number => Math.floor((cents * SALES_TAX_RATE_BASIS_POINTS + 5000) / 10000);
-
-const EXPENSE_ACCOUNTS = ["Job Materials", "Office Supplies", "Utilities", "Repairs and Maintenance", "Fuel"];
-const MEMOS = [
-  "Thank you!",
-  "Progress billing",
-  "Final billing",
-  "Materials and labor",
-  undefined,
-  undefined,
-];
-
-interface Sale {
-  readonly lines: Spec[];
-  readonly totalCents: number;
-}
-
-/** Distinct sorted days of the year, `count` of them drawn (days may repeat). */
-function days(random: SeededRandom, count: number, last = daysIn(BASE_YEAR)): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) out.push(random.int(1, last));
-  return out.sort((a, b) => a - b);
-}
-
-/** Sale lines for `lineName` (InvoiceLineAdd …): items, quantities, tax codes, and the total with tax. */
-function sale(random: SeededRandom, lists: DemoLists, taxable: boolean, withTax = true): Sale {
-  const lines: Spec[] = [];
-  let subtotal = 0;
-  let taxed = 0;
-  const count = random.int(1, 4);
-  const used = new Set<string>();
-  for (let i = 0; i < count; i++) {
-    const item = random.pick(lists.saleItems);
-    if (used.has(item.name)) continue;
-    used.add(item.name);
-    const quantity = item.taxable ? random.int(1, 8) : random.int(2, 24);
-    const amount = quantity * item.cents;
-    const code = taxable && item.taxable ? "Tax" : "Non";
-    subtotal += amount;
-    if (code === "Tax") taxed += amount;
-    lines.push({
-      ItemRef: ref(item.name),
-      Quantity: quantity,
-      Rate: money(item.cents),
-      Amount: money(amount),
-      SalesTaxCodeRef: ref(code),
-    });
-  }
-  if (random.chance(0.15)) {
-    lines.push({
-      ItemRef: ref("Delivery"),
-      Quantity: 1,
-      Rate: "75.00",
-      Amount: "75.00",
-      SalesTaxCodeRef: ref("Non"),
-    });
-    subtotal += 7500;
-  }
-  return { lines, totalCents: subtotal + (withTax ? taxOn(taxed) : 0) };
-}
-
-/** A share of `cents` between 20% and 80%, at least a cent short of the whole. */
-function part(random: SeededRandom, cents: number): number {
-  return Math.max(1, Math.min(cents - 1, Math.round((cents * random.int(20, 80)) / 100)));
-}
-
-interface Receipt {
-  readonly key: string;
-  readonly day: number;
-  readonly cents: number;
 }
 
 /** Queues and sends the year's transactions. */
@@ -375,137 +313,7 @@ export function writeActivity(
         AppliedToTxnAdd: applied,
       });
   });
-  for (let month = 1; month <= 12; month++) {
-    const first = monthEnd(year, month - 1) + 1;
-    w.txn(
-      "Check",
-      {
-        AccountRef: ref("Checking"),
-        PayeeEntityRef: ref(lists.vendors[0] ?? "Owner"),
-        RefNumber: String(3000 + month),
-        TxnDate: date(first),
-        Memo: `Rent, month ${month}`,
-        IsToBePrinted: false,
-        ExpenseLineAdd: [{ AccountRef: ref("Rent"), Amount: "2400.00" }],
-      },
-      `rent:${month}`,
-    );
-    w.txn("JournalEntry", {
-      TxnDate: date(monthEnd(year, month)),
-      RefNumber: `DEP-${month}`,
-      JournalDebitLine: [
-        { AccountRef: ref("Depreciation Expense"), Amount: "641.67", Memo: "Trucks and tools" },
-      ],
-      JournalCreditLine: [
-        { AccountRef: ref("Accumulated Depreciation"), Amount: "641.67", Memo: "Trucks and tools" },
-      ],
-    });
-    if (month % 3 === 0) {
-      w.txn("Transfer", {
-        TxnDate: date(monthEnd(year, month)),
-        TransferFromAccountRef: ref("Checking"),
-        TransferToAccountRef: ref("Savings"),
-        Amount: "5000.00",
-        Memo: "Quarterly reserve",
-      });
-      w.txn("SalesTaxPaymentCheck", {
-        PayeeEntityRef: ref("Illinois Department of Revenue"),
-        TxnDate: date(monthEnd(year, month) + 20),
-        BankAccountRef: ref("Checking"),
-        RefNumber: `ST-Q${month / 3}`,
-        Memo: `Sales tax, quarter ${month / 3}`,
-        SalesTaxPaymentCheckLineAdd: SALES_TAX_ITEMS.map((item) => ({
-          ItemSalesTaxRef: ref(item.name),
-          Amount: money(item.rateBasisPoints * random.int(8, 20)),
-        })),
-      });
-    }
-  }
-  w.txn("JournalEntry", {
-    TxnDate: date(yearDays),
-    RefNumber: "ADJ-1",
-    IsAdjustment: true,
-    JournalDebitLine: [{ AccountRef: ref("Insurance"), Amount: "1800.00", Memo: "Year-end: insurance used" }],
-    JournalCreditLine: [{ AccountRef: ref("Prepaid Insurance"), Amount: "1800.00" }],
-  });
-  days(random, counts.checks).forEach((day) => {
-    w.txn("Check", {
-      AccountRef: ref("Checking"),
-      PayeeEntityRef: ref(vendor()),
-      TxnDate: date(day),
-      IsToBePrinted: false,
-      RefNumber: String(random.int(6000, 9999)),
-      ExpenseLineAdd: [
-        { AccountRef: ref(random.pick(EXPENSE_ACCOUNTS)), Amount: money(random.int(30, 900) * 100) },
-      ],
-    });
-  });
-  days(random, counts.cardCharges).forEach((day) => {
-    w.txn("CreditCardCharge", {
-      AccountRef: ref("Company Card"),
-      PayeeEntityRef: ref(vendor()),
-      TxnDate: date(day),
-      Memo: "Card purchase",
-      ExpenseLineAdd: [
-        {
-          AccountRef: ref(random.pick(["Fuel", "Office Supplies", "Repairs and Maintenance"])),
-          Amount: money(random.int(15, 450) * 100 + random.int(0, 99)),
-        },
-      ],
-    });
-  });
-  days(random, Math.max(2, Math.round(counts.cardCharges / 10))).forEach((day) => {
-    w.txn("CreditCardCredit", {
-      AccountRef: ref("Company Card"),
-      PayeeEntityRef: ref(vendor()),
-      TxnDate: date(day),
-      Memo: "Returned purchase",
-      ExpenseLineAdd: [{ AccountRef: ref("Office Supplies"), Amount: money(random.int(10, 120) * 100) }],
-    });
-  });
-
-  // Time on jobs; stock adjusted, built and moved.
-  const hourly = lists.employees.slice(1);
-  days(random, counts.timeEntries).forEach((day) => {
-    const billed = day < yearDays - 60 ? random.chance(0.7) : false;
-    w.txn("TimeTracking", {
-      TxnDate: date(day),
-      EntityRef: ref(random.pick(hourly.length > 0 ? hourly : lists.employees)),
-      CustomerRef: ref(customer().fullName),
-      ItemServiceRef: ref(random.pick(lists.serviceItems)),
-      Duration: `PT${random.int(1, 9)}H${random.pick([0, 15, 30, 45])}M`,
-      PayrollItemWageRef: ref("Hourly Regular"),
-      BillableStatus: billed ? "HasBeenBilled" : random.pick(["Billable", "NotBillable"]),
-    });
-  });
-  for (const [month, item, difference] of [
-    [3, "Paint (gallon)", -4],
-    [7, "Light Fixture", -2],
-    [11, "Door Hardware", 10],
-  ] as const)
-    w.txn("InventoryAdjustment", {
-      AccountRef: ref("Cost of Goods Sold"),
-      TxnDate: date(monthEnd(year, month)),
-      Memo: "Stock count",
-      InventoryAdjustmentLineAdd: [
-        { ItemRef: ref(item), QuantityAdjustment: { QuantityDifference: difference } },
-      ],
-    });
-  for (const month of [2, 6, 10])
-    w.txn("BuildAssembly", {
-      ItemInventoryAssemblyRef: ref("Pre-hung Door Set"),
-      TxnDate: date(monthEnd(year, month) - 3),
-      Memo: "Shop build",
-      QuantityToBuild: 4,
-    });
-  for (const month of [4, 9])
-    w.txn("TransferInventory", {
-      TxnDate: date(monthEnd(year, month) - 10),
-      FromInventorySiteRef: ref("Main Warehouse"),
-      ToInventorySiteRef: ref("Truck Stock"),
-      Memo: "Stock the trucks",
-      TransferInventoryLineAdd: [{ ItemRef: ref("Door Hardware"), QuantityToTransfer: 12 }],
-    });
+  writeBooks(w, random, lists, counts);
   w.flush();
 
   // Deposits: what was received, a week at a time, all but the last two weeks' (still to deposit).
@@ -537,7 +345,7 @@ export function writeActivity(
     });
 
   // Corrections: a check voided, a duplicate customer and invoice deleted.
-  w.other("TxnVoidRq", { TxnVoidType: "Check", TxnID: w.id("rent:12") });
+  w.other("TxnVoidRq", { TxnVoidType: "Check", TxnID: w.id(RENT_CHECK_KEY(12)) });
   w.list("Customer", { Name: "Duplicate Entry (deleted)" }, "duplicate-customer");
   w.txn(
     "Invoice",

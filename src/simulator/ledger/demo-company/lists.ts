@@ -1,13 +1,26 @@
 /**
  * The demo company's lists: chart of accounts, terms, classes, payment and shipping methods, sales
- * tax, price levels, units, sites, payroll items, items of every kind, and the people it deals with
- * (customers with jobs, vendors, employees, sales reps, other names, leads). The fixed lists are the
- * same at every size; the people are generated from name tables with the seeded generator.
+ * tax, units, sites, payroll items, items (`items.ts`), and the people it deals with (customers with
+ * jobs, vendors, employees, sales reps, other names, leads). The fixed lists are the same at every
+ * size; the people are generated from name tables (`names.ts`) with the seeded generator.
  */
 import type { SeededRandom } from "../../../platform/seeded-random.ts";
 import { ref } from "./messages.ts";
 import type { DemoWriter } from "./writer.ts";
 import { BASE_YEAR, dateOf } from "./calendar.ts";
+import { itemsForSale, writeItems } from "./items.ts";
+import { money, SALES_TAX_GROUP, SALES_TAX_ITEMS } from "./amounts.ts";
+import {
+  address,
+  COMPANY_KINDS,
+  COMPANY_WORDS,
+  FIRST_NAMES,
+  JOB_NAMES,
+  LAST_NAMES,
+  phone,
+  unique,
+  VENDOR_KINDS,
+} from "./names.ts";
 
 /** What later requests need to know about the lists (names as the application files them). */
 export interface DemoLists {
@@ -25,19 +38,6 @@ export interface DemoLists {
   readonly purchaseItems: ReadonlyArray<{ readonly name: string; readonly cents: number }>;
   readonly serviceItems: readonly string[];
 }
-
-/** Sales tax: the group's members and their rates in basis points (1/100 of a percent). */
-export const SALES_TAX_ITEMS = [
-  { name: "State Tax", rateBasisPoints: 625 },
-  { name: "County Tax", rateBasisPoints: 100 },
-  { name: "City Tax", rateBasisPoints: 50 },
-] as const;
-export const SALES_TAX_GROUP = "Local Sales Tax";
-/** The group's rate: the sum of its members'. */
-export const SALES_TAX_RATE_BASIS_POINTS = SALES_TAX_ITEMS.reduce(
-  (sum, item) => sum + item.rateBasisPoints,
-  0,
-);
 
 const ACCOUNTS: ReadonlyArray<readonly [name: string, type: string, number: string, opening?: string]> = [
   ["Checking", "Bank", "1000", "48250.00"],
@@ -77,166 +77,6 @@ const ACCOUNTS: ReadonlyArray<readonly [name: string, type: string, number: stri
   ["Interest Income", "OtherIncome", "7000"],
   ["Interest Expense", "OtherExpense", "7100"],
 ];
-
-/** Services: name, price in cents, income account. */
-const SERVICES: ReadonlyArray<readonly [string, number, string]> = [
-  ["Framing", 5500, "Construction Income"],
-  ["Installation", 4800, "Construction Income"],
-  ["Repairs", 4200, "Construction Income"],
-  ["Removal", 3800, "Construction Income"],
-  ["Design", 7500, "Design Income"],
-];
-
-/** Stock: name, price and cost in cents, opening quantity. */
-const INVENTORY: ReadonlyArray<readonly [string, number, number, number]> = [
-  ["Cabinets", 24900, 16500, 40],
-  ["Interior Door", 12900, 7200, 60],
-  ["Exterior Door", 38900, 24000, 25],
-  ["Window", 21900, 13800, 50],
-  ["Light Fixture", 8900, 4200, 120],
-  ["Door Hardware", 3400, 1500, 200],
-  ["Paint (gallon)", 4200, 2100, 150],
-];
-
-/** Materials bought for a job: name, price and cost in cents. */
-const NON_INVENTORY: ReadonlyArray<readonly [string, number, number]> = [
-  ["Lumber", 1800, 1100],
-  ["Drywall", 1600, 950],
-  ["Tile", 700, 380],
-];
-
-const FIRST_NAMES = [
-  "Maria",
-  "James",
-  "Aisha",
-  "Chen",
-  "Olivia",
-  "Noah",
-  "Fatima",
-  "Liam",
-  "Sofia",
-  "Mateo",
-  "Amara",
-  "Ethan",
-  "Priya",
-  "Lucas",
-  "Hannah",
-  "Diego",
-  "Yuki",
-  "Grace",
-  "Omar",
-  "Elena",
-  "Kwame",
-  "Zoe",
-];
-const LAST_NAMES = [
-  "Garcia",
-  "Smith",
-  "Khan",
-  "Wong",
-  "Johnson",
-  "Okafor",
-  "Rossi",
-  "Nguyen",
-  "Silva",
-  "Schmidt",
-  "Brown",
-  "Patel",
-  "Kowalski",
-  "Haddad",
-  "Murphy",
-  "Tanaka",
-  "Lopez",
-  "Fischer",
-  "Mensah",
-  "Novak",
-];
-const COMPANY_WORDS = [
-  "Bayside",
-  "Cedar",
-  "Harbor",
-  "Maple",
-  "Summit",
-  "Riverside",
-  "Oak Hill",
-  "Northgate",
-  "Lakeview",
-  "Pinecrest",
-  "Granite",
-  "Willow",
-  "Sunset",
-  "Meadow",
-  "Ironwood",
-  "Brookside",
-];
-const COMPANY_KINDS = [
-  "Dental",
-  "Cafe",
-  "Realty",
-  "Bakery",
-  "Fitness",
-  "Law Office",
-  "Clinic",
-  "Books",
-  "Florist",
-  "Studio",
-  "Veterinary",
-  "Properties",
-];
-const VENDOR_KINDS = [
-  "Lumber Yard",
-  "Electric Supply",
-  "Plumbing Supply",
-  "Hardware",
-  "Tile Outlet",
-  "Paint Co",
-  "Concrete",
-  "Glass and Mirror",
-  "Roofing Supply",
-  "Tool Rental",
-];
-const JOB_NAMES = [
-  "Kitchen Remodel",
-  "Bathroom Remodel",
-  "Deck",
-  "Basement Finish",
-  "Roof Repair",
-  "Office Build-out",
-  "Window Replacement",
-  "Addition",
-  "Garage",
-  "Patio",
-];
-const CITIES: ReadonlyArray<readonly [string, string, string]> = [
-  ["Springfield", "IL", "62701"],
-  ["Riverton", "IL", "62561"],
-  ["Chatham", "IL", "62629"],
-  ["Rochester", "IL", "62563"],
-];
-
-/** A name not used yet in the entities' shared name space (a suffix when taken). */
-function unique(name: string, used: Set<string>): string {
-  let candidate = name;
-  for (let n = 2; used.has(candidate.toLowerCase()); n++) candidate = `${name} ${n}`;
-  used.add(candidate.toLowerCase());
-  return candidate;
-}
-
-function address(random: SeededRandom): Record<string, string> {
-  const [city, state, postalCode] = random.pick(CITIES);
-  return {
-    Addr1: `${random.int(10, 9899)} ${random.pick(COMPANY_WORDS)} ${random.pick(["St", "Ave", "Rd", "Blvd"])}`,
-    City: city,
-    State: state,
-    PostalCode: postalCode,
-  };
-}
-
-function phone(random: SeededRandom): string {
-  return `217-555-${String(random.int(100, 9999)).padStart(4, "0")}`;
-}
-
-const money = (cents: number): string => (cents / 100).toFixed(2);
 
 /** Sizes of the generated lists. */
 export interface ListCounts {
@@ -409,146 +249,7 @@ export function writeLists(w: DemoWriter, random: SeededRandom, counts: ListCoun
   });
   w.list("OtherName", { Name: unique("Springfield Bank", used), CompanyName: "Springfield Bank" });
 
-  // Items of every kind.
-  for (const [name, cents, account] of SERVICES)
-    w.list("ItemService", {
-      Name: name,
-      SalesTaxCodeRef: ref("Non"),
-      SalesOrPurchase: { Desc: `${name} labor, per hour`, Price: money(cents), AccountRef: ref(account) },
-    });
-  w.list("ItemService", {
-    Name: "Subcontracted Work",
-    SalesTaxCodeRef: ref("Non"),
-    SalesAndPurchase: {
-      SalesDesc: "Subcontracted services",
-      SalesPrice: "0.00",
-      IncomeAccountRef: ref("Construction Income"),
-      PurchaseDesc: "Subcontracted services",
-      PurchaseCost: "0.00",
-      ExpenseAccountRef: ref("Subcontractors"),
-    },
-  });
-  for (const [name, price, cost, quantity] of INVENTORY)
-    w.list("ItemInventory", {
-      Name: name,
-      SalesTaxCodeRef: ref("Tax"),
-      SalesDesc: name,
-      SalesPrice: money(price),
-      IncomeAccountRef: ref("Materials Income"),
-      PurchaseDesc: name,
-      PurchaseCost: money(cost),
-      COGSAccountRef: ref("Cost of Goods Sold"),
-      PrefVendorRef: vendors.length > 0 ? ref(random.pick(vendors)) : undefined,
-      AssetAccountRef: ref("Inventory Asset"),
-      ReorderPoint: Math.ceil(quantity / 5),
-      QuantityOnHand: quantity,
-      TotalValue: money(quantity * cost),
-      InventoryDate: opening,
-    });
-  for (const [name, price, cost] of NON_INVENTORY)
-    w.list("ItemNonInventory", {
-      Name: name,
-      SalesTaxCodeRef: ref("Tax"),
-      SalesAndPurchase: {
-        SalesDesc: name,
-        SalesPrice: money(price),
-        IncomeAccountRef: ref("Materials Income"),
-        PurchaseDesc: name,
-        PurchaseCost: money(cost),
-        ExpenseAccountRef: ref("Job Materials"),
-      },
-    });
-  w.list("ItemNonInventory", {
-    Name: "Hardware Kit",
-    UnitOfMeasureSetRef: ref("Count by the box"),
-    SalesTaxCodeRef: ref("Tax"),
-    SalesOrPurchase: {
-      Desc: "Screws, anchors and brackets",
-      Price: "12.00",
-      AccountRef: ref("Materials Income"),
-    },
-  });
-  w.list("ItemInventoryAssembly", {
-    Name: "Pre-hung Door Set",
-    SalesTaxCodeRef: ref("Tax"),
-    SalesDesc: "Interior door with hardware, ready to hang",
-    SalesPrice: "179.00",
-    IncomeAccountRef: ref("Materials Income"),
-    COGSAccountRef: ref("Cost of Goods Sold"),
-    AssetAccountRef: ref("Inventory Asset"),
-    BuildPoint: 5,
-    ItemInventoryAssemblyLine: [
-      { ItemInventoryRef: ref("Interior Door"), Quantity: 1 },
-      { ItemInventoryRef: ref("Door Hardware"), Quantity: 1 },
-    ],
-  });
-  w.list("ItemOtherCharge", {
-    Name: "Delivery",
-    SalesTaxCodeRef: ref("Non"),
-    SalesOrPurchase: {
-      Desc: "Delivery to the job site",
-      Price: "75.00",
-      AccountRef: ref("Reimbursed Expenses"),
-    },
-  });
-  w.list("ItemOtherCharge", {
-    Name: "Permit Fee",
-    SalesTaxCodeRef: ref("Non"),
-    SalesOrPurchase: {
-      Desc: "Building permit, billed at cost",
-      Price: "150.00",
-      AccountRef: ref("Reimbursed Expenses"),
-    },
-  });
-  w.list("ItemDiscount", {
-    Name: "Loyalty Discount",
-    ItemDesc: "10% off for returning customers",
-    SalesTaxCodeRef: ref("Non"),
-    DiscountRatePercent: "10.0",
-    AccountRef: ref("Construction Income"),
-  });
-  w.list("ItemSubtotal", { Name: "Subtotal", ItemDesc: "Subtotal" });
-  w.list("ItemPayment", {
-    Name: "Deposit Received",
-    ItemDesc: "Customer deposit on a job",
-    DepositToAccountRef: ref("Undeposited Funds"),
-    PaymentMethodRef: ref("Check"),
-  });
-  w.list("ItemGroup", {
-    Name: "Bathroom Package",
-    ItemDesc: "Door, light fixture and paint for a bathroom",
-    IsPrintItemsInGroup: true,
-    ItemGroupLine: [
-      { ItemRef: ref("Interior Door"), Quantity: 1 },
-      { ItemRef: ref("Light Fixture"), Quantity: 2 },
-      { ItemRef: ref("Paint (gallon)"), Quantity: 2 },
-    ],
-  });
-  w.list("ItemFixedAsset", {
-    Name: "Pickup Truck",
-    AcquiredAs: "New",
-    PurchaseDesc: "Crew pickup truck",
-    PurchaseDate: dateOf(BASE_YEAR - 1, 120),
-    PurchaseCost: "38500.00",
-    VendorOrPayeeName: "Springfield Motors",
-    AssetAccountRef: ref("Trucks"),
-    AssetDesc: "Three-quarter ton pickup",
-    SerialNumber: "1FT7W2B6XPE000123",
-  });
-  w.list("PriceLevel", { Name: "Commercial", PriceLevelFixedPercentage: "-5.0" });
-  w.list("PriceLevel", {
-    Name: "Preferred",
-    PriceLevelPerItem: [
-      { ItemRef: ref("Cabinets"), CustomPrice: "229.00" },
-      { ItemRef: ref("Window"), CustomPrice: "199.00" },
-    ],
-  });
-  w.list("BillingRate", { Name: "Senior Carpenter", FixedBillingRate: "65.00" });
-  w.list("BillingRate", {
-    Name: "Design Work",
-    BillingRatePerItem: [{ ItemRef: ref("Design"), CustomRate: "85.00" }],
-  });
-
+  writeItems(w, random, vendors);
   w.flush();
 
   // Customers, a third of them with one or two jobs.
@@ -637,15 +338,6 @@ export function writeLists(w: DemoWriter, random: SeededRandom, counts: ListCoun
     billTo,
     vendors,
     employees,
-    saleItems: [
-      ...SERVICES.map(([name, cents]) => ({ name, cents, taxable: false })),
-      ...INVENTORY.map(([name, cents]) => ({ name, cents, taxable: true })),
-      ...NON_INVENTORY.map(([name, cents]) => ({ name, cents, taxable: true })),
-    ],
-    purchaseItems: [
-      ...INVENTORY.map(([name, , cents]) => ({ name, cents })),
-      ...NON_INVENTORY.map(([name, , cents]) => ({ name, cents })),
-    ],
-    serviceItems: SERVICES.map(([name]) => name),
+    ...itemsForSale(),
   };
 }

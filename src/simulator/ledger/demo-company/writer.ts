@@ -144,15 +144,12 @@ export class DemoWriter {
         );
       }
       const ret = rs.children[0];
-      const id = ret === undefined ? undefined : (childText(ret, "TxnID") ?? childText(ret, "ListID"));
+      const listId = ret === undefined ? undefined : childText(ret, "ListID");
+      const id = ret === undefined ? undefined : (childText(ret, "TxnID") ?? listId);
+      // A list object's name, for later references to it by ListID.
       const name = ret === undefined ? undefined : (childText(ret, "FullName") ?? childText(ret, "Name"));
-      if (
-        pending.object !== undefined &&
-        id !== undefined &&
-        name !== undefined &&
-        childText(ret ?? rs, "ListID") !== undefined
-      )
-        this.listIds.set(`${pending.object}|${name.toLowerCase()}`, id);
+      if (pending.object !== undefined && listId !== undefined && name !== undefined)
+        this.listIds.set(`${pending.object}|${name.toLowerCase()}`, listId);
       if (pending.key === undefined) return;
       if (id === undefined) throw new Error(`demo company: ${pending.rq.name} answered no ID`);
       this.ids.set(pending.key, id);
