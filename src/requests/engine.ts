@@ -9,7 +9,7 @@ import { maskSecretsInText, restoreSecrets } from "../ledger/xml/redact.ts";
 import { newId } from "../platform/ids.ts";
 import { randomGuid } from "../platform/random.ts";
 import { EVENTS_CHANNEL } from "../store/events.ts";
-import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
+import { findConnectionById, touchConnection, type ConnectionRow } from "../store/connections.ts";
 import {
   claimNextRequest,
   expiredUnsent,
@@ -646,6 +646,9 @@ function outcomeUnknownError(row: RequestRow): ServiceError {
  */
 export async function interruptSent(deps: Deps, row: RequestRow, why: string): Promise<RequestRow | null> {
   const now = deps.clock.now();
+  // Evidence for the diagnosis of what waits next (`session_interrupted`).
+  if (row.connection_id !== null)
+    await touchConnection(deps.db, row.connection_id, { session_interrupted_at: new Date(now) });
   if (row.is_write) {
     return transition(
       deps,
