@@ -30,7 +30,13 @@ import {
   type TransitionName,
   type TransitionRule,
 } from "./lifecycle.ts";
-import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
+import {
+  PASSTHROUGH_OPERATION,
+  operationHandler,
+  type Decoded,
+  type OperationHandler,
+} from "../ledger/operations.ts";
+import { repairWarning, withholdRepairedValues } from "../ledger/xml/markup-repair.ts";
 import { batchPlanOf, unknownMembers } from "../ledger/batch.ts";
 import { diagnose } from "./diagnosis.ts";
 import { endCursorOfPage } from "../ledger/cursors.ts";
@@ -479,7 +485,7 @@ export async function completeFromAnswer(
     connection: await connectionFor(deps, handler, row),
     nowMs: now,
   });
-  const decoded = await finishDecoded(deps, handler, row, read, ticketHash, now);
+  const decoded = withRepairs(row, parsed, await finishDecoded(deps, handler, row, read, ticketHash, now));
   if (decoded.ok) {
     return transition(
       deps,
@@ -608,6 +614,20 @@ function oversizedRead(deps: Deps, row: RequestRow, bytes: number): ServiceError
   });
 }
 
+/**
+ * An answer that was read only after characters XML forbids were replaced (ledger/xml/markup-repair.ts):
+ * a typed result gives each value that held one as null with a LEDGER_MARKUP_REPAIRED warning at its
+ * path; a passthrough returns the repaired document with one warning.
+ */
+function withRepairs(row: RequestRow, parsed: ParsedAnswer, decoded: Decoded): Decoded {
+  if (!decoded.ok || parsed.repaired === undefined) return decoded;
+  const repairs =
+    row.operation_id === PASSTHROUGH_OPERATION
+      ? [repairWarning(null)]
+      : withholdRepairedValues(decoded.result);
+  return { ...decoded, warnings: [...decoded.warnings, ...repairs] };
+}
+
 /** Runs the operation's finishing step (list pages book their cursor), keeping the read's warnings. */
 async function finishDecoded(
   deps: Deps,
@@ -692,19 +712,23 @@ export async function resolveRecovery(
     const first = summary.statuses[0];
     // The stored answer is read and finished exactly as a live answer would be.
     const decoded = handler
-      ? await finishDecoded(
-          deps,
-          handler,
+      ? withRepairs(
           sent,
-          handler.decode({
-            answer,
-            publicUrl: deps.config.publicUrl,
-            request: sent,
-            connection: await connectionFor(deps, handler, row),
-            nowMs: now,
-          }),
-          ticketHash,
-          now,
+          answer,
+          await finishDecoded(
+            deps,
+            handler,
+            sent,
+            handler.decode({
+              answer,
+              publicUrl: deps.config.publicUrl,
+              request: sent,
+              connection: await connectionFor(deps, handler, row),
+              nowMs: now,
+            }),
+            ticketHash,
+            now,
+          ),
         )
       : null;
     if (decoded?.ok) {

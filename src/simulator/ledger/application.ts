@@ -112,6 +112,21 @@ function refusal(fault: LedgerFault | null, requestName: string): Status | undef
   return undefined;
 }
 
+/** C0 control characters XML 1.0 does not allow (tab, line feed and carriage return are allowed). */
+const CONTROL_CHARACTERS = /(?![\t\n\r\u007F-\u009F])\p{Cc}/gu;
+
+/**
+ * The application's XML writer writes a control character of stored text (one typed or pasted
+ * into its windows: `CompanyFile.editInWindow`) as a character reference, `&#1;`, which an XML 1.0
+ * reader refuses: the answer is well-formed to the connector, which carries it as text, and not to
+ * a strict reader of the document.
+ */
+function withControlReferences(result: ProcessResult): ProcessResult {
+  if (!result.ok) return result;
+  const response = result.response.replace(CONTROL_CHARACTERS, (c) => `&#${c.charCodeAt(0)};`);
+  return response === result.response ? result : { ok: true, response };
+}
+
 /** An answer whose end never arrived: its first `bytes` bytes (the `truncated_answer` fault). */
 function truncated(result: ProcessResult, bytes: number): ProcessResult {
   if (!result.ok) return result;
@@ -303,7 +318,8 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     const result = isNoLatency(this.latency)
       ? processDocument(requestXml, context)
       : await paced(processSteps(requestXml, context), this.latency);
-    if (fault?.kind === "truncated_answer") return truncated(result, fault.bytes);
-    return fault?.kind === "large_answer" ? padded(result, fault.bytes) : result;
+    const written = withControlReferences(result);
+    if (fault?.kind === "truncated_answer") return truncated(written, fault.bytes);
+    return fault?.kind === "large_answer" ? padded(written, fault.bytes) : written;
   }
 }
