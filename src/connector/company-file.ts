@@ -97,6 +97,7 @@ export async function acceptCompanyFile(
     ledger_answered_at: now,
     xml_version: version,
     company_file_path: report.companyFileName || null,
+    personal_data_allowed: facts?.personalDataAllowed ?? null,
   });
   return null;
 }

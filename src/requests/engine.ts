@@ -37,6 +37,7 @@ import {
   type OperationHandler,
 } from "../ledger/operations.ts";
 import { repairWarning, withholdRepairedValues } from "../ledger/xml/markup-repair.ts";
+import { withheldPersonalData } from "../ledger/typed/personal-data.ts";
 import { batchPlanOf, unknownMembers } from "../ledger/batch.ts";
 import { diagnose } from "./diagnosis.ts";
 import { endCursorOfPage } from "../ledger/cursors.ts";
@@ -400,6 +401,7 @@ export async function completeFromAnswer(
   ticketHash: string,
   /** The answer already read (a member's view of a message set's answer; null: unreadable). */
   alreadyRead?: ParsedAnswer | null,
+  answering: AnsweringSession = {},
 ): Promise<RequestRow | null> {
   const now = deps.clock.now();
   const session = { ticketHash, at: new Date(now) };
@@ -485,7 +487,10 @@ export async function completeFromAnswer(
     connection: await connectionFor(deps, handler, row),
     nowMs: now,
   });
-  const decoded = withRepairs(row, parsed, await finishDecoded(deps, handler, row, read, ticketHash, now));
+  const decoded = withWithheld(
+    answering,
+    withRepairs(row, parsed, await finishDecoded(deps, handler, row, read, ticketHash, now)),
+  );
   if (decoded.ok) {
     return transition(
       deps,
@@ -537,10 +542,11 @@ export async function completeSetFromAnswer(
   rows: readonly RequestRow[],
   answer: { responseXml: string; hresult: string; message: string },
   ticketHash: string,
+  session: AnsweringSession = {},
 ): Promise<{ retried: boolean }> {
   const [only] = rows;
   if (rows.length === 1 && only) {
-    await completeFromAnswer(deps, only, answer, ticketHash);
+    await completeFromAnswer(deps, only, answer, ticketHash, undefined, session);
     return { retried: false };
   }
   if (isFailureHResult(answer.hresult)) {
@@ -564,7 +570,7 @@ export async function completeSetFromAnswer(
       }
       return { retried: true };
     }
-    for (const row of rows) await completeFromAnswer(deps, row, answer, ticketHash);
+    for (const row of rows) await completeFromAnswer(deps, row, answer, ticketHash, undefined, session);
     return { retried: false };
   }
   const parsed = readAnswer(answer.responseXml);
@@ -577,6 +583,7 @@ export async function completeSetFromAnswer(
       { ...answer, responseXml: view?.xml ?? answer.responseXml },
       ticketHash,
       view,
+      session,
     );
   }
   return { retried: false };
@@ -612,6 +619,23 @@ function oversizedRead(deps: Deps, row: RequestRow, bytes: number): ServiceError
     message: `The application's answer is ${bytes} bytes, more than the ${limit} bytes the service serves a read from. Narrow the filters or lower \`limit\`.`,
     details: { responseBytes: bytes, limitBytes: limit },
   });
+}
+
+/** What the session that carried an answer knows of the application (its company file report). */
+export interface AnsweringSession {
+  /** The company file withholds personal data from this application (`IsPersonalDataAccessAllowed` false). */
+  personalDataWithheld?: boolean;
+}
+
+/**
+ * An answer from an application that withholds personal data (its company file report said so):
+ * every card number or social security number of a typed result is null, with a
+ * LEDGER_PERSONAL_DATA_WITHHELD warning at its path (ledger/typed/personal-data.ts).
+ */
+function withWithheld(session: AnsweringSession, decoded: Decoded): Decoded {
+  if (!decoded.ok || session.personalDataWithheld !== true) return decoded;
+  const withheld = withheldPersonalData(decoded.result);
+  return withheld.length === 0 ? decoded : { ...decoded, warnings: [...decoded.warnings, ...withheld] };
 }
 
 /**

@@ -177,6 +177,7 @@ function session(overrides: Partial<ConnectorSessionRow>): ConnectorSessionRow {
     closed_at: new Date(NOW - 9 * MINUTE),
     instance_id: null,
     ledger_answered_at: null,
+    personal_data_allowed: null,
     ...overrides,
   };
 }

@@ -252,6 +252,11 @@ export interface ConnectorSessionsTable {
    * refused), migration 0013. Set for every session that reached `ready`.
    */
   ledger_answered_at: NullableTimestamp;
+  /**
+   * Whether the company file lets this application see personal data (its report's
+   * `IsPersonalDataAccessAllowed`, migration 0035); null when not reported.
+   */
+  personal_data_allowed: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 /** A running (or dead) service process and its lease (requests/instances.ts). */

@@ -127,6 +127,15 @@ function withControlReferences(result: ProcessResult): ProcessResult {
   return response === result.response ? result : { ok: true, response };
 }
 
+/** Personal data elements the application leaves out when the application may not see them. */
+const PERSONAL_DATA = /<(CreditCardNumber|SSN)>[^<]*<\/\1>|<(?:CreditCardNumber|SSN)\s*\/>/g;
+
+/** The answer without card numbers and social security numbers (personal data access not granted). */
+function withoutPersonalData(result: ProcessResult): ProcessResult {
+  if (!result.ok) return result;
+  return { ok: true, response: result.response.replace(PERSONAL_DATA, "") };
+}
+
 /** An answer whose end never arrived: its first `bytes` bytes (the `truncated_answer` fault). */
 function truncated(result: ProcessResult, bytes: number): ProcessResult {
   if (!result.ok) return result;
@@ -171,6 +180,15 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
   /** The installed application: product, version, edition and the message versions it speaks. */
   get host(): HostInfo {
     return this.hostInfo;
+  }
+
+  /**
+   * The administrator lets the integrated application see personal data, or takes that right away:
+   * then card numbers and social security numbers are left out of every answer, and the company
+   * file report says so.
+   */
+  setPersonalDataAccess(allowed: boolean): void {
+    this.hostInfo = { ...this.hostInfo, personalDataAccessAllowed: allowed };
   }
 
   /**
@@ -318,7 +336,8 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     const result = isNoLatency(this.latency)
       ? processDocument(requestXml, context)
       : await paced(processSteps(requestXml, context), this.latency);
-    const written = withControlReferences(result);
+    const shown = this.host.personalDataAccessAllowed === false ? withoutPersonalData(result) : result;
+    const written = withControlReferences(shown);
     if (fault?.kind === "truncated_answer") return truncated(written, fault.bytes);
     return fault?.kind === "large_answer" ? padded(written, fault.bytes) : written;
   }

@@ -10,7 +10,9 @@ import { statements } from "./statements.ts";
  * - `connections.session_interrupted_at`: when a request handed to the connector lost its answer
  *   because the session ended first (replaced by a new check-in, hung up, expired, asked again
  *   without answering, or held by an instance that stopped); cleared when the application answers
- *   in a later session.
+ *   in a later session;
+ * - `connector_sessions.personal_data_allowed`: whether the company file lets this application see
+ *   personal data (the company file report's `IsPersonalDataAccessAllowed`); null when not reported.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of statements(DDL)) await sql.raw(statement).execute(db);
@@ -19,4 +21,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 const DDL = `
     alter table connections add column login_refused_at timestamptz;
     alter table connections add column session_interrupted_at timestamptz;
+    alter table connector_sessions add column personal_data_allowed boolean;
 `;
