@@ -80,6 +80,8 @@ export async function acceptCompanyFile(
   const moved = await moveConnection(deps, connection.id, "online", {
     last_connection_error_code: null,
     retry_at: null,
+    // The application answered in this session: an earlier interruption is over.
+    session_interrupted_at: null,
     file_identity: connection.file_identity ?? identity,
     company_file_path: report.companyFileName || connection.company_file_path,
     company_name: facts?.companyName ?? connection.company_name,
@@ -95,6 +97,7 @@ export async function acceptCompanyFile(
     ledger_answered_at: now,
     xml_version: version,
     company_file_path: report.companyFileName || null,
+    personal_data_allowed: facts?.personalDataAllowed ?? null,
   });
   return null;
 }

@@ -1,5 +1,5 @@
 import { parseDocument } from "../ledger/xml/parse.ts";
-import { child, childrenNamed, childText } from "../ledger/xml/tree.ts";
+import { child, childrenNamed, childText, type XmlElement } from "../ledger/xml/tree.ts";
 
 /**
  * Reads the Host/Company/Preferences answer the connector sends on the first `sendRequestXML` of a
@@ -12,6 +12,8 @@ export interface CompanyFacts {
   supportedVersions: string[];
   companyName: string | null;
   fileId: string | null;
+  /** The preferences' `CurrentAppAccessRights/IsPersonalDataAccessAllowed`; null when absent. */
+  personalDataAllowed: boolean | null;
 }
 
 function text(value: string | undefined): string | null {
@@ -44,7 +46,16 @@ export function readCompanyFacts(hcp: string, ownerId: string): CompanyFacts | n
       : [],
     companyName: company ? text(childText(company, "CompanyName")) : null,
     fileId: stamp ? text(childText(stamp, "DataExtValue")) : null,
+    personalDataAllowed: personalDataAllowed(msgs),
   };
+}
+
+function personalDataAllowed(msgs: XmlElement | undefined): boolean | null {
+  const preferences = msgs && child(msgs, "PreferencesQueryRs");
+  const ret = preferences && child(preferences, "PreferencesRet");
+  const rights = ret && child(ret, "CurrentAppAccessRights");
+  const allowed = rights ? text(childText(rights, "IsPersonalDataAccessAllowed")) : null;
+  return allowed === "true" ? true : allowed === "false" ? false : null;
 }
 
 const OUR_VERSIONS = ["16.0", "15.0", "14.0", "13.0"];

@@ -9,7 +9,7 @@ import { maskSecretsInText, restoreSecrets } from "../ledger/xml/redact.ts";
 import { newId } from "../platform/ids.ts";
 import { randomGuid } from "../platform/random.ts";
 import { EVENTS_CHANNEL } from "../store/events.ts";
-import { findConnectionById, type ConnectionRow } from "../store/connections.ts";
+import { findConnectionById, touchConnection, type ConnectionRow } from "../store/connections.ts";
 import {
   claimNextRequest,
   expiredUnsent,
@@ -30,7 +30,14 @@ import {
   type TransitionName,
   type TransitionRule,
 } from "./lifecycle.ts";
-import { operationHandler, type Decoded, type OperationHandler } from "../ledger/operations.ts";
+import {
+  PASSTHROUGH_OPERATION,
+  operationHandler,
+  type Decoded,
+  type OperationHandler,
+} from "../ledger/operations.ts";
+import { repairWarning, withholdRepairedValues } from "../ledger/xml/markup-repair.ts";
+import { withheldPersonalData } from "../ledger/typed/personal-data.ts";
 import { batchPlanOf, unknownMembers } from "../ledger/batch.ts";
 import { diagnose } from "./diagnosis.ts";
 import { endCursorOfPage } from "../ledger/cursors.ts";
@@ -394,6 +401,7 @@ export async function completeFromAnswer(
   ticketHash: string,
   /** The answer already read (a member's view of a message set's answer; null: unreadable). */
   alreadyRead?: ParsedAnswer | null,
+  answering: AnsweringSession = {},
 ): Promise<RequestRow | null> {
   const now = deps.clock.now();
   const session = { ticketHash, at: new Date(now) };
@@ -479,7 +487,10 @@ export async function completeFromAnswer(
     connection: await connectionFor(deps, handler, row),
     nowMs: now,
   });
-  const decoded = await finishDecoded(deps, handler, row, read, ticketHash, now);
+  const decoded = withWithheld(
+    answering,
+    withRepairs(row, parsed, await finishDecoded(deps, handler, row, read, ticketHash, now)),
+  );
   if (decoded.ok) {
     return transition(
       deps,
@@ -531,10 +542,11 @@ export async function completeSetFromAnswer(
   rows: readonly RequestRow[],
   answer: { responseXml: string; hresult: string; message: string },
   ticketHash: string,
+  session: AnsweringSession = {},
 ): Promise<{ retried: boolean }> {
   const [only] = rows;
   if (rows.length === 1 && only) {
-    await completeFromAnswer(deps, only, answer, ticketHash);
+    await completeFromAnswer(deps, only, answer, ticketHash, undefined, session);
     return { retried: false };
   }
   if (isFailureHResult(answer.hresult)) {
@@ -558,7 +570,7 @@ export async function completeSetFromAnswer(
       }
       return { retried: true };
     }
-    for (const row of rows) await completeFromAnswer(deps, row, answer, ticketHash);
+    for (const row of rows) await completeFromAnswer(deps, row, answer, ticketHash, undefined, session);
     return { retried: false };
   }
   const parsed = readAnswer(answer.responseXml);
@@ -571,6 +583,7 @@ export async function completeSetFromAnswer(
       { ...answer, responseXml: view?.xml ?? answer.responseXml },
       ticketHash,
       view,
+      session,
     );
   }
   return { retried: false };
@@ -606,6 +619,37 @@ function oversizedRead(deps: Deps, row: RequestRow, bytes: number): ServiceError
     message: `The application's answer is ${bytes} bytes, more than the ${limit} bytes the service serves a read from. Narrow the filters or lower \`limit\`.`,
     details: { responseBytes: bytes, limitBytes: limit },
   });
+}
+
+/** What the session that carried an answer knows of the application (its company file report). */
+export interface AnsweringSession {
+  /** The company file withholds personal data from this application (`IsPersonalDataAccessAllowed` false). */
+  personalDataWithheld?: boolean;
+}
+
+/**
+ * An answer from an application that withholds personal data (its company file report said so):
+ * every card number or social security number of a typed result is null, with a
+ * LEDGER_PERSONAL_DATA_WITHHELD warning at its path (ledger/typed/personal-data.ts).
+ */
+function withWithheld(session: AnsweringSession, decoded: Decoded): Decoded {
+  if (!decoded.ok || session.personalDataWithheld !== true) return decoded;
+  const withheld = withheldPersonalData(decoded.result);
+  return withheld.length === 0 ? decoded : { ...decoded, warnings: [...decoded.warnings, ...withheld] };
+}
+
+/**
+ * An answer that was read only after characters XML forbids were replaced (ledger/xml/markup-repair.ts):
+ * a typed result gives each value that held one as null with a LEDGER_MARKUP_REPAIRED warning at its
+ * path; a passthrough returns the repaired document with one warning.
+ */
+function withRepairs(row: RequestRow, parsed: ParsedAnswer, decoded: Decoded): Decoded {
+  if (!decoded.ok || parsed.repaired === undefined) return decoded;
+  const repairs =
+    row.operation_id === PASSTHROUGH_OPERATION
+      ? [repairWarning(null)]
+      : withholdRepairedValues(decoded.result);
+  return { ...decoded, warnings: [...decoded.warnings, ...repairs] };
 }
 
 /** Runs the operation's finishing step (list pages book their cursor), keeping the read's warnings. */
@@ -646,6 +690,9 @@ function outcomeUnknownError(row: RequestRow): ServiceError {
  */
 export async function interruptSent(deps: Deps, row: RequestRow, why: string): Promise<RequestRow | null> {
   const now = deps.clock.now();
+  // Evidence for the diagnosis of what waits next (`session_interrupted`).
+  if (row.connection_id !== null)
+    await touchConnection(deps.db, row.connection_id, { session_interrupted_at: new Date(now) });
   if (row.is_write) {
     return transition(
       deps,
@@ -689,19 +736,23 @@ export async function resolveRecovery(
     const first = summary.statuses[0];
     // The stored answer is read and finished exactly as a live answer would be.
     const decoded = handler
-      ? await finishDecoded(
-          deps,
-          handler,
+      ? withRepairs(
           sent,
-          handler.decode({
-            answer,
-            publicUrl: deps.config.publicUrl,
-            request: sent,
-            connection: await connectionFor(deps, handler, row),
-            nowMs: now,
-          }),
-          ticketHash,
-          now,
+          answer,
+          await finishDecoded(
+            deps,
+            handler,
+            sent,
+            handler.decode({
+              answer,
+              publicUrl: deps.config.publicUrl,
+              request: sent,
+              connection: await connectionFor(deps, handler, row),
+              nowMs: now,
+            }),
+            ticketHash,
+            now,
+          ),
         )
       : null;
     if (decoded?.ok) {

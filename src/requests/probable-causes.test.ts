@@ -30,6 +30,9 @@ function evidence(overrides: Partial<Evidence> = {}): Evidence {
     lastSeenAtMs: NOW - 1000,
     checkInGapMs: MINUTE,
     sharedConnectorAtMs: null,
+    loginRefusedAtMs: null,
+    sessionInterruptedAtMs: null,
+    lastConnectionErrorCode: null,
     session: null,
     silentSessions: 0,
     inFlightSentAtMs: null,
@@ -174,6 +177,7 @@ function session(overrides: Partial<ConnectorSessionRow>): ConnectorSessionRow {
     closed_at: new Date(NOW - 9 * MINUTE),
     instance_id: null,
     ledger_answered_at: null,
+    personal_data_allowed: null,
     ...overrides,
   };
 }
@@ -201,4 +205,44 @@ test("silentSessions: consecutive newest sessions that never heard the applicati
   assert.equal(countSilent([old, silent], NOW, 30_000), 2);
   assert.equal(countSilent([refused, silent], NOW, 30_000), 0, "a refused company file is an answer");
   assert.equal(countSilent([failedOpen, silent], NOW, 30_000), 0, "a connection error is an answer");
+});
+
+test("a refused login since the last check-in: web_connector_registration_lost ranks first, and a later check-in ends it", () => {
+  const refused = { loginRefusedAtMs: NOW - 1000, lastSeenAtMs: NOW - 5 * MINUTE };
+  assert.equal(codes(evidence(refused))[0], "web_connector_registration_lost");
+  const offline = { ...refused, status: "offline", storedStatus: "offline" };
+  assert.equal(
+    codes(evidence(offline))[0],
+    "web_connector_registration_lost",
+    "beats the silence it explains",
+  );
+  const since = { loginRefusedAtMs: NOW - 5 * MINUTE, lastSeenAtMs: NOW - 1000 };
+  assert.ok(!codes(evidence(since)).includes("web_connector_registration_lost"));
+});
+
+test("0x80040422 at the open: other_web_connector_app before the file mode conflict it is reported as", () => {
+  const conflict = { ...unavailable("LEDGER_FILE_MODE_CONFLICT"), retryAtMs: NOW + MINUTE };
+  assert.deepEqual(codes(evidence({ ...conflict, lastConnectionErrorCode: "0x80040422" })).slice(0, 2), [
+    "other_web_connector_app",
+    "file_mode_conflict",
+  ]);
+  assert.ok(
+    !codes(evidence({ ...conflict, lastConnectionErrorCode: "0x80040410" })).includes(
+      "other_web_connector_app",
+    ),
+  );
+  // Only while the application is unreachable: an old code on an online connection proves nothing.
+  assert.ok(!codes(evidence({ lastConnectionErrorCode: "0x80040422" })).includes("other_web_connector_app"));
+});
+
+test("an interrupted session: session_interrupted for what waits, after a pending recovery, never for a running request", () => {
+  assert.equal(codes(evidence({ sessionInterruptedAtMs: NOW - 1000 }))[0], "session_interrupted");
+  assert.deepEqual(
+    codes(evidence({ sessionInterruptedAtMs: NOW - 1000, recoveriesPending: 1 })).slice(0, 2),
+    ["write_recovery_pending", "session_interrupted"],
+  );
+  const running = { request: { waiting: false, queuePosition: null, sentAtMs: NOW - 1000 } };
+  assert.ok(
+    !codes(evidence({ ...running, sessionInterruptedAtMs: NOW - 1000 })).includes("session_interrupted"),
+  );
 });

@@ -19,6 +19,18 @@ export interface Evidence {
   checkInGapMs: number | null;
   /** When a replaced session's ticket was last used (a second computer with the same registration). */
   sharedConnectorAtMs: number | null;
+  /**
+   * When the connector last checked in with this connection's user name and a password that is no
+   * longer its own (an older registration), null if never.
+   */
+  loginRefusedAtMs: number | null;
+  /**
+   * When a request handed to the connector last lost its answer to the end of its session, null
+   * once the application has answered in a later session.
+   */
+  sessionInterruptedAtMs: number | null;
+  /** The HRESULT of the connector's last failure to open the company file, if any. */
+  lastConnectionErrorCode: string | null;
   /** The open session, if any, and whether the application has answered in it. */
   session: { openedAtMs: number; ledgerAnswered: boolean } | null;
   /** Recent sessions, newest first, that opened and never heard from the application. */
@@ -100,6 +112,21 @@ const WAITING_FOR_REASON: Readonly<Record<string, WaitingReason>> = {
 
 const UNREACHABLE = ["ledger_unavailable", "company_file_mismatch"];
 
+/**
+ * HRESULTs at the open that say another integrated application holds the company file (0x80040422:
+ * "there is already another application sharing data with this company data file"): another
+ * connector application of the end user's, most often.
+ */
+const OTHER_APPLICATION_HRESULTS: ReadonlySet<string> = new Set(["0x80040422"]);
+
+/**
+ * The connector's registration no longer matches the connection: it checked in with the
+ * connection's user name and a refused password, and has not checked in successfully since.
+ */
+function registrationLost(e: Evidence): boolean {
+  return e.loginRefusedAtMs !== null && (e.lastSeenAtMs === null || e.loginRefusedAtMs > e.lastSeenAtMs);
+}
+
 /** The connector's observed silence before its last check-in is far beyond the `.qwc` schedule. */
 export function scheduleDrifted(e: Evidence): boolean {
   return (
@@ -157,7 +184,20 @@ export function probableCausesOf(e: Evidence): ProbableCause[] {
     // Reported by the application itself; older than a silence that followed it.
     add(cause, e.status === "offline" ? 50 : 90, retryAt);
   }
+  // The application itself named another application holding the file: more specific than the
+  // file mode conflict it is reported as.
+  if (
+    UNREACHABLE.includes(e.storedStatus) &&
+    e.lastConnectionErrorCode !== null &&
+    OTHER_APPLICATION_HRESULTS.has(e.lastConnectionErrorCode.trim().toLowerCase())
+  )
+    add("other_web_connector_app", 91);
+  // The connector calls, but with a registration that is no longer accepted: nothing else can run.
+  if (registrationLost(e)) add("web_connector_registration_lost", 95);
   if (sharedConnector(e)) add("same_connector_two_computers", 92);
+  // A handed-over request lost its answer to the end of its session, and the application has not
+  // answered in a session since: what waits now waits for a connector that broke off.
+  if (e.sessionInterruptedAtMs !== null && e.request.waiting) add("session_interrupted", 85);
   if (e.silentSessions > 0 || sessionUnanswered(e))
     add("ledger_modal_dialog", 80 + Math.min(e.silentSessions, 10));
   if (e.status === "offline") {
@@ -201,6 +241,12 @@ export function summaryOf(cause: string, waitingReason: string | null): string {
       return "Another company file is open in the application.";
     case "file_mode_conflict":
       return "The company file is held in single-user mode or by another program.";
+    case "web_connector_registration_lost":
+      return "The Web Connector checks in with a registration that is no longer valid: the setup was done again and the connector still has the old one.";
+    case "other_web_connector_app":
+      return "Another application is using the company file and this one needs it alone.";
+    case "session_interrupted":
+      return "The connector's last session broke off before a request's answer came back.";
     case "behind_other_requests":
       return "Waiting behind earlier requests for this company file.";
     case "ledger_processing":

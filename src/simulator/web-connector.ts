@@ -46,6 +46,12 @@ export type ConnectorFault =
    */
   | { kind: "crash_before_write" }
   /**
+   * Like `crash_before_write`, for the next request document that `match`es (a write, a read, or
+   * any): the connector stops after receiving it, before the application sees it, and its session
+   * ends silently; the fault then clears itself.
+   */
+  | { kind: "crash_on_hand_over"; match?: "write" | "read" }
+  /**
    * The next request document (a write, a read, or any) is processed by the application, then the
    * connector asks for the next one with sendRequestXML instead of sending the answer, in the same
    * session (a client that lost its answer and carried on); the fault then clears itself.
@@ -442,7 +448,10 @@ export class SimulatedWebConnector {
         await this.callText({ method: "closeConnection", ticket }, signal);
         return { ...report, outcome: "closed_with_error", message: lastError };
       }
-      if (this.fault?.kind === "crash_before_write" && WRITE_REQUEST.test(requestXml)) {
+      if (
+        (this.fault?.kind === "crash_before_write" && WRITE_REQUEST.test(requestXml)) ||
+        (this.fault?.kind === "crash_on_hand_over" && matches(this.fault.match, requestXml))
+      ) {
         this.fault = null;
         this.record({ type: "answer_dropped", requestXml });
         return { ...report, outcome: "answer_lost", message: "The Web Connector stopped unexpectedly." };

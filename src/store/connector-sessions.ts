@@ -10,7 +10,10 @@ export type SessionChanges = Partial<
 
 export async function insertSession(
   db: Db,
-  row: Omit<ConnectorSessionRow, "ledger_answered_at" | "state"> & { ledger_answered_at?: Date | null },
+  row: Omit<ConnectorSessionRow, "ledger_answered_at" | "state" | "personal_data_allowed"> & {
+    ledger_answered_at?: Date | null;
+    personal_data_allowed?: boolean | null;
+  },
 ): Promise<void> {
   await db.insertInto("connector_sessions").values(row).execute();
 }

@@ -88,6 +88,10 @@ export interface ConnectionsTable {
   recent_check_ins: ColumnType<number[], number[] | undefined, number[]>;
   /** When a replaced session's ticket was last used (a second computer with the same registration). */
   shared_connector_at: NullableTimestamp;
+  /** The last check-in with this user name and a password no longer the connection's (migration 0035). */
+  login_refused_at: NullableTimestamp;
+  /** When a handed-over request last lost its answer to the end of its session (migration 0035). */
+  session_interrupted_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -248,6 +252,11 @@ export interface ConnectorSessionsTable {
    * refused), migration 0013. Set for every session that reached `ready`.
    */
   ledger_answered_at: NullableTimestamp;
+  /**
+   * Whether the company file lets this application see personal data (its report's
+   * `IsPersonalDataAccessAllowed`, migration 0035); null when not reported.
+   */
+  personal_data_allowed: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 /** A running (or dead) service process and its lease (requests/instances.ts). */

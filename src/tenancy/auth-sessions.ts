@@ -167,6 +167,8 @@ export async function ensureConnection(
     check_in_gap_ms: null,
     recent_check_ins: [],
     shared_connector_at: null,
+    login_refused_at: null,
+    session_interrupted_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -105,6 +105,22 @@ test("LEDGER_COMPANY_FILE_NOT_FOUND: the file was moved and the application runs
   assert.equal(connection.statusReason, "LEDGER_COMPANY_FILE_NOT_FOUND");
 });
 
+test("LEDGER_COMPANY_FILE_NOT_FOUND: the file was moved and the application is closed (0x80040406, then 0x80040416); the first failure is what the end user must fix", async (t) => {
+  const sys = await startSystem(t, E2E_CONFIG);
+  const eu = await sys.connectEndUser({ companyName: "Moved Closed Co" });
+  const { response, connectionErrors } = await failedOpen(sys, eu, () => {
+    eu.ledger.moveCompanyFile(eu.companyFilePath, "D:\\Elsewhere\\Moved Closed Co.qbw");
+    eu.ledger.closeCompanyFile();
+  });
+  // With the application closed there is no open file to fall back on: that is not the cause.
+  assert.deepEqual(connectionErrors, ["0x80040406", "0x80040416"]);
+  const error = await assertError(response, "LEDGER_COMPANY_FILE_NOT_FOUND", "0x80040406");
+  const stored = await storedRequest(sys, error.requestId);
+  assert.equal(stored.error?.code, "LEDGER_COMPANY_FILE_NOT_FOUND");
+  const connection = await connectionOf(sys, eu.endUserId);
+  assert.equal(connection.statusReason, "LEDGER_COMPANY_FILE_NOT_FOUND");
+});
+
 test("LEDGER_ADMIN_REQUIRED: a first access that only the administrator can grant (0x80040418)", async (t) => {
   const sys = await startSystem(t, E2E_CONFIG);
   const eu = await sys.connectEndUser({ companyName: "Admin Co" });

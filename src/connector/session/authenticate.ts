@@ -5,7 +5,12 @@ import { moveConnection } from "../../connections/status.ts";
 import { randomToken } from "../../platform/random.ts";
 import { hashSecret, secretMatches } from "../../platform/secrets.ts";
 import { interruptSent, transition } from "../../requests/engine.ts";
-import { findConnectionByUsername, updateConnection, type ConnectionRow } from "../../store/connections.ts";
+import {
+  findConnectionByUsername,
+  touchConnection,
+  updateConnection,
+  type ConnectionRow,
+} from "../../store/connections.ts";
 import { insertSession, openSessions } from "../../store/connector-sessions.ts";
 import { pendingRecoveries, sentRequests, waitingRequests } from "../../store/requests.ts";
 import { TEXTS, type ConnectorContext } from "./context.ts";
@@ -26,6 +31,10 @@ export async function authenticate(
   const { deps } = ctx;
   const found = await findConnectionByUsername(deps.db, userName);
   if (!found || !secretMatches(password, found.password_hash) || found.status === "disabled") {
+    // The connector holds this connection's user name with another password: an older registration
+    // (the setup was done again). Evidence for `web_connector_registration_lost`.
+    if (found && found.status !== "disabled")
+      await touchConnection(deps.db, found.id, { login_refused_at: new Date(deps.clock.now()) });
     deps.metrics.connectorCheckIns.inc({ result: "nvu" });
     return ["", "nvu"];
   }

@@ -13,6 +13,9 @@ import { failureText } from "./receive-response.ts";
  * `getLastError`, `closeConnection`, and a held call whose connector hung up.
  */
 
+/** HRESULT of an open without a path while the application is closed (nothing open to fall back on). */
+const NO_PATH_APPLICATION_CLOSED = "0x80040416";
+
 /**
  * `connectionError`: the connector could not open the company file. Another path is tried (at most
  * twice, PG p.51) when the failure is one a path cures; otherwise "done": the connection shows the
@@ -30,8 +33,15 @@ export async function connectionError(
   if (!session) return "done";
   const connection = await findConnectionById(deps.db, session.connection_id);
   const failures = session.connection_errors + 1;
-  const error = errorForHResult(hresult, message);
   const answer = connection ? connectionErrorAnswer(connection, hresult, failures) : "done";
+  // The open file was only a fallback after the remembered path failed: when the application is
+  // closed there is no open file (0x80040416), and what the end user must fix is the first failure.
+  const first = session.connection_errors > 0 ? connection?.last_connection_error_code : null;
+  const reported =
+    first && hresult.trim().toLowerCase() === NO_PATH_APPLICATION_CLOSED && answer === "done"
+      ? { hresult: first, message: "" }
+      : { hresult, message };
+  const error = errorForHResult(reported.hresult, reported.message);
   if (answer !== "done") {
     // Another path may work: the connection keeps its status until the outcome is known.
     await moveSession(deps, session.ticket_hash, "retry_open", { connection_errors: failures });
@@ -39,14 +49,14 @@ export async function connectionError(
     return answer;
   }
   if (connection) {
-    const status = mappingForHResult(hresult).connectionStatus ?? "ledger_unavailable";
-    await markUnavailable(deps, connection, status, error, hresult.trim());
+    const status = mappingForHResult(reported.hresult).connectionStatus ?? "ledger_unavailable";
+    await markUnavailable(deps, connection, status, error, reported.hresult.trim());
   }
   await closeSession(
     deps,
     { ...session, connection_errors: failures },
     "The connector could not reach the application",
-    failureText(error, hresult),
+    failureText(error, reported.hresult),
   );
   return "done";
 }

@@ -39,6 +39,7 @@ function session(ticketHash: string, connectionId = "conn_1"): ConnectorSessionR
     closed_at: null,
     instance_id: "inst_here",
     ledger_answered_at: at,
+    personal_data_allowed: null,
   };
 }
 

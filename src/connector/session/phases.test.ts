@@ -58,6 +58,7 @@ const VALUES: Required<SessionChanges> = {
   closed_at: new Date(Date.UTC(2030, 0, 3)),
   instance_id: "inst_elsewhere",
   ledger_answered_at: new Date(Date.UTC(2030, 0, 4)),
+  personal_data_allowed: true,
 };
 
 const COLUMNS = Object.keys(VALUES) as Array<keyof SessionChanges>;

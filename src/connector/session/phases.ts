@@ -48,7 +48,7 @@ export const SESSION_TRANSITIONS = {
   accept_file: {
     from: ["opened"],
     to: "ready",
-    writes: ["ledger_answered_at", "xml_version", "company_file_path"],
+    writes: ["ledger_answered_at", "xml_version", "company_file_path", "personal_data_allowed"],
   },
   /** The reported company file was refused; the reason is what `getLastError` answers. */
   refuse_file: { from: ["opened"], to: "stay", writes: ["last_error", "ledger_answered_at"] },

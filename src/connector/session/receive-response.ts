@@ -47,6 +47,7 @@ export async function receiveResponseXML(
       inFlight,
       { responseXml: response, hresult, message },
       session.ticket_hash,
+      { personalDataWithheld: session.personal_data_allowed === false },
     );
     // A shared message set the application refused unprocessed: its requests go again, alone.
     if (retried) return PROGRESS;

@@ -1,4 +1,5 @@
 import type { ResponseStatus, ResponseSummary } from "./message-set.ts";
+import { repairMarkup } from "./markup-repair.ts";
 import { parseDocument } from "./parse.ts";
 import { attr, child, renderDocument, type XmlElement } from "./tree.ts";
 
@@ -13,6 +14,11 @@ export interface ParsedAnswer {
   /** `<QBXML>`. */
   readonly root: XmlElement;
   readonly summary: ResponseSummary;
+  /**
+   * Characters XML forbids that were replaced before the answer could be read (ledger/xml/
+   * markup-repair.ts); absent when the answer was well-formed as written.
+   */
+  readonly repaired?: number;
 }
 
 /**
@@ -21,6 +27,16 @@ export interface ParsedAnswer {
  * (600 answers a recovery query for which nothing is stored).
  */
 export function readAnswer(xml: string): ParsedAnswer | null {
+  const read = readWellFormed(xml);
+  if (read) return read;
+  // Only a refused answer is looked at again: a well-formed one costs nothing more.
+  const repair = repairMarkup(xml);
+  if (repair.repaired === 0) return null;
+  const repaired = readWellFormed(repair.xml);
+  return repaired ? { ...repaired, repaired: repair.repaired } : null;
+}
+
+function readWellFormed(xml: string): ParsedAnswer | null {
   const document = parseDocument(xml);
   if (!document || document.root.name !== "QBXML") return null;
   const msgs = child(document.root, "QBXMLMsgsRs");
@@ -65,6 +81,7 @@ export function memberAnswers(answer: ParsedAnswer, count: number): ParsedAnswer
         statuses: status ? [status] : [],
         messageSetStatusCode: answer.summary.messageSetStatusCode,
       },
+      ...(answer.repaired === undefined ? {} : { repaired: answer.repaired }),
     };
   });
 }

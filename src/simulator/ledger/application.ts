@@ -113,6 +113,30 @@ function refusal(fault: LedgerFault | null, requestName: string): Status | undef
   return undefined;
 }
 
+/** C0 control characters XML 1.0 does not allow (tab, line feed and carriage return are allowed). */
+const CONTROL_CHARACTERS = /(?![\t\n\r\u007F-\u009F])\p{Cc}/gu;
+
+/**
+ * The application's XML writer writes a control character of stored text (one typed or pasted
+ * into its windows: `CompanyFile.editInWindow`) as a character reference, `&#1;`, which an XML 1.0
+ * reader refuses: the answer is well-formed to the connector, which carries it as text, and not to
+ * a strict reader of the document.
+ */
+function withControlReferences(result: ProcessResult): ProcessResult {
+  if (!result.ok) return result;
+  const response = result.response.replace(CONTROL_CHARACTERS, (c) => `&#${c.charCodeAt(0)};`);
+  return response === result.response ? result : { ok: true, response };
+}
+
+/** Personal data elements the application leaves out when the application may not see them. */
+const PERSONAL_DATA = /<(CreditCardNumber|SSN)>[^<]*<\/\1>|<(?:CreditCardNumber|SSN)\s*\/>/g;
+
+/** The answer without card numbers and social security numbers (personal data access not granted). */
+function withoutPersonalData(result: ProcessResult): ProcessResult {
+  if (!result.ok) return result;
+  return { ok: true, response: result.response.replace(PERSONAL_DATA, "") };
+}
+
 /** An answer whose end never arrived: its first `bytes` bytes (the `truncated_answer` fault). */
 function truncated(result: ProcessResult, bytes: number): ProcessResult {
   if (!result.ok) return result;
@@ -157,6 +181,15 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
   /** The installed application: product, version, edition and the message versions it speaks. */
   get host(): HostInfo {
     return this.hostInfo;
+  }
+
+  /**
+   * The administrator lets the integrated application see personal data, or takes that right away:
+   * then card numbers and social security numbers are left out of every answer, and the company
+   * file report says so.
+   */
+  setPersonalDataAccess(allowed: boolean): void {
+    this.hostInfo = { ...this.hostInfo, personalDataAccessAllowed: allowed };
   }
 
   /**
@@ -309,7 +342,9 @@ export class SimulatedLedgerApplication implements SimulatedApplication, Session
     const result = isNoLatency(this.latency)
       ? processDocument(requestXml, context)
       : await paced(processSteps(requestXml, context), this.latency);
-    if (fault?.kind === "truncated_answer") return truncated(result, fault.bytes);
-    return fault?.kind === "large_answer" ? padded(result, fault.bytes) : result;
+    const shown = this.host.personalDataAccessAllowed === false ? withoutPersonalData(result) : result;
+    const written = withControlReferences(shown);
+    if (fault?.kind === "truncated_answer") return truncated(written, fault.bytes);
+    return fault?.kind === "large_answer" ? padded(written, fault.bytes) : written;
   }
 }

@@ -205,6 +205,23 @@ export class CompanyFile {
   }
 
   /**
+   * The end user edits record `id` in the application's window: its text field `name` becomes
+   * `text` as typed or pasted. Unlike a request, the window keeps control characters, and the
+   * application later writes them into its answers as they are (raw, which XML does not allow).
+   */
+  editInWindow(id: string, name: string, text: string): void {
+    const record = this.records.get(id);
+    if (!record) throw new Error(`no record ${id}`);
+    const edited: XmlElement = { name, attrs: [], children: [], text };
+    const at = record.fields.findIndex((field) => field.name === name);
+    if (at < 0) throw new Error(`record ${id} has no field ${name}`);
+    record.fields[at] = edited;
+    record.modified = this.nowSeconds();
+    record.editSequence = Math.max(record.editSequence + 1, record.modified);
+    this.touch(record);
+  }
+
+  /**
    * A value derived from the whole file (balances, applied amounts…), computed once per change of
    * the file: an iterator walking a large file pays for it once, not once per record.
    */

@@ -14,6 +14,12 @@ export interface HostInfo {
   readonly country: string;
   /** Highest supported message version. */
   readonly xmlVersion: { readonly major: number; readonly minor: number };
+  /**
+   * Whether the administrator let the integrated application see personal data (card numbers,
+   * social security numbers); when not, the application leaves them out of its answers.
+   * Reported as `CurrentAppAccessRights/IsPersonalDataAccessAllowed`; allowed when absent.
+   */
+  readonly personalDataAccessAllowed?: boolean;
 }
 
 const VERSION_HISTORY = [
@@ -92,7 +98,7 @@ export function companyRet(file: CompanyFile, ownerIds: readonly string[]): XmlE
 }
 
 /** A minimal `<PreferencesRet>`. */
-export function preferencesRet(): XmlElement {
+export function preferencesRet(host: HostInfo): XmlElement {
   return node("PreferencesRet", [
     node("AccountingPreferences", [
       leaf("IsUsingAccountNumbers", "false"),
@@ -109,7 +115,7 @@ export function preferencesRet(): XmlElement {
     ]),
     node("CurrentAppAccessRights", [
       leaf("IsAutomaticLoginAllowed", "false"),
-      leaf("IsPersonalDataAccessAllowed", "false"),
+      leaf("IsPersonalDataAccessAllowed", String(host.personalDataAccessAllowed ?? true)),
     ]),
   ]);
 }
@@ -130,7 +136,7 @@ export function hostCompanyPreferencesDocument(host: HostInfo, file: CompanyFile
       node("QBXMLMsgsRs", [
         node("HostQueryRs", [hostRet(host)], statusAttrs("0")),
         node("CompanyQueryRs", [companyRet(file, [ownerId])], statusAttrs("1")),
-        node("PreferencesQueryRs", [preferencesRet()], statusAttrs("2")),
+        node("PreferencesQueryRs", [preferencesRet(host)], statusAttrs("2")),
       ]),
     ]),
   );

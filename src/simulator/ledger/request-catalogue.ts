@@ -63,7 +63,7 @@ const SPECIAL: Readonly<Record<string, Handler>> = {
       ),
     ],
   }),
-  PreferencesQueryRq: () => ({ status: STATUS_OK, body: [preferencesRet()] }),
+  PreferencesQueryRq: (_rq, ctx) => ({ status: STATUS_OK, body: [preferencesRet(ctx.host)] }),
   ItemAssembliesCanBuildQueryRq: (rq, ctx) => assembliesCanBuild(rq, ctx.file),
 };
 
