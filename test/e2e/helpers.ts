@@ -222,3 +222,27 @@ export async function countRequests(sys: System): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Asserts a refusal: its status, catalogue code and `param`; returns the error body. */
+export function assertRefused(
+  answer: { status: number; body: Record<string, unknown> },
+  status: number,
+  code: string,
+  param: string,
+  label = "",
+): Record<string, unknown> {
+  assert.equal(answer.status, status, `${label} ${JSON.stringify(answer.body)}`);
+  const error = answer.body.error as Record<string, unknown>;
+  assert.deepEqual([error.code, error.param], [code, param], `${label} ${JSON.stringify(error)}`);
+  return error;
+}
+
+/** The XML message the service handed the application for a Request (whitespace between tags dropped). */
+export async function sentMessageOf(sys: System, requestId: string): Promise<string> {
+  assert.match(requestId, /^req_/, "an application operation answers with its Request's ID");
+  const response = await sys.call("GET", `/v1/requests/${requestId}/messages`);
+  assert.equal(response.status, 200);
+  const body = (await response.json()) as { message: { xml: string | null } };
+  assert.ok(body.message.xml, "the message is kept");
+  return body.message.xml.replace(/>\s+</g, "><");
+}

@@ -7,7 +7,7 @@ import {
 } from "../../src/ledger/cursors.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { checkEveryAnswer } from "./openapi-contract.ts";
-import { bringOnline, countRequests, E2E_CONFIG } from "./helpers.ts";
+import { assertRefused, bringOnline, countRequests, E2E_CONFIG, sentMessageOf } from "./helpers.ts";
 
 /**
  * Spec rows of "List parameters (query)" and the cursor limits shown to *filter*, not only to refuse
@@ -49,22 +49,9 @@ function ok(answer: Answer, status: number, label: string): Json {
   return answer.body;
 }
 
-function refused(answer: Answer, status: number, code: string, param: string): Json {
-  assert.equal(answer.status, status, JSON.stringify(answer.body));
-  const error = answer.body.error as Json;
-  assert.deepEqual([error.code, error.param], [code, param], JSON.stringify(error));
-  return error;
-}
+const refused = assertRefused;
 
-/** The XML message the service handed the application for a Request. */
-async function sentMessage(requestId: string): Promise<string> {
-  assert.match(requestId, /^req_/, "an application operation answers with its Request's ID");
-  const response = await sys.call("GET", `/v1/requests/${requestId}/messages`);
-  assert.equal(response.status, 200);
-  const body = (await response.json()) as { message: { xml: string | null } };
-  assert.ok(body.message.xml, "the message is kept");
-  return body.message.xml.replace(/>\s+</g, "><");
-}
+const sentMessage = (requestId: string): Promise<string> => sentMessageOf(sys, requestId);
 
 /** The IDs of a list page, sorted (the application's order is not the rule under test). */
 const idsOf = (body: Json): string[] => (body.data as Json[]).map((r) => String(r.id)).sort();

@@ -3,7 +3,14 @@ import { after, before, describe, test } from "node:test";
 import { SERVICE_OWNER_ID } from "../../src/ledger/owner-id.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { checkEveryAnswer } from "./openapi-contract.ts";
-import { bringOnline, countRequests, E2E_CONFIG, eventually } from "./helpers.ts";
+import {
+  assertRefused,
+  bringOnline,
+  countRequests,
+  E2E_CONFIG,
+  eventually,
+  sentMessageOf,
+} from "./helpers.ts";
 
 /**
  * Spec rows of typed operations that were only partly tested (issue 25, item 1), each shown through
@@ -54,21 +61,9 @@ function ok(answer: Answer, status: number, label: string): Json {
   return answer.body;
 }
 
-function refused(answer: Answer, status: number, code: string, param: string, label = ""): Json {
-  assert.equal(answer.status, status, `${label} ${JSON.stringify(answer.body)}`);
-  const error = answer.body.error as Json;
-  assert.deepEqual([error.code, error.param], [code, param], `${label} ${JSON.stringify(error)}`);
-  return error;
-}
+const refused = assertRefused;
 
-async function sentMessage(requestId: string): Promise<string> {
-  assert.match(requestId, /^req_/, "an application operation answers with its Request's ID");
-  const response = await sys.call("GET", `/v1/requests/${requestId}/messages`);
-  assert.equal(response.status, 200);
-  const body = (await response.json()) as { message: { xml: string | null } };
-  assert.ok(body.message.xml, "the message is kept");
-  return body.message.xml.replace(/>\s+</g, "><");
-}
+const sentMessage = (requestId: string): Promise<string> => sentMessageOf(sys, requestId);
 
 async function create(path: string, body: Json): Promise<Json> {
   return ok(await call("POST", `${BASE}/${path}`, body), 201, `create ${path}`);

@@ -16,6 +16,22 @@ import { eventually } from "./helpers.ts";
  */
 const ROOT = join(import.meta.dirname, "..", "..");
 
+/** `npm run simulator` with these flags and settings, until it exits: its exit code and what it wrote to stderr. */
+async function runSimulator(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, stderr };
+}
+
 test("npm run simulator follows a setup link, answers calls and keeps its company file", async (t) => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
     scripts: Record<string, string>;
@@ -95,56 +111,30 @@ test("npm run simulator follows a setup link, answers calls and keeps its compan
 });
 
 test("npm run simulator refuses a company size it does not know, before contacting anything", async () => {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/simulator/main.ts",
-      "--setup-url",
-      "http://127.0.0.1:9/setup/x",
-      "--size",
-      "huge",
-    ],
-    { cwd: ROOT, env: { ...process.env, LEDGER_SIMULATOR_SIZE: "" }, stdio: ["ignore", "ignore", "pipe"] },
+  const { code, stderr } = await runSimulator(
+    ["--setup-url", "http://127.0.0.1:9/setup/x", "--size", "huge"],
+    {
+      LEDGER_SIMULATOR_SIZE: "",
+    },
   );
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   assert.equal(code, 2, stderr);
   assert.match(stderr, /--size: give small or large\./);
 });
 
 test("npm run simulator without a registration explains its flags", async () => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, LEDGER_SIMULATOR_SETUP_URL: "", LEDGER_SIMULATOR_QWC: "" },
-    stdio: ["ignore", "ignore", "pipe"],
+  const { code, stderr } = await runSimulator([], {
+    LEDGER_SIMULATOR_SETUP_URL: "",
+    LEDGER_SIMULATOR_QWC: "",
   });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   assert.equal(code, 2);
   assert.match(stderr, /--setup-url/);
 });
 
 test("npm run simulator refuses a latency it cannot read, saying why, before contacting anything", async () => {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/simulator/main.ts",
-      "--setup-url",
-      "http://127.0.0.1:9/setup/x",
-      "--latency",
-      "soap:80,lag:5",
-    ],
-    { cwd: ROOT, env: { ...process.env, LEDGER_SIMULATOR_LATENCY: "" }, stdio: ["ignore", "ignore", "pipe"] },
+  const { code, stderr } = await runSimulator(
+    ["--setup-url", "http://127.0.0.1:9/setup/x", "--latency", "soap:80,lag:5"],
+    { LEDGER_SIMULATOR_LATENCY: "" },
   );
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   assert.equal(code, 2, stderr);
   assert.match(stderr, /--latency: unknown key "lag"; the keys are soap, messageSet, request, record\./);
   assert.match(stderr, /--latency +how slow this computer is/);
