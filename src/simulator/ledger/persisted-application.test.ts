@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SimulatedLedgerApplication } from "./application.ts";
 import { CompanyFile } from "./company-file.ts";
-import { PersistedApplication, type CompanyFileStore } from "./persisted-application.ts";
+import { onlyQueries, PersistedApplication, type CompanyFileStore } from "./persisted-application.ts";
 import type { CompanyFileSnapshot } from "./snapshot.ts";
 import { PATH, begin, requestXml, send, setup, testClock } from "./test-support.ts";
 import { childText } from "../../ledger/xml/tree.ts";
+import { ledgerSchema } from "../../ledger/xml/schema.ts";
 
 /** A store that keeps snapshots in memory as JSON text (what a database column holds), or fails. */
 class MemoryStore implements CompanyFileStore {
@@ -103,5 +104,78 @@ describe("PersistedApplication", () => {
     await send(session, ADD_CUSTOMER("Kept"));
     assert.equal(file.count("Customer"), customers + 1);
     assert.equal(CompanyFile.restore(store.last, testClock()).count("Customer"), customers + 1);
+  });
+});
+
+const WITH_REQUIRED_ELEMENTS = [
+  "<AgingReportQueryRq><AgingReportType>ARAgingDetail</AgingReportType></AgingReportQueryRq>",
+  "<GeneralSummaryReportQueryRq><GeneralSummaryReportType>ProfitAndLossStandard</GeneralSummaryReportType></GeneralSummaryReportQueryRq>",
+  "<GeneralDetailReportQueryRq><GeneralDetailReportType>GeneralLedger</GeneralDetailReportType></GeneralDetailReportQueryRq>",
+  "<JobReportQueryRq><JobReportType>ItemEstimatesVsActuals</JobReportType></JobReportQueryRq>",
+  "<TimeReportQueryRq><TimeReportType>TimeByItem</TimeReportType></TimeReportQueryRq>",
+  "<PayrollSummaryReportQueryRq><PayrollSummaryReportType>EmployeeEarningsSummary</PayrollSummaryReportType></PayrollSummaryReportQueryRq>",
+  "<PayrollDetailReportQueryRq><PayrollDetailReportType>PayrollItemDetail</PayrollDetailReportType></PayrollDetailReportQueryRq>",
+  "<ListDeletedQueryRq><ListDelType>Customer</ListDelType></ListDeletedQueryRq>",
+  "<TxnDeletedQueryRq><TxnDelType>Invoice</TxnDelType></TxnDeletedQueryRq>",
+  "<BillToPayQueryRq><PayeeEntityRef><FullName>Nobody</FullName></PayeeEntityRef></BillToPayQueryRq>",
+  "<ItemAssembliesCanBuildQueryRq><ItemInventoryAssemblyRef><FullName>Kit</FullName></ItemInventoryAssemblyRef><TxnDate>2025-06-30</TxnDate></ItemAssembliesCanBuildQueryRq>",
+  "<BudgetSummaryReportQueryRq><BudgetSummaryReportType>ProfitAndLossByAccount</BudgetSummaryReportType><FiscalYear>2025</FiscalYear></BudgetSummaryReportQueryRq>",
+  "<CustomSummaryReportQueryRq><ReportDateMacro>ThisYear</ReportDateMacro><SummarizeColumnsBy>TotalOnly</SummarizeColumnsBy><SummarizeRowsBy>Account</SummarizeRowsBy></CustomSummaryReportQueryRq>",
+  "<CustomDetailReportQueryRq><CustomDetailReportType>CustomTxnDetail</CustomDetailReportType><ReportDateMacro>ThisYear</ReportDateMacro><SummarizeRowsBy>Account</SummarizeRowsBy><IncludeColumn>Amount</IncludeColumn></CustomDetailReportQueryRq>",
+];
+
+describe("a set of queries is not compared with the saved file", () => {
+  it("tells queries from anything that may change the file, from the request text", () => {
+    const queries = `<CustomerQueryRq><MaxReturned>2</MaxReturned></CustomerQueryRq><GeneralSummaryReportQueryRq><GeneralSummaryReportType>ProfitAndLossStandard</GeneralSummaryReportType></GeneralSummaryReportQueryRq>`;
+    assert.equal(onlyQueries(requestXml(queries)), true);
+    assert.equal(onlyQueries(requestXml(`${queries}${ADD_CUSTOMER("W")}`)), false, "a write among them");
+    assert.equal(onlyQueries(requestXml(queries, 'newMessageSetID="s1" onError="stopOnError"')), false);
+    assert.equal(onlyQueries(requestXml("", 'oldMessageSetID="s1" onError="stopOnError"')), false);
+    assert.equal(onlyQueries(requestXml("")), false, "no request at all");
+    assert.equal(onlyQueries(requestXml(`<TxnVoidRq><TxnVoidType>Invoice</TxnVoidType></TxnVoidRq>`)), false);
+    assert.equal(onlyQueries("not a document"), false);
+  });
+
+  it("no query the application's schema has changes a company file (what lets the wrapper skip the comparison)", async () => {
+    const clock = testClock();
+    const application = new SimulatedLedgerApplication({ clock, xmlVersion: "16.0" });
+    const file = application.createCompanyFile(PATH, { companyName: "Demo Co", seed: "demo" });
+    const session = await begin(application);
+    const before = JSON.stringify(file.snapshot());
+    const names = [...ledgerSchema().requests].filter((name) => name.endsWith("QueryRq")).sort();
+    // Each query bare, limited, and started as an iterator (the cursor state is the session's);
+    // then the ones with required elements, each with one valid body.
+    const bodies = names.flatMap((name) =>
+      ["", ' iterator="Start"'].flatMap((attrs) => [
+        `<${name}${attrs}></${name}>`,
+        `<${name}${attrs}><MaxReturned>5</MaxReturned></${name}>`,
+      ]),
+    );
+    const ran = new Set<string>();
+    for (const body of [...bodies, ...WITH_REQUIRED_ELEMENTS]) {
+      const answer = await session.processRequest(requestXml(body, undefined, "16.0"));
+      // A set the application refuses is refused whole, before any request runs.
+      if (answer.ok) ran.add(/^<(\w+)/.exec(body)?.[1] ?? "");
+    }
+    clock.advance(60);
+    assert.equal(JSON.stringify(file.snapshot()), before, "a query changed the company file");
+    // The rest are refused whole by this application (edition, required elements): nothing ran.
+    // The floor catches a change that would stop most of them from running.
+    assert.ok(ran.size >= 90, `${ran.size} of ${names.length} queries ran`);
+  });
+
+  it("reads through the wrapper save nothing and writes are still saved before their answer", async () => {
+    const clock = testClock();
+    const application = new SimulatedLedgerApplication({ clock });
+    const file = application.createCompanyFile(PATH, { companyName: "Sample Co", seed: "sample" });
+    const store = new MemoryStore();
+    const app = new PersistedApplication(application, store);
+    app.markSaved(file);
+    const session = await begin(app);
+    const saves = store.saved.length;
+    await send(session, QUERY_ALL);
+    assert.equal(store.saved.length, saves);
+    await send(session, ADD_CUSTOMER("After Reads"));
+    assert.equal(store.saved.length, saves + 1);
   });
 });
