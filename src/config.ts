@@ -87,8 +87,9 @@ export const configSchema = z.object({
    * demo's, the setup page's simulated company file): `small` (a contractor's year: about 40
    * customers and jobs, 150 invoices, every kind of list and transaction; ready in about a second)
    * or `large` (the same business with 10,000 invoices and everything in proportion: for benches,
-   * generated in 10–20 s at the first start; a 70 MB file, saved whole after each answer, so every
-   * call costs about half a second more). Files already made are kept as they are (decision 0042).
+   * generated in 10–20 s at the first start; a 70 MB file, saved whole after each write, so every
+   * write costs about a second more; reads do not). Files already made are kept as they are
+   * (decision 0042).
    */
   SIMULATOR_COMPANY_SIZE: z.enum(["small", "large"]).default("small"),
   /** Requests per project per rate-limit window (all keys together). */
