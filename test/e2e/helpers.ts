@@ -189,10 +189,13 @@ export function lastReport(connector: SimulatedWebConnector): SessionReport | un
   return last?.type === "session_ended" ? last.report : undefined;
 }
 
-/** A JSON answer: its status and parsed body (`{}` when empty). */
+/** A JSON answer: its status and parsed body (`{}` when empty), its `Svc-Request-Id` and `Location`. */
 export interface JsonAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** `Svc-Request-Id` (a Request's ID for an application operation; "" when absent). */
+  requestId: string;
+  location: string | null;
 }
 
 /** Calls an application operation as the end user `eu` and reads its JSON answer. */
@@ -202,16 +205,26 @@ export async function callAsEndUser(
   method: "GET" | "POST" | "DELETE",
   path: string,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<JsonAnswer> {
   const response = await sys.call(method, path, {
     endUserId: eu.endUserId,
+    headers,
     ...(body === undefined ? {} : { body }),
   });
   const text = await response.text();
   return {
     status: response.status,
     body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>),
+    requestId: response.headers.get("svc-request-id") ?? "",
+    location: response.headers.get("location"),
   };
+}
+
+/** Asserts an answer's status (showing its body when it differs); returns the body. */
+export function assertAnswered(answer: JsonAnswer, status: number, label: string): Record<string, unknown> {
+  assert.equal(answer.status, status, `${label}: ${JSON.stringify(answer.body).slice(0, 2000)}`);
+  return answer.body;
 }
 
 /** Number of Request rows in the system's store (every project and mode). */

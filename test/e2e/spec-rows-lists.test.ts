@@ -7,7 +7,16 @@ import {
 } from "../../src/ledger/cursors.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { checkEveryAnswer } from "./openapi-contract.ts";
-import { assertRefused, bringOnline, countRequests, E2E_CONFIG, sentMessageOf } from "./helpers.ts";
+import {
+  assertRefused,
+  bringOnline,
+  countRequests,
+  E2E_CONFIG,
+  sentMessageOf,
+  assertAnswered,
+  callAsEndUser,
+  type JsonAnswer,
+} from "./helpers.ts";
 
 /**
  * Spec rows of "List parameters (query)" and the cursor limits shown to *filter*, not only to refuse
@@ -24,30 +33,16 @@ const BASE = "/v1/ledger-desktop";
 /** A run-unique token, so name filters can be asserted to return exactly this file's records. */
 const RUN = `Q${Date.now().toString(36).slice(-5)}`;
 
-interface Answer {
-  status: number;
-  body: Json;
-  /** The Request's ID (`Svc-Request-Id` of an application operation). */
-  requestId: string;
-}
+type Answer = JsonAnswer;
 
-async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> {
-  const response = await sys.call(method, path, {
-    endUserId: eu.endUserId,
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text === "" ? {} : (JSON.parse(text) as Json),
-    requestId: response.headers.get("svc-request-id") ?? "",
-  };
-}
+const call = (
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Answer> => callAsEndUser(sys, eu, method, path, body, headers);
 
-function ok(answer: Answer, status: number, label: string): Json {
-  assert.equal(answer.status, status, `${label}: ${JSON.stringify(answer.body).slice(0, 2000)}`);
-  return answer.body;
-}
+const ok = assertAnswered;
 
 const refused = assertRefused;
 

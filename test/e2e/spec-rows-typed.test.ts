@@ -10,6 +10,9 @@ import {
   E2E_CONFIG,
   eventually,
   sentMessageOf,
+  assertAnswered,
+  callAsEndUser,
+  type JsonAnswer,
 } from "./helpers.ts";
 
 /**
@@ -29,37 +32,16 @@ const RUN = `T${Date.now().toString(36).slice(-5)}`;
 /** The company file computer's offset: not the simulator's default, so it must come from the file. */
 const UTC_OFFSET = "+05:30";
 
-interface Answer {
-  status: number;
-  body: Json;
-  requestId: string;
-  location: string | null;
-}
+type Answer = JsonAnswer;
 
-async function call(
+const call = (
   method: "GET" | "POST",
   path: string,
   body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const response = await sys.call(method, path, {
-    endUserId: eu.endUserId,
-    headers,
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text === "" ? {} : (JSON.parse(text) as Json),
-    requestId: response.headers.get("svc-request-id") ?? "",
-    location: response.headers.get("location"),
-  };
-}
+  headers?: Record<string, string>,
+): Promise<Answer> => callAsEndUser(sys, eu, method, path, body, headers);
 
-function ok(answer: Answer, status: number, label: string): Json {
-  assert.equal(answer.status, status, `${label}: ${JSON.stringify(answer.body).slice(0, 2000)}`);
-  return answer.body;
-}
+const ok = assertAnswered;
 
 const refused = assertRefused;
 

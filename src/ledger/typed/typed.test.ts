@@ -173,6 +173,9 @@ describe("typed input (spec: Conventions; issue 7 item 2)", () => {
     });
     assert.equal(contentIssue(line, undefined, { accountId: "80000001-1", amount: "10.00" }), null);
     assert.equal(contentIssue(line, undefined, { paymentTransactionId: "1F-1" }), null);
+    // Forms known to fit are remembered (input.ts); a form that does not fit is refused every time.
+    assert.equal(contentIssue(line, undefined, { accountId: "80000001-2", amount: "11.00" }), null);
+    assert.deepEqual(contentIssue(line, undefined, { amount: "12.00" })?.path, ["accountId"]);
     // A field the path supplies (an update's record ID) counts as present and is never the one named.
     const update = resource("deposits").update;
     assert.ok(update);

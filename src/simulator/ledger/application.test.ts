@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { BeginSessionOptions } from "../application.ts";
 import { SimulatedLedgerApplication } from "./application.ts";
-import { PATH, requestXml, setup, testClock } from "./test-support.ts";
+import { PATH, requestXml, setup, testClock, BEGIN_OPTIONS } from "./test-support.ts";
 import { parseDocument } from "../../ledger/xml/parse.ts";
 import { childText, childrenNamed } from "../../ledger/xml/tree.ts";
 
-const OPTIONS: BeginSessionOptions = {
-  companyFilePath: "",
-  appName: "Bridge",
-  ownerId: "{6B29FC40-CA47-1067-B31D-00DD010662DA}",
-  fileId: "{FILE-1}",
-  stampFileId: true,
-};
 const QUERY = requestXml(`<AccountQueryRq requestID="1"><MaxReturned>1</MaxReturned></AccountQueryRq>`);
 
 describe("beginSession faults", () => {
@@ -26,14 +18,14 @@ describe("beginSession faults", () => {
     it(`${fault.kind} → ${hresult}`, async () => {
       const { app } = await setup({ seed: "empty" });
       app.setFault(fault);
-      const result = await app.beginSession(OPTIONS);
+      const result = await app.beginSession(BEGIN_OPTIONS);
       assert.equal(result.ok, false);
       if (result.ok) return;
       assert.equal(result.hresult, hresult);
       if (typeof message === "string") assert.equal(result.message, message);
       else assert.match(result.message, message);
       app.setFault(null);
-      assert.equal((await app.beginSession(OPTIONS)).ok, true);
+      assert.equal((await app.beginSession(BEGIN_OPTIONS)).ok, true);
     });
   }
 
@@ -41,20 +33,20 @@ describe("beginSession faults", () => {
     const { app } = await setup({ seed: "empty" });
     app.createCompanyFile("C:\\Other\\other.company", { companyName: "Other Co" });
     app.setFault({ kind: "wrong_company_file", path: "C:\\Other\\other.company" });
-    const refused = await app.beginSession({ ...OPTIONS, companyFilePath: PATH });
+    const refused = await app.beginSession({ ...BEGIN_OPTIONS, companyFilePath: PATH });
     assert.equal(refused.ok ? "" : refused.hresult, "0x8004040A");
-    const other = await app.beginSession({ ...OPTIONS, companyFilePath: "" });
+    const other = await app.beginSession({ ...BEGIN_OPTIONS, companyFilePath: "" });
     assert.equal(other.ok ? other.session.companyFilePath : "", "C:\\Other\\other.company");
   });
 
   it('an unknown path → 0x80040406; "" with no open file → 0x80040416', async () => {
     const app = new SimulatedLedgerApplication({ clock: testClock() });
-    const none = await app.beginSession(OPTIONS);
+    const none = await app.beginSession(BEGIN_OPTIONS);
     assert.equal(none.ok ? "" : none.hresult, "0x80040416");
     app.createCompanyFile(PATH, { companyName: "A" });
-    const unknown = await app.beginSession({ ...OPTIONS, companyFilePath: "C:\\nope.company" });
+    const unknown = await app.beginSession({ ...BEGIN_OPTIONS, companyFilePath: "C:\\nope.company" });
     assert.equal(unknown.ok ? "" : unknown.hresult, "0x80040406");
-    const byPath = await app.beginSession({ ...OPTIONS, companyFilePath: PATH.toUpperCase() });
+    const byPath = await app.beginSession({ ...BEGIN_OPTIONS, companyFilePath: PATH.toUpperCase() });
     assert.equal(byPath.ok, true, "paths compare case-insensitively");
   });
 });
@@ -96,7 +88,7 @@ describe("processRequest faults", () => {
 describe("host / company / preferences", () => {
   it("builds the HCP document like sample 11 and stamps FileID once per owner", async () => {
     const { app, file } = await setup({ seed: "empty", xmlVersion: "16.0", country: "CA" });
-    const first = await app.beginSession(OPTIONS);
+    const first = await app.beginSession(BEGIN_OPTIONS);
     assert.ok(first.ok);
     assert.equal(first.session.country, "CA");
     assert.deepEqual(first.session.xmlVersion, { major: 16, minor: 0 });
@@ -131,14 +123,14 @@ describe("host / company / preferences", () => {
     );
     const stamps = (owner: string): string[] =>
       file.companyDataExts.filter((d) => d.ownerId === owner).map((d) => d.value);
-    await app.beginSession({ ...OPTIONS, fileId: "{FILE-2}" });
+    await app.beginSession({ ...BEGIN_OPTIONS, fileId: "{FILE-2}" });
     assert.deepEqual(
       stamps("{6B29FC40-CA47-1067-B31D-00DD010662DA}"),
       ["{FILE-1}"],
       "an existing stamp is kept",
     );
     await app.beginSession({
-      ...OPTIONS,
+      ...BEGIN_OPTIONS,
       ownerId: "{7C39FC40-CA47-1067-B31D-00DD010662DB}",
       stampFileId: false,
     });
@@ -147,7 +139,7 @@ describe("host / company / preferences", () => {
 
   it("answers CompanyQueryRq with the owner's DataExtRet", async () => {
     const { app } = await setup({ seed: "empty" });
-    const begun = await app.beginSession(OPTIONS);
+    const begun = await app.beginSession(BEGIN_OPTIONS);
     assert.ok(begun.ok);
     const result = await begun.session.processRequest(
       requestXml(

@@ -1,26 +1,18 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { BeginSessionOptions } from "../application.ts";
-import { PATH, requestXml, setup } from "./test-support.ts";
+import { PATH, requestXml, setup, BEGIN_OPTIONS } from "./test-support.ts";
 
 /**
  * The faults and states of issue 25: each makes the simulated application answer the way the real
  * one does in that state (ledger-protocol §2.7–2.8), and clearing it restores normal answers.
  */
-const OPTIONS: BeginSessionOptions = {
-  companyFilePath: "",
-  appName: "Bridge",
-  ownerId: "{6B29FC40-CA47-1067-B31D-00DD010662DA}",
-  fileId: "{FILE-1}",
-  stampFileId: true,
-};
 
 async function answer(
   app: Awaited<ReturnType<typeof setup>>["app"],
   body: string,
   msgsAttrs = 'onError="stopOnError"',
 ): Promise<string> {
-  const opened = await app.beginSession(OPTIONS);
+  const opened = await app.beginSession(BEGIN_OPTIONS);
   assert.ok(opened.ok);
   const result = await opened.session.processRequest(requestXml(body, msgsAttrs));
   assert.ok(result.ok);
@@ -38,32 +30,32 @@ describe("faults at the open", () => {
     it(`${fault.kind} → ${hresult}`, async () => {
       const { app } = await setup({ seed: "empty" });
       app.setFault(fault);
-      const refused = await app.beginSession(OPTIONS);
+      const refused = await app.beginSession(BEGIN_OPTIONS);
       assert.equal(refused.ok ? "" : refused.hresult, hresult);
       app.setFault(null);
-      assert.equal((await app.beginSession(OPTIONS)).ok, true);
+      assert.equal((await app.beginSession(BEGIN_OPTIONS)).ok, true);
     });
   }
 
   it("a moved file: its old path → 0x80040406, its new path opens it; no file open in a running application → 0x80040417", async () => {
     const { app } = await setup({ seed: "empty" });
     app.moveCompanyFile(PATH, "D:\\moved.company");
-    const old = await app.beginSession({ ...OPTIONS, companyFilePath: PATH });
+    const old = await app.beginSession({ ...BEGIN_OPTIONS, companyFilePath: PATH });
     assert.equal(old.ok ? "" : old.hresult, "0x80040406");
     app.closeCompanyFile({ applicationStaysOpen: true });
-    const none = await app.beginSession(OPTIONS);
+    const none = await app.beginSession(BEGIN_OPTIONS);
     assert.equal(none.ok ? "" : none.hresult, "0x80040417");
     app.closeCompanyFile();
-    const closed = await app.beginSession(OPTIONS);
+    const closed = await app.beginSession(BEGIN_OPTIONS);
     assert.equal(closed.ok ? "" : closed.hresult, "0x80040416");
-    const moved = await app.beginSession({ ...OPTIONS, companyFilePath: "D:\\moved.company" });
+    const moved = await app.beginSession({ ...BEGIN_OPTIONS, companyFilePath: "D:\\moved.company" });
     assert.equal(moved.ok ? moved.session.companyFilePath : "", "D:\\moved.company");
   });
 
   it("an older version installed reports message versions up to 12.0 only", async () => {
     const { app } = await setup({ seed: "empty" });
     app.installVersion("12.0");
-    const opened = await app.beginSession(OPTIONS);
+    const opened = await app.beginSession(BEGIN_OPTIONS);
     assert.ok(opened.ok);
     const hcp = opened.session.hostCompanyPreferencesXml();
     assert.match(hcp, /<SupportedQBXMLVersion>12\.0<\/SupportedQBXMLVersion>/);
@@ -106,7 +98,7 @@ describe("faults of one request", () => {
     assert.match(await answer(app, query), /<CreditCardNumber>4111111111111111<\/CreditCardNumber>/);
     app.setPersonalDataAccess(false);
     assert.doesNotMatch(await answer(app, query), /CreditCardNumber/);
-    const opened = await app.beginSession(OPTIONS);
+    const opened = await app.beginSession(BEGIN_OPTIONS);
     assert.ok(opened.ok);
     assert.match(
       opened.session.hostCompanyPreferencesXml(),

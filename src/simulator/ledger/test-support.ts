@@ -3,7 +3,7 @@
  * `send` that wraps request bodies in a message set and parses the response.
  */
 import assert from "node:assert/strict";
-import type { ApplicationSession, SimulatedApplication } from "../application.ts";
+import type { ApplicationSession, BeginSessionOptions, SimulatedApplication } from "../application.ts";
 import { SimulatedLedgerApplication, type SimulatedLedgerOptions } from "./application.ts";
 import { parseDocument } from "../../ledger/xml/parse.ts";
 import { attr, type XmlElement } from "../../ledger/xml/tree.ts";
@@ -40,6 +40,15 @@ export async function setup(options: SimulatedLedgerOptions & { seed?: "sample" 
   const session = await begin(app);
   return { app, clock, session, file: app.companyFile(PATH) };
 }
+
+/** A connector's session options with a GUID owner and a FileID to stamp (beginSession's own tests). */
+export const BEGIN_OPTIONS: BeginSessionOptions = {
+  companyFilePath: "",
+  appName: "Bridge",
+  ownerId: "{6B29FC40-CA47-1067-B31D-00DD010662DA}",
+  fileId: "{FILE-1}",
+  stampFileId: true,
+};
 
 /** Begins a session on the open file or fails the test. */
 export async function begin(app: SimulatedApplication, path = ""): Promise<ApplicationSession> {

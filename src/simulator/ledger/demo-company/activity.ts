@@ -8,7 +8,7 @@
  * are whole cents (`amounts.ts`), so payments never exceed what is owed.
  */
 import type { SeededRandom } from "../../../platform/seeded-random.ts";
-import { BASE_YEAR, dateOf, daysIn, monthEnd } from "./calendar.ts";
+import { BASE_YEAR, dateOf, daysIn, monthEnd, dateInYear } from "./calendar.ts";
 import type { DemoLists } from "./lists.ts";
 import { ref, type Spec } from "./messages.ts";
 import {
@@ -47,7 +47,7 @@ export function writeActivity(
 ): void {
   const year = BASE_YEAR;
   const yearDays = daysIn(year);
-  const date = (day: number): string => dateOf(year, Math.min(day, yearDays));
+  const date = (day: number): string => dateInYear(year, day);
   // Due and expected dates may fall in the next year.
   const later = (day: number): string => dateOf(year, day);
   const customer = () => random.pick(lists.billTo);

@@ -6,7 +6,7 @@
 import type { SeededRandom } from "../../../platform/seeded-random.ts";
 import type { ActivityCounts } from "./activity.ts";
 import { days, EXPENSE_ACCOUNTS, money, SALES_TAX_ITEMS } from "./amounts.ts";
-import { BASE_YEAR, dateOf, daysIn, monthEnd } from "./calendar.ts";
+import { BASE_YEAR, daysIn, monthEnd, dateInYear } from "./calendar.ts";
 import type { DemoLists } from "./lists.ts";
 import { ref } from "./messages.ts";
 import type { DemoWriter } from "./writer.ts";
@@ -23,7 +23,7 @@ export function writeBooks(
 ): void {
   const year = BASE_YEAR;
   const yearDays = daysIn(year);
-  const date = (day: number): string => dateOf(year, Math.min(day, yearDays));
+  const date = (day: number): string => dateInYear(year, day);
   const customer = () => random.pick(lists.billTo);
   const vendor = () => random.pick(lists.vendors);
   for (let month = 1; month <= 12; month++) {

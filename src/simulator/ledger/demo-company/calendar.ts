@@ -16,6 +16,11 @@ export function dateOf(year: number, day: number): string {
   return new Date(Date.UTC(year, 0, day)).toISOString().slice(0, 10);
 }
 
+/** `YYYY-MM-DD` of day `day` of `year`, held to the year's last day (a transaction date of the year). */
+export function dateInYear(year: number, day: number): string {
+  return dateOf(year, Math.min(day, daysIn(year)));
+}
+
 /** The month (1–12) of day `day` of `year`. */
 export function monthOf(year: number, day: number): number {
   return new Date(Date.UTC(year, 0, day)).getUTCMonth() + 1;
