@@ -316,6 +316,13 @@ export const configSchema = z.object({
   /** How often the change feed poller looks for due polls (change-feed/poller.ts). */
   CHANGE_FEED_TICK_MS: z.coerce.number().int().positive().default(15_000),
   /**
+   * How often a ready mirror asks the application what changed (mirror/, issue 26): the most a
+   * mirrored answer lags the company file while the connection is online, plus one round trip.
+   */
+  MIRROR_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(60),
+  /** How often the mirror engine looks for due work (a paused mirror's connection is looked at this often). */
+  MIRROR_TICK_MS: z.coerce.number().int().positive().default(5_000),
+  /**
    * How far each change feed poll reaches back before the previous poll's start: the application's
    * times have whole seconds and its clock is not the service's. What overlaps is deduplicated.
    */

@@ -20,6 +20,7 @@ import { startInstance } from "./requests/instances.ts";
 import { startSweeper } from "./requests/sweeper.ts";
 import { startDispatcher } from "./webhooks/dispatcher.ts";
 import { startChangeFeed } from "./change-feed/poller.ts";
+import { startMirrorEngine } from "./mirror/engine.ts";
 
 /**
  * Composition root: configuration, store, HTTP server (API, hosted setup page, connector endpoint),
@@ -79,6 +80,9 @@ async function main(): Promise<void> {
   // Change feed: polls each subscribed connection for changed records (change-feed/poller.ts).
   const changeFeed = startChangeFeed(deps);
   stops.push(() => changeFeed.stop());
+  // Mirrors: fill and keep fresh the copies reads may be answered from (mirror/engine.ts).
+  const mirrors = startMirrorEngine(deps);
+  stops.push(() => mirrors.stop());
   if (simulation) {
     // Simulated end users check in as soon as the service listens, with their files as they were left.
     stops.push(() => simulation.stop());

@@ -44,6 +44,15 @@ export const IDEMPOTENCY_HEADER: HeaderDoc = {
   schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
 };
 
+/** `Svc-Max-Staleness-Seconds` on list and retrieve of a mirrorable group (issue 26, mirror/read.ts). */
+export const MAX_STALENESS_HEADER_DOC: HeaderDoc = {
+  name: "Svc-Max-Staleness-Seconds",
+  required: false,
+  description:
+    "Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age`",
+  schema: { type: "integer", minimum: 0, maximum: 86400 },
+};
+
 /** Headers of an application read. */
 export const APPLICATION_HEADERS: readonly HeaderDoc[] = [
   END_USER_HEADER,

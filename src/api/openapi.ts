@@ -152,12 +152,12 @@ function errorStatusesOf(route: RouteDefinition, application: boolean, cursor: b
   const statuses = new Set<number>([...EVERY_ROUTE, ...(route.errors ?? [])]);
   if (route.response.status >= 400) {
     // Always refused (an unsupported typed operation): its input is checked, then it is refused.
-    if (route.method === "POST") statuses.add(413);
+    if (route.method === "POST" || route.method === "PUT") statuses.add(413);
     return [...statuses.add(route.response.status)].sort((a, b) => a - b);
   }
   if ((route.pathParams ?? []).length > 0) statuses.add(404);
   // A body past 20 MiB (PAYLOAD_TOO_LARGE); an Idempotency-Key reused (IDEMPOTENCY_KEY_REUSED).
-  if (route.method === "POST") statuses.add(413);
+  if (route.method === "POST" || route.method === "PUT") statuses.add(413);
   if (route.method !== "GET") statuses.add(422);
   if (application) for (const status of APPLICATION) statuses.add(status);
   // An application cursor that expired: CURSOR_EXPIRED.

@@ -1,3 +1,4 @@
+import { KNOWN_SVC_HEADERS } from "./plugins/svc-headers.ts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
@@ -29,7 +30,13 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
     app.route({
       method: route.method,
       url: route.url,
-      config: { auth: true, write },
+      config: {
+        auth: true,
+        write,
+        svcHeaders: (route.headers ?? [])
+          .map((h) => h.name.toLowerCase())
+          .filter((name) => name.startsWith("svc-") && !KNOWN_SVC_HEADERS.has(name)),
+      },
       handler: async (request, reply) => {
         const principal = request.principal;
         if (!principal) throw new ServiceError("API_KEY_MISSING");

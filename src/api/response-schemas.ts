@@ -499,3 +499,26 @@ export const SCHEMA_TIES = [
   tied<SameKeys<Out<typeof connectionHistorySchema>, ConnectionHistoryResource>>(true),
   tied<SameKeys<Out<typeof requestMessagesSchema>, RequestMessagesResource>>(true),
 ] as const;
+
+/** `GET/PUT /v1/end-users/{id}/mirror` (issue 26, mirror/settings.ts). */
+export const mirrorSchema = z
+  .object({
+    objectType: z.literal("mirror"),
+    endUserId: platformId("eu"),
+    resources: z.array(
+      z.object({
+        resource: z.string().meta({ description: "The typed group's path name (`customers`)" }),
+        state: z.enum(["filling", "ready", "paused", "error"]).meta({
+          description:
+            "`filling`: the copy is being read (not served); `ready`: served to reads that allow its age; `paused`: the connection cannot be reached (no setup yet, disabled, another company file); `error`: the group cannot be mirrored on this company file",
+        }),
+        records: z.number().int().min(0),
+        asOf: nullable(timestamp()).meta({
+          description: "Every change the application made before this time is in the copy",
+        }),
+        lastChangeAppliedAt: nullable(timestamp()),
+        error: nullable(z.object({ code: z.string(), message: z.string() })),
+      }),
+    ),
+  })
+  .meta({ id: "Mirror", description: "The mirrored groups of an end user's company file" });

@@ -34,7 +34,7 @@ export interface HeaderDoc {
 }
 
 export interface RouteDefinition<B = unknown, Q = unknown> {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   operationId: string;
   summary: string;

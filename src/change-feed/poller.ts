@@ -5,9 +5,7 @@ import { jsonEnumValue, nameTable } from "../ledger/resources/names.ts";
 import { listFilters, type ParamValue } from "../ledger/typed/filters.ts";
 import { typedOperation } from "../ledger/operations.ts";
 import { newId } from "../platform/ids.ts";
-import { systemClock } from "../platform/clock.ts";
-import { requestChannel } from "../requests/engine.ts";
-import { isSettled } from "../requests/lifecycle.ts";
+import { settledRows } from "../requests/request-watch.ts";
 import { submit } from "../requests/submit.ts";
 import { prepareTypedCall } from "../requests/typed-call.ts";
 import {
@@ -23,7 +21,7 @@ import {
   type PollWork,
 } from "../store/change-feed.ts";
 import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../store/events.ts";
-import { findRequestById, type RequestRow } from "../store/requests.ts";
+import type { RequestRow } from "../store/requests.ts";
 import type { Tenant } from "../store/tenant.ts";
 import { CHANGE_FEED_CHANGES_PER_EVENT, type ChangeFeedChangesData } from "../webhooks/event-types.ts";
 import { chunks, classify, type DeletedRecord, type ListedRecord } from "./changes.ts";
@@ -54,11 +52,9 @@ export const CHANGE_FEED_CHANNEL = "change_feed";
 const SEEN_RETENTION_MS = 24 * 3600 * 1000;
 /** Polls started or completed per pass. */
 const POLLS_PER_PASS = 50;
-/** Re-reading a poll's Requests while waiting, in case a wake-up came from another instance. */
-const RECHECK_MS = 1000;
 
 /** A query of one poll: what it lists, and how its records are read back. */
-interface PollQuery {
+export interface PollQuery {
   resource: ResourceDefinition;
   values: Map<string, ParamValue>;
   /** The deleted list's query: the watched groups by their deleted-list type value. */
@@ -77,19 +73,31 @@ function tenantOf(poll: PollWork): Tenant {
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00");
 
-/** The poll's queries, in a fixed order (their Requests are matched back by position). */
-export function pollQueries(resources: readonly string[], updatedAfterMs: number): PollQuery[] {
+/** The change feed's form of a group's records: inactive ones too; no line items (not needed to tell what changed). */
+function changeFeedForm(resource: ResourceDefinition): Map<string, ParamValue> {
+  const values = new Map<string, ParamValue>();
+  const params = new Set(queryParams(resource));
+  if (params.has("status")) values.set("status", "all");
+  if (params.has("includeLineItems")) values.set("includeLineItems", false);
+  return values;
+}
+
+/**
+ * The poll's queries, in a fixed order (their Requests are matched back by position): per group the
+ * list of records modified since `updatedAfterMs` in the form `formOf` gives, then the deleted lists.
+ */
+export function pollQueries(
+  resources: readonly string[],
+  updatedAfterMs: number,
+  formOf: (resource: ResourceDefinition) => Map<string, ParamValue> = changeFeedForm,
+): PollQuery[] {
   const watchable = watchableResources();
   const queries: PollQuery[] = [];
   const deleted = new Map<"deletedListObjects" | "deletedTransactions", Map<string, ResourceDefinition>>();
   for (const name of resources) {
     const resource = watchable.get(name);
     if (!resource) continue;
-    const values = new Map<string, ParamValue>([["updatedAfter", iso(updatedAfterMs)]]);
-    const params = new Set(queryParams(resource));
-    // Inactive records change too; line items are not needed to tell what changed.
-    if (params.has("status")) values.set("status", "all");
-    if (params.has("includeLineItems")) values.set("includeLineItems", false);
+    const values = new Map<string, ParamValue>([["updatedAfter", iso(updatedAfterMs)], ...formOf(resource)]);
     queries.push({ resource, values });
     const list = deletedListOf(resource);
     if (list && resource.delType) {
@@ -124,7 +132,7 @@ const deletedTypeField = (list: string): string =>
   list === "deletedListObjects" ? "listType" : "transactionType";
 
 /** Reads the records of a succeeded list Request (the list envelope's `data`). */
-function recordsOf(row: RequestRow): Record<string, unknown>[] {
+export function recordsOf(row: RequestRow): Record<string, unknown>[] {
   const result = row.result as { data?: unknown } | null;
   return Array.isArray(result?.data) ? (result.data as Record<string, unknown>[]) : [];
 }
@@ -221,23 +229,8 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
     if (waiting.has(name)) return;
     waiting.add(name);
     try {
-      while (!shutdown.signal.aborted) {
-        const rows = await Promise.all(poll.request_ids.map((id) => findRequestById(deps.db, id)));
-        const pending = rows.find((r) => r && !isSettled(r.status));
-        if (!pending) {
-          await completeOrAbandon(poll, rows);
-          return;
-        }
-        const stop = new AbortController();
-        const onShutdown = (): void => stop.abort();
-        shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-        await Promise.race([
-          deps.store.notifier.wait(requestChannel(pending.id), stop.signal),
-          systemClock.sleep(RECHECK_MS, stop.signal),
-        ]);
-        stop.abort();
-        shutdown.signal.removeEventListener("abort", onShutdown);
-      }
+      const rows = await settledRows(deps, poll.request_ids, shutdown.signal);
+      if (rows) await completeOrAbandon(poll, rows);
     } finally {
       waiting.delete(name);
     }

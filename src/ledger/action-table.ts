@@ -220,7 +220,7 @@ function summarySchema(resource: ResourceDefinition, extra: JsonSchema): JsonSch
   };
 }
 
-/** Spec: list envelope `{objectType:'list', url, data[], nextCursor, hasMore, remainingCount, cursorExpiresAt}`. */
+/** Spec: list envelope `{objectType:'list', url, data[], nextCursor, hasMore, remainingCount, cursorExpiresAt}`, and `source` (issue 26). */
 function listEnvelope(items: JsonSchema): JsonSchema {
   return {
     type: "object",
@@ -232,6 +232,12 @@ function listEnvelope(items: JsonSchema): JsonSchema {
       hasMore: { type: "boolean" },
       remainingCount: { type: ["integer", "null"] },
       cursorExpiresAt: { type: ["string", "null"], format: "date-time" },
+      source: {
+        type: "string",
+        enum: ["live", "mirror"],
+        description:
+          "`live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)",
+      },
     },
     required: LIST_ENVELOPE_REQUIRED,
   };
@@ -245,6 +251,7 @@ const LIST_ENVELOPE_REQUIRED = [
   "hasMore",
   "remainingCount",
   "cursorExpiresAt",
+  "source",
 ];
 
 // ---------------------------------------------------------------------------------------------

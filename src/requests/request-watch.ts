@@ -3,6 +3,7 @@ import { findRequestById, type RequestRow } from "../store/requests.ts";
 import { requestChannel } from "./engine.ts";
 import { isSettled } from "./lifecycle.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
+import { systemClock } from "../platform/clock.ts";
 
 /**
  * A caller's watch on the Request it waits for (a sync call, a long poll). It listens from the moment
@@ -76,4 +77,34 @@ function isSettledRow(payload: unknown, id: string): payload is RequestRow {
   if (typeof payload !== "object" || payload === null) return false;
   const candidate = payload as Partial<RequestRow>;
   return candidate.id === id && typeof candidate.status === "string" && isSettled(candidate.status);
+}
+
+/** How often the service's own waits read their Requests again (a wake-up from another instance). */
+const RECHECK_MS = 1000;
+
+/**
+ * Waits (real time, woken by the Requests settling) until every one of `ids` has settled, and
+ * returns their rows in order (null for one that is gone); null when `signal` ends the wait first.
+ * The service's own background work (the change feed's polls, the mirror's pages) waits this way.
+ */
+export async function settledRows(
+  deps: Deps,
+  ids: readonly string[],
+  signal: AbortSignal,
+): Promise<Array<RequestRow | null> | null> {
+  while (!signal.aborted) {
+    const rows = await Promise.all(ids.map((id) => findRequestById(deps.db, id)));
+    const pending = rows.find((r) => r && !isSettled(r.status));
+    if (!pending) return rows;
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    await Promise.race([
+      deps.store.notifier.wait(requestChannel(pending.id), stop.signal),
+      systemClock.sleep(RECHECK_MS, stop.signal),
+    ]);
+    stop.abort();
+    signal.removeEventListener("abort", onAbort);
+  }
+  return null;
 }

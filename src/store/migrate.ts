@@ -20,6 +20,7 @@ import * as m0032 from "./migrations/0032-request-secrets.ts";
 import * as m0033 from "./migrations/0033-connector-session-phases.ts";
 import * as m0034 from "./migrations/0034-message-sets.ts";
 import * as m0035 from "./migrations/0035-connector-interruption-evidence.ts";
+import * as m0036 from "./migrations/0036-mirrors.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   "0033-connector-session-phases": m0033,
   "0034-message-sets": m0034,
   "0035-connector-interruption-evidence": m0035,
+  "0036-mirrors": m0036,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -409,6 +409,57 @@ export interface RecordWritesTable {
   written_at: Timestamp;
 }
 
+/** One mirrored group of an end user (migration 0036, mirror/). */
+export interface MirrorsTable {
+  end_user_id: string;
+  /** The typed group's path name (`customers`). */
+  resource: string;
+  project_id: string;
+  is_test: boolean;
+  state: "filling" | "ready" | "paused" | "error";
+  /** `{code, message}` of what sent the mirror to `error` or back to `filling`; null when none. */
+  error: Json<{ code: string; message: string }> | null;
+  /** Bumps with every new fill: records of an older generation are not in the copy. */
+  generation: ColumnType<number, number | undefined, number>;
+  /** Bumps with every change of the copy (int8: read as text). */
+  version: ColumnType<string, string | number | undefined, string | number>;
+  records: ColumnType<number, number | undefined, number>;
+  as_of: NullableTimestamp;
+  last_change_applied_at: NullableTimestamp;
+  /** The company file's UTC offset (`-05:00`), read from its records' timestamps. */
+  utc_offset: string | null;
+  fill_started_at: NullableTimestamp;
+  /** The application cursor of the fill's next page (null: the first page). */
+  fill_cursor: string | null;
+  fill_pages: ColumnType<number, number | undefined, number>;
+  /** Service time from which the next poll's window starts (less the overlap). */
+  polled_until: NullableTimestamp;
+  next_work_at: Timestamp;
+  /** The claim of the work running for the mirror (a fill page or a poll). */
+  work_started_at: NullableTimestamp;
+  work_kind: "fill" | "poll" | null;
+  request_ids: Json<string[]>;
+  /** Every succeeded write of the end user completed before this is in the copy (read-your-writes). */
+  writes_through: Timestamp;
+  /** With `writes_through`: the last write applied (writes are ordered by completion, then ID). */
+  writes_through_id: ColumnType<string, string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A mirrored record, or a tombstone (`data` null) of a deleted one. */
+export interface MirrorRecordsTable {
+  end_user_id: string;
+  resource: string;
+  id: string;
+  /** The record's typed JSON (text); null once the application deleted it. */
+  data: string | null;
+  /** The record's `updatedAt` in epoch ms (an older answer never replaces a newer one). */
+  updated_ms: ColumnType<string, string | number, string | number>;
+  generation: number;
+  version: ColumnType<string, string | number, string | number>;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -431,4 +482,6 @@ export interface DatabaseSchema {
   change_feed_seen: ChangeFeedSeenTable;
   record_writes: RecordWritesTable;
   project_usage: ProjectUsageTable;
+  mirrors: MirrorsTable;
+  mirror_records: MirrorRecordsTable;
 }

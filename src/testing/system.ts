@@ -17,6 +17,7 @@ import { startSweeper } from "../requests/sweeper.ts";
 import { SimulationHost } from "../simulation/host.ts";
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from "../webhooks/dispatcher.ts";
 import { startChangeFeed, type ChangeFeedPoller } from "../change-feed/poller.ts";
+import { startMirrorEngine, type MirrorEngine } from "../mirror/engine.ts";
 import type { DemoCompanySize } from "../simulator/ledger/index.ts";
 import {
   SimulatedLedgerApplication,
@@ -59,6 +60,8 @@ export interface SystemOptions {
   dispatcher?: DispatcherOptions;
   /** Runs the change feed poller, as main.ts does (off unless asked for, like the dispatcher). */
   changeFeed?: boolean;
+  /** Runs the mirror engine, as main.ts does (off unless asked for, like the change feed). */
+  mirror?: boolean;
   /** Called before every statement (`StoreOptions.gate`): tests make the store fail with it. */
   gate?: StatementGate;
   /** The activity stamps (a test that counts statements writes them by hand: a long `flushMs`). */
@@ -88,6 +91,8 @@ export interface System {
   dispatcher: Dispatcher | null;
   /** The change feed poller (`changeFeed` option only). */
   changeFeed: ChangeFeedPoller | null;
+  /** The mirror engine (`mirror` option only). */
+  mirror: MirrorEngine | null;
   close(): Promise<void>;
   /** Creates an end user and connects a simulated Web Connector to it through an auth session. */
   connectEndUser(options?: ConnectOptions): Promise<ConnectedEndUser>;
@@ -271,6 +276,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
   const dispatcher =
     options.webhooks || options.dispatcher ? startDispatcher(deps, options.dispatcher) : null;
   const changeFeed = options.changeFeed ? startChangeFeed(deps) : null;
+  const mirror = options.mirror ? startMirrorEngine(deps) : null;
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -279,6 +285,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     await simulation?.stop();
     await sweeper.stop();
     await changeFeed?.stop();
+    await mirror?.stop();
     await dispatcher?.stop();
     await instance.stop({ release: true });
     // The test is over: connections still busy (a held connector call the client gave up on) are
@@ -304,6 +311,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     simulation,
     dispatcher,
     changeFeed,
+    mirror,
     close,
     connectEndUser,
     call,

@@ -233,7 +233,7 @@ export class Client {
   ) {}
 
   request(
-    method: "GET" | "POST" | "DELETE",
+    method: "GET" | "POST" | "PUT" | "DELETE",
     url: string,
     options: { body?: unknown; headers?: Record<string, string> } = {},
   ): Promise<LightMyRequestResponse> {

@@ -27,7 +27,7 @@ export interface Parameter {
 
 export interface Operation {
   operationId: string;
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   /** OpenAPI path template, for example `/v1/end-users/{id}`. */
   path: string;
   pathParams: string[];

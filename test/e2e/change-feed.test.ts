@@ -1,14 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ApplicationSession } from "../../src/simulator/application.ts";
-import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
+import { startSystem, type System } from "../../src/testing/system.ts";
 import {
   startWebhookReceiver,
   verifySignature,
   type ReceivedWebhook,
 } from "../../src/testing/webhook-receiver.ts";
 import type { ChangeFeedChangesData } from "../../src/webhooks/event-types.ts";
-import { bringOnline, eventually, json } from "./helpers.ts";
+import {
+  asOtherUser,
+  bringOnline,
+  eventually,
+  json,
+  otherUserOf as otherUser,
+  xmlText as tag,
+} from "./helpers.ts";
 import { SYSTEM_CONFIG, endpointFor, ofType } from "./webhook-helpers.ts";
 
 /**
@@ -19,34 +25,6 @@ import { SYSTEM_CONFIG, endpointFor, ofType } from "./webhook-helpers.ts";
  * each change once. Later polls overlap the earlier windows and report nothing again.
  */
 const INTERVAL_MS = 60_000;
-
-async function otherUser(sys: System, eu: ConnectedEndUser): Promise<ApplicationSession> {
-  const opened = await sys.ledger.beginSession({
-    companyFilePath: eu.companyFilePath,
-    appName: "Another user",
-    ownerId: "{00000000-0000-0000-0000-00000000c0fe}",
-    fileId: "{00000000-0000-0000-0000-00000000f11e}",
-    stampFileId: false,
-  });
-  assert.ok(opened.ok);
-  return opened.session;
-}
-
-/** Runs request messages as the other user; returns the response document. */
-async function asOtherUser(session: ApplicationSession, messages: string): Promise<string> {
-  const result = await session.processRequest(
-    `<?xml version="1.0" encoding="utf-8"?><?qbxml version="16.0"?><QBXML><QBXMLMsgsRq onError="stopOnError">${messages}</QBXMLMsgsRq></QBXML>`,
-  );
-  assert.ok(result.ok, JSON.stringify(result));
-  assert.doesNotMatch(result.response, /statusSeverity="Error"/, result.response);
-  return result.response;
-}
-
-const tag = (xml: string, name: string): string => {
-  const match = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
-  assert.ok(match, `${name} in ${xml.slice(0, 300)}`);
-  return match[1] as string;
-};
 
 type Change = ChangeFeedChangesData["changes"][number];
 

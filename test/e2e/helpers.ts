@@ -1,3 +1,4 @@
+import type { ApplicationSession } from "../../src/simulator/application.ts";
 import assert from "node:assert/strict";
 import { hashSecret } from "../../src/platform/secrets.ts";
 import { openSessions } from "../../src/store/connector-sessions.ts";
@@ -258,4 +259,37 @@ export async function sentMessageOf(sys: System, requestId: string): Promise<str
   const body = (await response.json()) as { message: { xml: string | null } };
   assert.ok(body.message.xml, "the message is kept");
   return body.message.xml.replace(/>\s+</g, "><");
+}
+
+/**
+ * Another user of the end user's company file: a session of its own on the simulated application,
+ * not through the service (changes the service learns of only by asking).
+ */
+export async function otherUserOf(sys: System, eu: ConnectedEndUser): Promise<ApplicationSession> {
+  const opened = await eu.ledger.beginSession({
+    companyFilePath: eu.companyFilePath,
+    appName: "Another user",
+    ownerId: "{00000000-0000-0000-0000-00000000c0fe}",
+    fileId: "{00000000-0000-0000-0000-00000000f11e}",
+    stampFileId: false,
+  });
+  assert.ok(opened.ok, `another user's session on ${sys.url}`);
+  return opened.session;
+}
+
+/** Runs request messages as another user; returns the response document (no message may fail). */
+export async function asOtherUser(session: ApplicationSession, messages: string): Promise<string> {
+  const result = await session.processRequest(
+    `<?xml version="1.0" encoding="utf-8"?><?qbxml version="16.0"?><QBXML><QBXMLMsgsRq onError="stopOnError">${messages}</QBXMLMsgsRq></QBXML>`,
+  );
+  assert.ok(result.ok, JSON.stringify(result));
+  assert.doesNotMatch(result.response, /statusSeverity="Error"/, result.response);
+  return result.response;
+}
+
+/** The text of the first `<name>` element of an XML document. */
+export function xmlText(xml: string, name: string): string {
+  const match = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
+  assert.ok(match, `${name} in ${xml.slice(0, 300)}`);
+  return match[1] as string;
 }

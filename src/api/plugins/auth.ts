@@ -17,6 +17,8 @@ declare module "fastify" {
     auth?: boolean;
     /** Route writes (read-only keys are refused). */
     write?: boolean;
+    /** `Svc-*` headers the route takes beyond those every route knows (`svc-max-staleness-seconds`). */
+    svcHeaders?: readonly string[];
   }
 }
 

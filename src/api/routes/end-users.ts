@@ -20,11 +20,19 @@ import {
   endUserDeletedSchema,
   endUserListSchema,
   endUserSchema,
+  mirrorSchema,
 } from "../response-schemas.ts";
+import { getMirror, putMirror } from "../../mirror/settings.ts";
 import { connectionHistory } from "../../connections/history.ts";
 
 const TAG = "End users";
 const noBody = z.strictObject({});
+const mirrorBody = z.strictObject({
+  resources: z.array(z.string().max(64)).max(100).meta({
+    description:
+      "Typed groups by path name (`customers`, `invoices`); any group whose list filters by `updatedAfter`",
+  }),
+});
 
 /** `GET/POST /v1/end-users`, `GET/POST/DELETE /v1/end-users/{id}`, reset-company-file (architecture §5). */
 export const endUserRoutes = [
@@ -121,6 +129,33 @@ export const endUserRoutes = [
     response: { status: 200, description: "The connection's history", schema: connectionHistorySchema },
     handler: async ({ deps, principal, params, query }) => ({
       body: await connectionHistory(deps, principal, params.id ?? "", query),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/v1/end-users/:id/mirror",
+    operationId: "endUsers.mirror.retrieve",
+    summary: "The end user's mirrored groups and the state of each copy",
+    tag: TAG,
+    pathParams: ["id"],
+    response: { status: 200, description: "The mirror", schema: mirrorSchema },
+    handler: async ({ deps, principal, params }) => ({
+      body: await getMirror(deps, principal, params.id ?? ""),
+    }),
+  }),
+  defineRoute({
+    method: "PUT",
+    url: "/v1/end-users/:id/mirror",
+    operationId: "endUsers.mirror.update",
+    summary:
+      "Choose the groups mirrored for reads while the PC is off (`[]` turns the mirror off and deletes the copy)",
+    tag: TAG,
+    pathParams: ["id"],
+    body: mirrorBody,
+    examples: { customersAndInvoices: { resources: ["customers", "invoices"] }, off: { resources: [] } },
+    response: { status: 200, description: "The mirror", schema: mirrorSchema },
+    handler: async ({ deps, principal, params, body }) => ({
+      body: await putMirror(deps, principal, params.id ?? "", body),
     }),
   }),
 ];

@@ -9,10 +9,12 @@ import {
 import type { JsonSchema } from "../../ledger/resources/json-schema.ts";
 import { paramJsonSchema } from "../../ledger/typed/filters.ts";
 import { DEFAULT_TIMEOUT_SECONDS, parseCallOptions } from "../../requests/call-options.ts";
-import { prepareTypedCall } from "../../requests/typed-call.ts";
+import { prepareTypedCall, validateTypedInput } from "../../requests/typed-call.ts";
+import { mirrorableGroups } from "../../mirror/groups.ts";
+import { answerFromMirror, parseMaxStaleness } from "../../mirror/read.ts";
 import { BATCH_PATH, batchBody, prepareBatch } from "../../requests/batch.ts";
 import { BATCH_OPERATION, batchResponseSchema } from "../../ledger/batch.ts";
-import { APPLICATION_HEADERS, APPLICATION_WRITE_HEADERS } from "../app-headers.ts";
+import { APPLICATION_HEADERS, APPLICATION_WRITE_HEADERS, MAX_STALENESS_HEADER_DOC } from "../app-headers.ts";
 import { runApplicationOperation } from "../application.ts";
 import { defineRoute, type RouteContext, type RouteDefinition, type RouteResult } from "../route.ts";
 
@@ -24,6 +26,8 @@ import { defineRoute, type RouteContext, type RouteDefinition, type RouteResult 
  */
 async function handle(ctx: RouteContext<unknown, unknown>, operation: TypedOperation): Promise<RouteResult> {
   const { deps, principal, request, reply } = ctx;
+  const mirrored = await fromMirror(ctx, operation);
+  if (mirrored) return mirrored;
   const call = await prepareTypedCall(
     deps,
     operation,
@@ -40,6 +44,39 @@ async function handle(ctx: RouteContext<unknown, unknown>, operation: TypedOpera
     call.submission,
     (result) => ({ status: call.status, body: result }),
     reply,
+  );
+}
+
+/**
+ * A typed read that accepts staleness (issue 26): answered from the end user's mirror when the
+ * caller allows its age (`Svc-Max-Staleness-Seconds`), else null and the call goes live. The
+ * headers and the input are checked first, exactly as the live call checks them.
+ */
+async function fromMirror(
+  ctx: RouteContext<unknown, unknown>,
+  operation: TypedOperation,
+): Promise<RouteResult | null> {
+  if (!readsMirror(operation)) return null;
+  const maxStalenessSeconds = parseMaxStaleness(ctx.request.headers);
+  if (maxStalenessSeconds === null) return null;
+  const call = parseCallOptions(ctx.request.headers, { timeoutSeconds: DEFAULT_TIMEOUT_SECONDS });
+  if (call.async) return null;
+  const input = validateTypedInput(operation, { pathParams: ctx.params, query: ctx.request.query });
+  return answerFromMirror(ctx.deps, {
+    tenant: ctx.principal,
+    endUserId: call.endUserId,
+    operation,
+    input,
+    maxStalenessSeconds,
+  });
+}
+
+/** The operations `Svc-Max-Staleness-Seconds` applies to: list and retrieve of a mirrorable group. */
+function readsMirror(operation: TypedOperation): boolean {
+  return (
+    (operation.action === "list" || operation.action === "retrieve") &&
+    operation.resource !== null &&
+    mirrorableGroups().get(operation.resource.entry.path) === operation.resource
   );
 }
 
@@ -92,7 +129,11 @@ function routeFor(operation: TypedOperation): RouteDefinition {
     idempotency: "request",
     // The core validates the query and the body (batch members take the same path).
     input: "raw",
-    headers: write ? APPLICATION_WRITE_HEADERS : APPLICATION_HEADERS,
+    headers: write
+      ? APPLICATION_WRITE_HEADERS
+      : readsMirror(operation)
+        ? [...APPLICATION_HEADERS, MAX_STALENESS_HEADER_DOC]
+        : APPLICATION_HEADERS,
     response: operation.unsupported
       ? { status: 422, description: "LEDGER_OPERATION_UNSUPPORTED with `details.alternatives`" }
       : { status: operation.http.status, description: operation.summary },

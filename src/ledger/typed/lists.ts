@@ -77,6 +77,7 @@ export async function finishListPage(
         hasMore: false,
         remainingCount: null,
         cursorExpiresAt: null,
+        source: "live",
       },
       warnings: [],
     };
@@ -119,6 +120,7 @@ export async function finishListPage(
       hasMore: more,
       remainingCount: page.remaining,
       cursorExpiresAt: more && cursor ? cursorExpiresAt(cursor).toISOString() : null,
+      source: "live",
     },
     warnings: [],
   };

@@ -1,0 +1,56 @@
+import type { Db } from "../store/database.ts";
+import { recordsChangedSince, type MirrorKey, type MirrorRow } from "../store/mirrors.ts";
+
+/**
+ * An instance's in-memory copy of a mirrored group, parsed once: a read answered from the mirror
+ * reads the mirror's row (its version) and only what changed since the version held here, so a
+ * page costs filtering and writing JSON, not reading and parsing the group again. Copies are kept
+ * per store (tests run several in one process), the most recently used first, a bounded number.
+ */
+type Json = Record<string, unknown>;
+
+export class Copy {
+  version = 0;
+  readonly byId = new Map<string, Json>();
+  private all: Json[] | null = null;
+
+  constructor(readonly generation: number) {}
+
+  /** Every record, parsed (the list is rebuilt after a change). */
+  records(): readonly Json[] {
+    return (this.all ??= [...this.byId.values()]);
+  }
+
+  apply(changes: ReadonlyArray<{ id: string; data: string | null; generation: number }>): void {
+    for (const change of changes) {
+      if (change.data === null || change.generation !== this.generation) this.byId.delete(change.id);
+      else this.byId.set(change.id, JSON.parse(change.data) as Json);
+    }
+    this.all = null;
+  }
+}
+
+const COPIES_KEPT = 64;
+const copiesByStore = new WeakMap<Db, Map<string, Copy>>();
+
+/** The copy of `row`'s group as of the row's version (read from the store when it moved). */
+export async function copyOf(db: Db, row: MirrorRow): Promise<Copy> {
+  let copies = copiesByStore.get(db);
+  if (!copies) {
+    copies = new Map();
+    copiesByStore.set(db, copies);
+  }
+  const name = `${row.end_user_id}/${row.resource}`;
+  const version = Number(row.version);
+  let copy = copies.get(name);
+  if (copy?.generation !== row.generation) copy = new Copy(row.generation);
+  if (copy.version < version) {
+    const key: MirrorKey = { end_user_id: row.end_user_id, resource: row.resource };
+    copy.apply(await recordsChangedSince(db, key, copy.version));
+    copy.version = version;
+  }
+  copies.delete(name);
+  copies.set(name, copy);
+  while (copies.size > COPIES_KEPT) copies.delete(copies.keys().next().value as string);
+  return copy;
+}

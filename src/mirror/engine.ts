@@ -1,0 +1,390 @@
+import type { Deps } from "../deps.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { CURSOR_PAGE_SIZE_MAX } from "../ledger/cursors.ts";
+import { typedOperation } from "../ledger/operations.ts";
+import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
+import type { ParamValue } from "../ledger/typed/filters.ts";
+import { findings, pollQueries, recordsOf, type PollQuery } from "../change-feed/poller.ts";
+import { settledRows } from "../requests/request-watch.ts";
+import { submit } from "../requests/submit.ts";
+import { prepareTypedCall } from "../requests/typed-call.ts";
+import {
+  advanceWritesThrough,
+  claimDueMirrors,
+  dropOlderGenerations,
+  runningMirrors,
+  updateClaimed,
+  writeRecords,
+  type MirrorClaim,
+  type MirrorWork,
+} from "../store/mirrors.ts";
+import type { RequestRow } from "../store/requests.ts";
+import { mirrorableGroups, storedFormParams } from "./groups.ts";
+import { mirroredRecord, offsetOf, UnreadableRecord } from "./records.ts";
+import { MIRROR_CHANNEL, PAUSING_STATUSES } from "./settings.ts";
+
+/**
+ * The mirror engine (issue 26 item 2, decision 0044): fills each mirrored group and keeps it fresh,
+ * as background Requests a connection's queue hands out after every developer's call.
+ *
+ *   filling ──fill pages (application cursor, one page in flight)──▶ last page ──catch-up poll──▶ ready
+ *   ready ──poll every MIRROR_POLL_INTERVAL_SECONDS: modified since the window + deleted list──▶ ready
+ *   a change it cannot apply (a record without ID or time, a window older than the deleted lists
+ *   keep) ──▶ filling again (a new generation; the old copy is not served meanwhile)
+ *
+ * A fill walks the group with the application's cursor, one page in flight, so a caller's Request
+ * waits behind at most one page. The fill's first page starts the fill's window: the catch-up poll
+ * after the last page applies whatever changed while the pages were read, and only then is the copy
+ * `ready`, as of the moment the poll's queries were sent (`as_of`: every change the application made
+ * before it is in the copy). A poll's window reaches back `CHANGE_FEED_OVERLAP_SECONDS` before the
+ * last `as_of` (the application's clock is not ours); what overlaps is applied again, unchanged.
+ * Work is claimed with compare-and-set (`work_started_at`), so any number of instances may run the
+ * engine; a Request already submitted is awaited by whichever instance finds the work running.
+ */
+export interface MirrorEngine {
+  /** One pass: start due work, attach to running work (tests drive it; the loop calls it). */
+  pass(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Mirrors started or attached per pass. */
+const MIRRORS_PER_PASS = 50;
+/** How long the deleted lists keep a deletion (the application keeps them 90 days). */
+const DELETED_LIST_RETENTION_MS = 90 * 24 * 3600 * 1000;
+/** A claim that never recorded its Requests is released after this long (its instance died). */
+const UNRECORDED_CLAIM_MS = 60_000;
+/** A fill page or poll Request waits in the queue at most this long (the PC may be off for hours). */
+const QUEUE_TTL_SECONDS = 86_400;
+
+type Step = "fill" | "poll" | "paused";
+
+function stepOf(work: MirrorWork): Step {
+  if (work.connection_id === null || PAUSING_STATUSES.has(work.connection_status ?? "")) return "paused";
+  return work.state === "filling" && work.fill_cursor !== FILL_DONE ? "fill" : "poll";
+}
+
+/** `fill_cursor` once the last page is in: the catch-up poll comes next. */
+export const FILL_DONE = "done";
+
+function claimOf(work: MirrorWork): MirrorClaim {
+  if (!work.work_started_at) throw new Error("mirror work without a claim");
+  return { end_user_id: work.end_user_id, resource: work.resource, work_started_at: work.work_started_at };
+}
+
+export function startMirrorEngine(deps: Deps): MirrorEngine {
+  const shutdown = new AbortController();
+  const working = new Set<string>();
+  const tasks = new Set<Promise<void>>();
+  const intervalMs = deps.config.MIRROR_POLL_INTERVAL_SECONDS * 1000;
+  const now = (): Date => new Date(deps.clock.now());
+
+  const track = (task: Promise<void>): void => {
+    tasks.add(task);
+    void task.finally(() => tasks.delete(task));
+  };
+
+  /** Submits one background list Request for the mirror's end user; its ID. */
+  const submitList = async (
+    work: MirrorWork,
+    resource: ResourceDefinition,
+    values: ReadonlyMap<string, ParamValue>,
+    mode: "call" | "whole",
+  ): Promise<string> => {
+    const operation = typedOperation(`${resource.operationPrefix}.list`);
+    if (!operation) throw new Error(`${resource.operationPrefix} has no list`);
+    const prepared = await prepareTypedCall(
+      deps,
+      operation,
+      { query: Object.fromEntries(values) },
+      {
+        principal: { projectId: work.project_id, mode: work.is_test ? "test" : "live" },
+        mode,
+        background: true,
+        call: {
+          endUserId: work.end_user_id,
+          endUserParam: "Svc-End-User-Id",
+          async: true,
+          timeoutSeconds: 60,
+          queueTtlSeconds: QUEUE_TTL_SECONDS,
+          idempotencyKey: null,
+        },
+      },
+    );
+    if (prepared.kind !== "submit") throw new Error("a mirror's list is always a Request");
+    return (await submit(deps, prepared.submission)).row.id;
+  };
+
+  const release = (work: MirrorWork, changes: Parameters<typeof updateClaimed>[2]): Promise<boolean> =>
+    updateClaimed(deps.db, claimOf(work), { ...changes, release: true }, now());
+
+  /** Sends the mirror back to filling (a new generation), with why. */
+  const refill = (work: MirrorWork, error: { code: string; message: string }): Promise<boolean> =>
+    release(work, {
+      state: "filling",
+      fill_started_at: null,
+      fill_cursor: null,
+      fill_pages: 0,
+      as_of: null,
+      error,
+      request_ids: [],
+      next_work_at: now(),
+    });
+
+  const pollQueriesOf = (work: MirrorWork): PollQuery[] => {
+    const windowStart = Math.max(
+      (work.polled_until ?? work.fill_started_at ?? now()).getTime() -
+        deps.config.CHANGE_FEED_OVERLAP_SECONDS * 1000,
+      0,
+    );
+    return pollQueries([work.resource], windowStart, storedFormParams);
+  };
+
+  /** Starts the claimed mirror's next step: submits its Requests and records them (null: released). */
+  const start = async (work: MirrorWork): Promise<MirrorWork | null> => {
+    const resource = mirrorableGroups().get(work.resource);
+    const step = stepOf(work);
+    if (!resource || step === "paused") {
+      await release(work, { next_work_at: new Date(deps.clock.now() + deps.config.MIRROR_TICK_MS) });
+      return null;
+    }
+    let ids: string[];
+    let claimed = work;
+    try {
+      if (step === "fill") {
+        if (work.fill_started_at === null) {
+          // A new fill: a new generation; the window of its catch-up poll starts now.
+          const fresh = { generation: work.generation + 1, fill_started_at: now(), fill_pages: 0 };
+          if (!(await updateClaimed(deps.db, claimOf(work), fresh, now()))) return null;
+          claimed = { ...work, ...fresh };
+        }
+        const values = new Map([...storedFormParams(resource), ["limit", CURSOR_PAGE_SIZE_MAX] as const]);
+        if (claimed.fill_cursor) values.set("cursor", claimed.fill_cursor);
+        ids = [await submitList(claimed, resource, values, "call")];
+      } else {
+        const started = work.polled_until ?? work.fill_started_at;
+        if (started && deps.clock.now() - started.getTime() > DELETED_LIST_RETENTION_MS) {
+          await refill(work, {
+            code: "window_too_old",
+            message: "The last poll is older than the application keeps its deleted lists: filled again.",
+          });
+          return null;
+        }
+        ids = [];
+        for (const query of pollQueriesOf(work))
+          ids.push(await submitList(work, query.resource, query.values, "whole"));
+      }
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      // Refused before queueing (the connection gate, a cursor that is gone): try again later.
+      deps.logger.info(
+        { err: error, endUserId: work.end_user_id, resource: work.resource },
+        "mirror work not queued",
+      );
+      const refused = errorOf(error);
+      if (refused.code.startsWith("CURSOR_")) await refill(work, refused);
+      else await release(work, { next_work_at: new Date(deps.clock.now() + intervalMs), error: refused });
+      return null;
+    }
+    if (!(await updateClaimed(deps.db, claimOf(claimed), { request_ids: ids, work_kind: step }, now())))
+      return null;
+    return { ...claimed, request_ids: ids, work_kind: step };
+  };
+
+  /** Waits for the work's Requests, applies what they answered, and starts the next step. */
+  const attend = async (work: MirrorWork): Promise<void> => {
+    const name = `${work.end_user_id}/${work.resource}`;
+    if (working.has(name)) return;
+    working.add(name);
+    try {
+      for (let current: MirrorWork | null = work; current;) {
+        const rows = await settledRows(deps, current.request_ids, shutdown.signal);
+        if (!rows) return;
+        const next: MirrorWork | null =
+          current.work_kind === "fill"
+            ? await applyPage(current, rows[0] ?? null)
+            : await applyPoll(current, rows);
+        current = next ? await start(next) : null;
+      }
+    } finally {
+      working.delete(name);
+    }
+  };
+
+  /** Applies a fill page; the mirror to continue with (still claimed), or null when released. */
+  const applyPage = async (work: MirrorWork, row: RequestRow | null): Promise<MirrorWork | null> => {
+    if (!row || row.status !== "succeeded") {
+      const code = (row?.error as { code?: string } | null)?.code ?? "MIRROR_PAGE_LOST";
+      if (code.startsWith("CURSOR_")) {
+        await refill(work, {
+          code,
+          message: "The application's cursor ended before the fill did: filled again.",
+        });
+      } else {
+        await release(work, {
+          request_ids: [],
+          next_work_at: new Date(deps.clock.now() + deps.config.MIRROR_TICK_MS),
+          error: { code, message: "A page of the fill did not succeed; it is asked again." },
+        });
+      }
+      return null;
+    }
+    const result = row.result as { nextCursor?: string | null };
+    let records;
+    try {
+      records = recordsOf(row).map(mirroredRecord);
+    } catch (error) {
+      if (!(error instanceof UnreadableRecord)) throw error;
+      await release(work, {
+        state: "error",
+        error: error.reason,
+        request_ids: [],
+        next_work_at: new Date(deps.clock.now() + intervalMs),
+      });
+      return null;
+    }
+    const done = !result.nextCursor;
+    const claim = claimOf(work);
+    const changes = {
+      fill_cursor: result.nextCursor ?? FILL_DONE,
+      fill_pages: work.fill_pages + 1,
+      utc_offset: work.utc_offset ?? offsetOf(recordsOf(row)),
+      request_ids: [] as string[],
+      polled_until: done ? work.fill_started_at : work.polled_until,
+    };
+    const kept = await deps.db.transaction().execute(async (trx) => {
+      if (!(await updateClaimed(trx, claim, changes, now()))) return false;
+      await writeRecords(trx, work, work.generation, records);
+      if (done) await dropOlderGenerations(trx, work, work.generation);
+      return true;
+    });
+    return kept ? { ...work, ...changes } : null;
+  };
+
+  /** Applies a poll's answers in one transaction; null (released) in every case. */
+  const applyPoll = async (work: MirrorWork, rows: ReadonlyArray<RequestRow | null>): Promise<null> => {
+    const queries = pollQueriesOf(work);
+    const succeeded = rows.length === queries.length && rows.every((r) => r?.status === "succeeded");
+    if (!succeeded) {
+      // The window stays: the next poll asks again from the same point.
+      const failed = rows.find((r) => r?.status !== "succeeded");
+      await release(work, {
+        request_ids: [],
+        next_work_at: new Date(deps.clock.now() + intervalMs),
+        error: {
+          code: (failed?.error as { code?: string } | null)?.code ?? "MIRROR_POLL_LOST",
+          message: "A poll did not succeed; the next one asks again from the same point.",
+        },
+      });
+      return null;
+    }
+    const settled = rows as RequestRow[];
+    const listRow = settled[0];
+    let records;
+    try {
+      records = listRow ? recordsOf(listRow).map(mirroredRecord) : [];
+    } catch (error) {
+      if (!(error instanceof UnreadableRecord)) throw error;
+      await refill(work, error.reason);
+      return null;
+    }
+    const { deleted } = findings(queries, settled);
+    for (const gone of deleted) records.push({ id: gone.id, data: null, updatedMs: Number.MAX_SAFE_INTEGER });
+    // As of the moment the application was first asked: every change before it is in the answers.
+    const asOf = new Date(Math.min(...settled.map((r) => (r.sent_at ?? r.completed_at ?? now()).getTime())));
+    const at = now();
+    await deps.db
+      .transaction()
+      .execute(async (trx) => {
+        const claim = claimOf(work);
+        const { changed } = await writeRecords(trx, work, work.generation, records);
+        const moved = await updateClaimed(
+          trx,
+          claim,
+          {
+            state: "ready",
+            as_of: asOf,
+            polled_until: asOf,
+            error: null,
+            request_ids: [],
+            release: true,
+            next_work_at: new Date(at.getTime() + intervalMs),
+            utc_offset: work.utc_offset ?? offsetOf(listRow ? recordsOf(listRow) : []),
+            ...(changed > 0 || work.state !== "ready" ? { last_change_applied_at: at } : {}),
+          },
+          at,
+        );
+        if (!moved) throw new ClaimLost();
+        await advanceWritesThrough(trx, work, { at: asOf, id: "" });
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof ClaimLost)) throw error;
+      });
+    return null;
+  };
+
+  const pass = async (): Promise<void> => {
+    const at = now();
+    // Work whose waiter is gone (a restart, another instance's claim that died with it).
+    for (const work of await runningMirrors(deps.db, MIRRORS_PER_PASS)) {
+      if (working.has(`${work.end_user_id}/${work.resource}`)) continue;
+      if (work.request_ids.length === 0) {
+        if (work.work_started_at && at.getTime() - work.work_started_at.getTime() > UNRECORDED_CLAIM_MS)
+          await release(work, { next_work_at: at });
+        continue;
+      }
+      track(attend(work));
+    }
+    for (const work of await claimDueMirrors(deps.db, at, MIRRORS_PER_PASS)) {
+      const started = await start(work);
+      if (started) track(attend(started));
+    }
+  };
+
+  let changed = false;
+  let wakeUp: (() => void) | null = null;
+  const unlisten = deps.store.notifier.listen(MIRROR_CHANNEL, () => {
+    changed = true;
+    wakeUp?.();
+  });
+
+  const loop = (async (): Promise<void> => {
+    while (!shutdown.signal.aborted) {
+      changed = false;
+      try {
+        await pass();
+      } catch (error) {
+        deps.logger.error({ err: error }, "mirror pass failed; retrying at the next tick");
+      }
+      if (changed || shutdown.signal.aborted) continue;
+      const wait = new AbortController();
+      const onShutdown = (): void => wait.abort();
+      shutdown.signal.addEventListener("abort", onShutdown, { once: true });
+      await Promise.race([
+        deps.clock.sleep(deps.config.MIRROR_TICK_MS, wait.signal),
+        new Promise<void>((resolve) => {
+          wakeUp = resolve;
+          wait.signal.addEventListener("abort", () => resolve(), { once: true });
+        }),
+      ]);
+      wakeUp = null;
+      wait.abort();
+      shutdown.signal.removeEventListener("abort", onShutdown);
+    }
+    unlisten();
+  })();
+
+  return {
+    pass,
+    stop: async () => {
+      shutdown.abort();
+      await loop;
+      await Promise.all([...tasks]);
+    },
+  };
+}
+
+class ClaimLost extends Error {}
+
+function errorOf(error: Error & { code: string }): { code: string; message: string } {
+  return { code: String(error.code), message: error.message };
+}

@@ -1,0 +1,296 @@
+import { createHash } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import type { Deps } from "../deps.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { CallInput } from "../ledger/action-table.ts";
+import { CURSOR_PAGE_SIZE_MAX } from "../ledger/cursors.ts";
+import type { TypedOperation } from "../ledger/operations.ts";
+import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
+import type { ParamValue } from "../ledger/typed/filters.ts";
+import { findMirrorForRead, type MirrorForRead } from "../store/mirrors.ts";
+import type { Tenant } from "../store/tenant.ts";
+import { copyOf, type Copy } from "./copy.ts";
+import { LINKED_FIELD, mirrorableGroups } from "./groups.ts";
+import { answer, unsupportedParam } from "./query.ts";
+import { offsetMinutes } from "./records.ts";
+import { catchUpWrites } from "./writes.ts";
+
+/**
+ * The staleness contract on typed reads (issue 26 item 3, decision 0044). A list or retrieve of a
+ * mirrored group that carries `Svc-Max-Staleness-Seconds: N` is answered from the mirror when the
+ * copy is ready and its `as_of` is at most N seconds old, the query is one the mirror answers
+ * exactly, and every write of the end user the caller could have seen answered is in the copy
+ * (read-your-writes); otherwise the call goes live, exactly as without the header. A mirrored answer
+ * carries `Svc-Data-As-Of` and `Age`, and a list's envelope says `source: "mirror"`.
+ */
+
+type Json = Record<string, unknown>;
+
+export const MAX_STALENESS_HEADER = "Svc-Max-Staleness-Seconds";
+const MAX_STALENESS_SECONDS = 86_400;
+
+/** `Svc-Max-Staleness-Seconds`: null when absent; a whole number of seconds, 0 to 86400. */
+export function parseMaxStaleness(headers: IncomingHttpHeaders): number | null {
+  const raw = headers[MAX_STALENESS_HEADER.toLowerCase()];
+  if (raw === undefined) return null;
+  const text = Array.isArray(raw) ? raw.join(",") : raw;
+  if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > MAX_STALENESS_SECONDS) {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: MAX_STALENESS_HEADER,
+      message: `\`${MAX_STALENESS_HEADER}\` must be a whole number of seconds from 0 to ${MAX_STALENESS_SECONDS}.`,
+    });
+  }
+  return Number(text);
+}
+
+export interface MirrorRead {
+  readonly tenant: Tenant;
+  readonly endUserId: string;
+  readonly operation: TypedOperation;
+  readonly input: CallInput;
+  readonly maxStalenessSeconds: number;
+}
+
+export interface MirrorAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** The mirror's answer to a typed read, or null when the call goes live. */
+export async function answerFromMirror(deps: Deps, read: MirrorRead): Promise<MirrorAnswer | null> {
+  const resource = read.operation.resource;
+  const action = read.operation.action;
+  if (!resource || (action !== "list" && action !== "retrieve")) return null;
+  if (mirrorableGroups().get(resource.entry.path) !== resource) return null;
+  const query = new Map(read.input.query);
+  const cursor = query.get("cursor");
+  const position = typeof cursor === "string" ? readMirrorCursor(cursor) : undefined;
+  // A live cursor continues live; a mirror cursor continues on the mirror.
+  if (position === null) return null;
+  const linked = takeLinked(resource, query);
+  if (action === "list" && unsupportedParam(resource, query) !== null) {
+    if (position) throw cursorMismatch();
+    return null;
+  }
+  let mirror = await findMirrorForRead(deps.db, read.tenant, read.endUserId, resource.entry.path);
+  const nowMs = deps.clock.now();
+  const fresh = (m: MirrorForRead | null): m is MirrorForRead & { as_of: Date } =>
+    m !== null &&
+    m.state === "ready" &&
+    m.as_of !== null &&
+    (position !== undefined || nowMs - m.as_of.getTime() <= read.maxStalenessSeconds * 1000);
+  if (!fresh(mirror)) {
+    if (position) throw cursorEnded();
+    return null;
+  }
+  if (mirror.writes_pending) {
+    // Read-your-writes: every write answered before this read is in the copy, or the read goes live.
+    if (!(await catchUpWrites(deps, mirror))) return null;
+    mirror = await findMirrorForRead(deps.db, read.tenant, read.endUserId, resource.entry.path);
+    if (!fresh(mirror)) return null;
+  }
+  const copy = await copyOf(deps.db, mirror);
+  const asOf = mirror.as_of;
+  const headers = {
+    [MAX_STALENESS_HEADER.replace("Max-Staleness-Seconds", "Data-As-Of")]: asOf.toISOString(),
+    Age: String(Math.max(0, Math.floor((nowMs - asOf.getTime()) / 1000))),
+  };
+  if (action === "retrieve")
+    return { status: 200, body: retrieved(resource, copy, read.input.id, asOf), headers };
+  return {
+    status: 200,
+    body: listPage(resource, copy, mirror, read, query, linked, position, nowMs),
+    headers,
+  };
+}
+
+/** Takes `includeLinkedTransactions` out of the query: the copy holds them, a record shows them when asked. */
+function takeLinked(resource: ResourceDefinition, query: Map<string, ParamValue>): boolean {
+  const asked = query.get("includeLinkedTransactions") === true;
+  query.delete("includeLinkedTransactions");
+  return asked || !resource.queryElements.has("IncludeLinkedTxns");
+}
+
+function shown(record: Json, linked: boolean): Json {
+  return linked || !(LINKED_FIELD in record) ? record : { ...record, [LINKED_FIELD]: [] };
+}
+
+function retrieved(resource: ResourceDefinition, copy: Copy, id: string | null, asOf: Date): Json {
+  const record = id === null ? undefined : copy.byId.get(id);
+  if (!record) {
+    throw new ServiceError("LEDGER_OBJECT_NOT_FOUND", {
+      param: "id",
+      message: `No ${resource.entry.objectType.replace(/^ledger_/, "").replace(/_/g, " ")} with this ID was in the company file as of ${asOf.toISOString()}.`,
+    });
+  }
+  return record;
+}
+
+// ---------------------------------------------------------------------------------------------
+// list pages and mirror cursors
+
+interface Position {
+  /** The end user and group the cursor belongs to. */
+  e: string;
+  g: string;
+  /** The filters' fingerprint: continuing with other filters is CURSOR_PARAMS_MISMATCH. */
+  f: string;
+  /** Records served so far. */
+  n: number;
+  /** Page size. */
+  s: number;
+  /** The last record served (its order key and ID). */
+  k: [string, string];
+}
+
+const MIRROR_CURSOR = "m1";
+
+/** A mirror cursor's position, null for a live cursor (continued live), or CURSOR_INVALID. */
+function readMirrorCursor(token: string): Position | null {
+  const text = Buffer.from(token, "base64url").toString("utf8");
+  if (!text.startsWith(`{"v":"${MIRROR_CURSOR}"`)) return null;
+  try {
+    const p = JSON.parse(text) as Partial<Position> & { v: string };
+    if (
+      typeof p.e === "string" &&
+      typeof p.g === "string" &&
+      typeof p.f === "string" &&
+      Number.isInteger(p.n) &&
+      Number.isInteger(p.s) &&
+      Array.isArray(p.k) &&
+      p.k.length === 2 &&
+      p.k.every((part) => typeof part === "string")
+    )
+      return p as Position;
+  } catch {
+    // falls through
+  }
+  throw new ServiceError("CURSOR_INVALID", { param: "cursor", message: "The cursor is malformed." });
+}
+
+function writeMirrorCursor(position: Position): string {
+  return Buffer.from(JSON.stringify({ v: MIRROR_CURSOR, ...position }), "utf8").toString("base64url");
+}
+
+const cursorMismatch = (): ServiceError =>
+  new ServiceError("CURSOR_PARAMS_MISMATCH", {
+    param: "cursor",
+    message: "A list continued with its cursor must keep the filters of its first page.",
+  });
+
+const cursorEnded = (): ServiceError =>
+  new ServiceError("CURSOR_EXPIRED", {
+    param: "cursor",
+    details: { reason: "session_ended", pagesServed: 0, recordsServed: 0 },
+    message:
+      "The mirror this list was read from is being filled again. Start the list again without a cursor.",
+  });
+
+function fingerprint(query: ReadonlyMap<string, ParamValue>, linked: boolean): string {
+  const filters = [...query]
+    .filter(([name]) => name !== "cursor" && name !== "limit")
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHash("sha256")
+    .update(JSON.stringify([filters, linked]))
+    .digest("base64url")
+    .slice(0, 16);
+}
+
+/** A record's place in the application's order: lists by lower-cased full name, transactions by creation. */
+export function orderKey(resource: ResourceDefinition, record: Json): string {
+  if (resource.entry.kind === "list") return textOf(record.fullName ?? record.name).toLowerCase();
+  const counter = /^([0-9A-F]+)-/i.exec(String(record.id))?.[1] ?? "0";
+  return counter.padStart(16, "0");
+}
+
+function after(resource: ResourceDefinition, record: Json, [key, id]: [string, string]): boolean {
+  const own = orderKey(resource, record);
+  return own > key || (own === key && String(record.id) > id);
+}
+
+function listPage(
+  resource: ResourceDefinition,
+  copy: Copy,
+  mirror: MirrorForRead & { as_of: Date },
+  read: MirrorRead,
+  query: Map<string, ParamValue>,
+  linked: boolean,
+  position: Position | undefined,
+  nowMs: number,
+): Json {
+  const url = `/v1/ledger-desktop/${resource.entry.path}`;
+  const filtersPrint = fingerprint(query, linked);
+  if (position && (position.e !== read.endUserId || position.g !== resource.entry.path))
+    throw new ServiceError("CURSOR_INVALID", {
+      param: "cursor",
+      message: "This cursor belongs to another list.",
+    });
+  if (position && position.f !== filtersPrint) throw cursorMismatch();
+  const limit = query.get("limit");
+  query.delete("cursor");
+  const evaluated = answer(resource, copy.records(), query, {
+    utcOffsetMinutes: offsetMinutes(mirror.utc_offset),
+    nowMs,
+  });
+  if (evaluated.kind === "error") throw evaluated.error;
+  const paging = read.operation.paging(read.input);
+  let records = evaluated.records;
+  if (paging !== "cursor") {
+    return envelope(
+      url,
+      records.map((r) => shown(r, linked)),
+      null,
+      false,
+      null,
+    );
+  }
+  const size = position?.s ?? (typeof limit === "number" ? limit : CURSOR_PAGE_SIZE_MAX);
+  if (position) {
+    // After the last record served: by its place when it is still listed, else by its order key.
+    const at = records.findIndex((r) => r.id === position.k[1]);
+    records = at >= 0 ? records.slice(at + 1) : records.filter((r) => after(resource, r, position.k));
+  }
+  const page = records.slice(0, size);
+  const remaining = records.length - page.length;
+  const last = page[page.length - 1];
+  const next =
+    remaining > 0 && last
+      ? writeMirrorCursor({
+          e: read.endUserId,
+          g: resource.entry.path,
+          f: filtersPrint,
+          n: (position?.n ?? 0) + page.length,
+          s: size,
+          k: [orderKey(resource, last), String(last.id)],
+        })
+      : null;
+  return envelope(
+    url,
+    page.map((r) => shown(r, linked)),
+    next,
+    remaining > 0,
+    remaining,
+  );
+}
+
+function envelope(
+  url: string,
+  data: Json[],
+  nextCursor: string | null,
+  hasMore: boolean,
+  remainingCount: number | null,
+): Json {
+  return {
+    objectType: "list",
+    url,
+    data,
+    nextCursor,
+    hasMore,
+    remainingCount,
+    cursorExpiresAt: null,
+    source: "mirror",
+  };
+}
+
+const textOf = (value: unknown): string => (typeof value === "string" ? value : "");
