@@ -20,6 +20,8 @@ import {
 } from "../store/mirrors.ts";
 import type { RequestRow } from "../store/requests.ts";
 import { mirrorableGroups, storedFormParams } from "./groups.ts";
+import { copyOf } from "./copy.ts";
+import { dependentQueries, refreshOf, refreshQueries } from "./dependents.ts";
 import { mirroredRecord, offsetOf, UnreadableRecord } from "./records.ts";
 import { MIRROR_CHANNEL, PAUSING_STATUSES } from "./settings.ts";
 
@@ -130,14 +132,16 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
       next_work_at: now(),
     });
 
-  const pollQueriesOf = (work: MirrorWork): PollQuery[] => {
-    const windowStart = Math.max(
+  /** Where a poll's window starts: the last `as_of` less the overlap (the application's clock is not ours). */
+  const windowStartOf = (work: MirrorWork): number =>
+    Math.max(
       (work.polled_until ?? work.fill_started_at ?? now()).getTime() -
         deps.config.CHANGE_FEED_OVERLAP_SECONDS * 1000,
       0,
     );
-    return pollQueries([work.resource], windowStart, storedFormParams);
-  };
+
+  const pollQueriesOf = (work: MirrorWork): PollQuery[] =>
+    pollQueries([work.resource], windowStartOf(work), storedFormParams);
 
   /** Starts the claimed mirror's next step: submits its Requests and records them (null: released). */
   const start = async (work: MirrorWork): Promise<MirrorWork | null> => {
@@ -170,7 +174,7 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
           return null;
         }
         ids = [];
-        for (const query of pollQueriesOf(work))
+        for (const query of [...pollQueriesOf(work), ...dependentQueries(resource, windowStartOf(work))])
           ids.push(await submitList(work, query.resource, query.values, "whole"));
       }
     } catch (error) {
@@ -199,11 +203,14 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
       for (let current: MirrorWork | null = work; current;) {
         const rows = await settledRows(deps, current.request_ids, shutdown.signal);
         if (!rows) return;
-        const next: MirrorWork | null =
-          current.work_kind === "fill"
-            ? await applyPage(current, rows[0] ?? null)
-            : await applyPoll(current, rows);
-        current = next ? await start(next) : null;
+        if (current.work_kind === "fill") {
+          // The next page, or the catch-up poll after the last one.
+          const next = await applyPage(current, rows[0] ?? null);
+          current = next ? await start(next) : null;
+        } else {
+          // Released, or still claimed with the Requests of a refresh to wait for.
+          current = await applyPoll(current, rows);
+        }
       }
     } finally {
       working.delete(name);
@@ -260,13 +267,22 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     return kept ? { ...work, ...changes } : null;
   };
 
-  /** Applies a poll's answers in one transaction; null (released) in every case. */
-  const applyPoll = async (work: MirrorWork, rows: ReadonlyArray<RequestRow | null>): Promise<null> => {
-    const queries = pollQueriesOf(work);
-    const succeeded = rows.length === queries.length && rows.every((r) => r?.status === "succeeded");
-    if (!succeeded) {
+  /**
+   * Applies a poll's answers in one transaction; null (released) in every case, or the mirror
+   * still claimed with the Requests of its refresh (values computed from other records) submitted.
+   */
+  const applyPoll = async (
+    work: MirrorWork,
+    rows: ReadonlyArray<RequestRow | null>,
+  ): Promise<MirrorWork | null> => {
+    const resource = mirrorableGroups().get(work.resource);
+    const own = pollQueriesOf(work);
+    const dependent = resource ? dependentQueries(resource, windowStartOf(work)) : [];
+    const firstPhase = own.length + dependent.length;
+    const refreshing = work.work_kind === "refresh" || work.work_kind === "reread";
+    const failed = rows.find((r) => r?.status !== "succeeded");
+    if (!resource || rows.length < firstPhase || failed !== undefined) {
       // The window stays: the next poll asks again from the same point.
-      const failed = rows.find((r) => r?.status !== "succeeded");
       await release(work, {
         request_ids: [],
         next_work_at: new Date(deps.clock.now() + intervalMs),
@@ -278,42 +294,76 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
       return null;
     }
     const settled = rows as RequestRow[];
-    const listRow = settled[0];
+    const listed = settled[0] ? recordsOf(settled[0]) : [];
+    if (!refreshing && dependent.length > 0) {
+      const transactions = settled[own.length] ? recordsOf(settled[own.length] as RequestRow) : [];
+      const deletedTransactions = settled[own.length + 1]
+        ? recordsOf(settled[own.length + 1] as RequestRow)
+        : [];
+      const copy = await copyOf(deps.db, work);
+      const refresh = refreshOf(
+        resource,
+        transactions,
+        deletedTransactions.map((r) => String(r.id)),
+        copy.byId,
+        new Set(listed.map((r) => String(r.id))),
+      );
+      if (refresh.kind !== "none") {
+        const ids = [...work.request_ids];
+        for (const query of refreshQueries(resource, refresh))
+          ids.push(await submitList(work, query.resource, query.values, "whole"));
+        const kind = refresh.kind === "whole" ? "reread" : "refresh";
+        if (!(await updateClaimed(deps.db, claimOf(work), { request_ids: ids, work_kind: kind }, now())))
+          return null;
+        return { ...work, request_ids: ids, work_kind: kind };
+      }
+    }
     let records;
+    let again: ReturnType<typeof mirroredRecord>[];
     try {
-      records = listRow ? recordsOf(listRow).map(mirroredRecord) : [];
+      records = listed.map(mirroredRecord);
+      again = settled.slice(firstPhase).flatMap((row) => recordsOf(row).map(mirroredRecord));
     } catch (error) {
       if (!(error instanceof UnreadableRecord)) throw error;
       await refill(work, error.reason);
       return null;
     }
-    const { deleted } = findings(queries, settled);
+    const { deleted } = findings(own, settled.slice(0, own.length));
     for (const gone of deleted) records.push({ id: gone.id, data: null, updatedMs: Number.MAX_SAFE_INTEGER });
     // As of the moment the application was first asked: every change before it is in the answers.
-    const asOf = new Date(Math.min(...settled.map((r) => (r.sent_at ?? r.completed_at ?? now()).getTime())));
+    const asOf = new Date(
+      Math.min(...settled.slice(0, firstPhase).map((r) => (r.sent_at ?? r.completed_at ?? now()).getTime())),
+    );
     const at = now();
+    const whole = work.work_kind === "reread";
     await deps.db
       .transaction()
       .execute(async (trx) => {
-        const claim = claimOf(work);
-        const { changed } = await writeRecords(trx, work, work.generation, records);
+        // A whole group read again replaces the copy: what it no longer lists is gone.
+        const generation = whole ? work.generation + 1 : work.generation;
+        const first = await writeRecords(trx, work, generation, whole ? [...records, ...again] : records);
+        const second = whole ? first : await writeRecords(trx, work, generation, again);
         const moved = await updateClaimed(
           trx,
-          claim,
+          claimOf(work),
           {
             state: "ready",
+            generation,
             as_of: asOf,
             polled_until: asOf,
             error: null,
             request_ids: [],
             release: true,
             next_work_at: new Date(at.getTime() + intervalMs),
-            utc_offset: work.utc_offset ?? offsetOf(listRow ? recordsOf(listRow) : []),
-            ...(changed > 0 || work.state !== "ready" ? { last_change_applied_at: at } : {}),
+            utc_offset: work.utc_offset ?? offsetOf(listed),
+            ...(first.changed + second.changed > 0 || whole || work.state !== "ready"
+              ? { last_change_applied_at: at }
+              : {}),
           },
           at,
         );
         if (!moved) throw new ClaimLost();
+        if (whole) await dropOlderGenerations(trx, work, generation);
         await advanceWritesThrough(trx, work, { at: asOf, id: "" });
       })
       .catch((error: unknown) => {

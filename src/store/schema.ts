@@ -437,7 +437,8 @@ export interface MirrorsTable {
   next_work_at: Timestamp;
   /** The claim of the work running for the mirror (a fill page or a poll). */
   work_started_at: NullableTimestamp;
-  work_kind: "fill" | "poll" | null;
+  /** `refresh`/`reread`: a poll reading again what other records moved (by ID / the whole group). */
+  work_kind: "fill" | "poll" | "refresh" | "reread" | null;
   request_ids: Json<string[]>;
   /** Every succeeded write of the end user completed before this is in the copy (read-your-writes). */
   writes_through: Timestamp;

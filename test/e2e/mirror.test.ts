@@ -99,13 +99,37 @@ async function mirroredAll(path: string, query = ""): Promise<Json[]> {
   return out;
 }
 
-/** Moves the service clock one poll interval and waits for the poll it starts to be applied. */
-async function onePoll(resource: string): Promise<void> {
-  const before = groupsOf((await mirrorOf()).body).find((g) => g.resource === resource)?.asOf;
+/** Moves the service clock one poll interval and waits for the polls it starts to be applied. */
+async function onePoll(...resources: string[]): Promise<void> {
+  const asOf = (body: Json, resource: string): string | null | undefined =>
+    groupsOf(body).find((g) => g.resource === resource)?.asOf;
+  const before = (await mirrorOf()).body;
   await sys.fakeClock?.advance(INTERVAL_S * 1000 + 1000);
-  await eventually(`a poll of ${resource}`, async () => {
-    const now = groupsOf((await mirrorOf()).body).find((g) => g.resource === resource);
-    return now?.state === "ready" && now.asOf !== before;
+  await eventually(`a poll of ${resources.join(", ")}`, async () => {
+    if (process.env.DEBUG_MIRROR)
+      console.log(
+        JSON.stringify(
+          await sys.deps.db
+            .selectFrom("mirrors")
+            .select([
+              "resource",
+              "state",
+              "as_of",
+              "work_kind",
+              "request_ids",
+              "error",
+              "next_work_at",
+              "work_started_at",
+            ])
+            .execute(),
+        ),
+        new Date(sys.clock.now()).toISOString(),
+      );
+    const now = (await mirrorOf()).body;
+    return resources.every(
+      (r) =>
+        groupsOf(now).find((g) => g.resource === r)?.state === "ready" && asOf(now, r) !== asOf(before, r),
+    );
   });
 }
 
@@ -117,6 +141,8 @@ before(async () => {
       ...E2E_CONFIG.config,
       MIRROR_POLL_INTERVAL_SECONDS: String(INTERVAL_S),
       MIRROR_TICK_MS: "1000",
+      // A short overlap: a poll does not read again what the sample company wrote at start.
+      CHANGE_FEED_OVERLAP_SECONDS: "2",
     },
   });
   checkEveryAnswer(sys);
@@ -273,6 +299,63 @@ describe("mirror: while the PC is off, and after", () => {
       "the change arrived with the poll",
     );
     assert.deepEqual(after, await liveAll("customers"));
+  });
+});
+
+describe("mirror: values computed from other records", () => {
+  test("an invoice another user writes moves its customer's balance in the mirror; a payment marks it paid; deleting the payment and the invoice moves them back — each within one poll, equal to live", async () => {
+    await untilReady(["customers", "invoices"]);
+    const other = await otherUserOf(sys, eu);
+    const customer = (await liveAll("customers")).find((c) => c.parent === null) as Json;
+    const item = (
+      assertAnswered(await call("GET", `${BASE}/service-items?limit=1`), 200, "an item").data as Json[]
+    )[0] as Json;
+    const same = async (what: string): Promise<void> => {
+      assert.deepEqual(await mirroredAll("customers"), await liveAll("customers"), `customers ${what}`);
+      assert.deepEqual(await mirroredAll("invoices"), await liveAll("invoices"), `invoices ${what}`);
+    };
+    const balanceOf = async (): Promise<unknown> =>
+      (await mirroredAll("customers")).find((c) => c.id === customer.id)?.totalBalance;
+    const before = await balanceOf();
+
+    const invoice = xmlText(
+      await asOtherUser(
+        other,
+        `<InvoiceAddRq><InvoiceAdd><CustomerRef><ListID>${String(customer.id)}</ListID></CustomerRef><InvoiceLineAdd><ItemRef><ListID>${String(item.id)}</ListID></ItemRef><Quantity>1</Quantity><Rate>123.45</Rate></InvoiceLineAdd></InvoiceAdd></InvoiceAddRq>`,
+      ),
+      "TxnID",
+    );
+    await onePoll("customers", "invoices");
+    assert.notEqual(await balanceOf(), before, "the customer's balance moved in the mirror");
+    await same("after the invoice");
+
+    const payment = xmlText(
+      await asOtherUser(
+        other,
+        `<ReceivePaymentAddRq><ReceivePaymentAdd><CustomerRef><ListID>${String(customer.id)}</ListID></CustomerRef><TotalAmount>123.45</TotalAmount><AppliedToTxnAdd><TxnID>${invoice}</TxnID><PaymentAmount>123.45</PaymentAmount></AppliedToTxnAdd></ReceivePaymentAdd></ReceivePaymentAddRq>`,
+      ),
+      "TxnID",
+    );
+    await onePoll("customers", "invoices");
+    const paid = (await mirroredAll("invoices")).find((i) => i.id === invoice);
+    assert.equal(paid?.isPaid, true, "the payment marked the invoice paid in the mirror");
+    await same("after the payment");
+
+    await asOtherUser(
+      other,
+      `<TxnDelRq><TxnDelType>ReceivePayment</TxnDelType><TxnID>${payment}</TxnID></TxnDelRq>`,
+    );
+    await onePoll("customers", "invoices");
+    assert.equal((await mirroredAll("invoices")).find((i) => i.id === invoice)?.isPaid, false);
+    await same("after deleting the payment");
+
+    await asOtherUser(
+      other,
+      `<TxnDelRq><TxnDelType>Invoice</TxnDelType><TxnID>${invoice}</TxnID></TxnDelRq>`,
+    );
+    await onePoll("customers", "invoices");
+    assert.equal(await balanceOf(), before, "back where it was");
+    await same("after deleting the invoice");
   });
 });
 
