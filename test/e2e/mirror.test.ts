@@ -106,25 +106,6 @@ async function onePoll(...resources: string[]): Promise<void> {
   const before = (await mirrorOf()).body;
   await sys.fakeClock?.advance(INTERVAL_S * 1000 + 1000);
   await eventually(`a poll of ${resources.join(", ")}`, async () => {
-    if (process.env.DEBUG_MIRROR)
-      console.log(
-        JSON.stringify(
-          await sys.deps.db
-            .selectFrom("mirrors")
-            .select([
-              "resource",
-              "state",
-              "as_of",
-              "work_kind",
-              "request_ids",
-              "error",
-              "next_work_at",
-              "work_started_at",
-            ])
-            .execute(),
-        ),
-        new Date(sys.clock.now()).toISOString(),
-      );
     const now = (await mirrorOf()).body;
     return resources.every(
       (r) =>
