@@ -320,6 +320,11 @@ export const configSchema = z.object({
    * mirrored answer lags the company file while the connection is online, plus one round trip.
    */
   MIRROR_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(60),
+  /**
+   * Records a mirror's fill asks for per page (1 to 150): a caller's Request waits behind at most
+   * one page of a fill, so smaller pages keep callers faster on a slow connection.
+   */
+  MIRROR_FILL_PAGE_SIZE: z.coerce.number().int().min(1).max(150).default(150),
   /** How often the mirror engine looks for due work (a paused mirror's connection is looked at this often). */
   MIRROR_TICK_MS: z.coerce.number().int().positive().default(5_000),
   /**

@@ -1,6 +1,5 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import { CURSOR_PAGE_SIZE_MAX } from "../ledger/cursors.ts";
 import { typedOperation } from "../ledger/operations.ts";
 import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { ParamValue } from "../ledger/typed/filters.ts";
@@ -62,8 +61,16 @@ type Step = "fill" | "poll" | "paused";
 
 function stepOf(work: MirrorWork): Step {
   if (work.connection_id === null || PAUSING_STATUSES.has(work.connection_status ?? "")) return "paused";
+  if (work.state === "error") return "fill";
   return work.state === "filling" && work.fill_cursor !== FILL_DONE ? "fill" : "poll";
 }
+
+/** Refusals before queueing that no retry changes: the company file cannot answer the group. */
+const PERMANENT_REFUSALS = new Set([
+  "LEDGER_FIELD_UNSUPPORTED_BY_VERSION",
+  "LEDGER_REGION_UNSUPPORTED",
+  "LEDGER_OPERATION_UNSUPPORTED",
+]);
 
 /** `fill_cursor` once the last page is in: the catch-up poll comes next. */
 export const FILL_DONE = "done";
@@ -155,13 +162,23 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     let claimed = work;
     try {
       if (step === "fill") {
-        if (work.fill_started_at === null) {
-          // A new fill: a new generation; the window of its catch-up poll starts now.
-          const fresh = { generation: work.generation + 1, fill_started_at: now(), fill_pages: 0 };
+        if (work.fill_started_at === null || work.state === "error") {
+          // A new fill (or another try after an error): a new generation; the window of its
+          // catch-up poll starts now.
+          const fresh = {
+            state: "filling" as const,
+            generation: work.generation + 1,
+            fill_started_at: now(),
+            fill_cursor: null,
+            fill_pages: 0,
+          };
           if (!(await updateClaimed(deps.db, claimOf(work), fresh, now()))) return null;
           claimed = { ...work, ...fresh };
         }
-        const values = new Map([...storedFormParams(resource), ["limit", CURSOR_PAGE_SIZE_MAX] as const]);
+        const values = new Map([
+          ...storedFormParams(resource),
+          ["limit", deps.config.MIRROR_FILL_PAGE_SIZE] as const,
+        ]);
         if (claimed.fill_cursor) values.set("cursor", claimed.fill_cursor);
         ids = [await submitList(claimed, resource, values, "call")];
       } else {
@@ -186,7 +203,14 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
       );
       const refused = errorOf(error);
       if (refused.code.startsWith("CURSOR_")) await refill(work, refused);
-      else await release(work, { next_work_at: new Date(deps.clock.now() + intervalMs), error: refused });
+      else
+        await release(work, {
+          // The company file cannot answer this group (its version or region lacks it): an error
+          // state until the connection changes; anything else is tried again.
+          ...(PERMANENT_REFUSALS.has(refused.code) ? { state: "error" as const } : {}),
+          next_work_at: new Date(deps.clock.now() + intervalMs),
+          error: refused,
+        });
       return null;
     }
     if (!(await updateClaimed(deps.db, claimOf(claimed), { request_ids: ids, work_kind: step }, now())))
