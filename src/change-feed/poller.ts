@@ -5,6 +5,7 @@ import { jsonEnumValue, nameTable } from "../ledger/resources/names.ts";
 import { listFilters, type ParamValue } from "../ledger/typed/filters.ts";
 import { typedOperation } from "../ledger/operations.ts";
 import { newId } from "../platform/ids.ts";
+import { runBackgroundLoop } from "../requests/background-loop.ts";
 import { settledRows } from "../requests/request-watch.ts";
 import { submit } from "../requests/submit.ts";
 import { prepareTypedCall } from "../requests/typed-call.ts";
@@ -303,41 +304,13 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
     await deleteSeenBefore(deps.db, new Date(now.getTime() - SEEN_RETENTION_MS));
   };
 
-  // A subscription created or changed while a pass runs must not wait for the next tick: the
-  // listener stays registered between waits and marks the next wait as already over.
-  let changed = false;
-  let wakeUp: (() => void) | null = null;
-  const unlisten = deps.store.notifier.listen(CHANGE_FEED_CHANNEL, () => {
-    changed = true;
-    wakeUp?.();
+  const loop = runBackgroundLoop(deps, {
+    channel: CHANGE_FEED_CHANNEL,
+    tickMs: deps.config.CHANGE_FEED_TICK_MS,
+    what: "change feed",
+    pass,
+    signal: shutdown.signal,
   });
-
-  const loop = (async (): Promise<void> => {
-    while (!shutdown.signal.aborted) {
-      changed = false;
-      try {
-        await pass();
-      } catch (error) {
-        deps.logger.error({ err: error }, "change feed pass failed; retrying at the next tick");
-      }
-      if (changed || shutdown.signal.aborted) continue;
-      // The next tick, or sooner when a subscription was created or changed.
-      const wait = new AbortController();
-      const onShutdown = (): void => wait.abort();
-      shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-      await Promise.race([
-        deps.clock.sleep(deps.config.CHANGE_FEED_TICK_MS, wait.signal),
-        new Promise<void>((resolve) => {
-          wakeUp = resolve;
-          wait.signal.addEventListener("abort", () => resolve(), { once: true });
-        }),
-      ]);
-      wakeUp = null;
-      wait.abort();
-      shutdown.signal.removeEventListener("abort", onShutdown);
-    }
-    unlisten();
-  })();
 
   return {
     pass,

@@ -4,6 +4,7 @@ import { typedOperation } from "../ledger/operations.ts";
 import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { ParamValue } from "../ledger/typed/filters.ts";
 import { findings, pollQueries, recordsOf, type PollQuery } from "../change-feed/poller.ts";
+import { runBackgroundLoop } from "../requests/background-loop.ts";
 import { settledRows } from "../requests/request-watch.ts";
 import { submit } from "../requests/submit.ts";
 import { prepareTypedCall } from "../requests/typed-call.ts";
@@ -414,38 +415,13 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     }
   };
 
-  let changed = false;
-  let wakeUp: (() => void) | null = null;
-  const unlisten = deps.store.notifier.listen(MIRROR_CHANNEL, () => {
-    changed = true;
-    wakeUp?.();
+  const loop = runBackgroundLoop(deps, {
+    channel: MIRROR_CHANNEL,
+    tickMs: deps.config.MIRROR_TICK_MS,
+    what: "mirror",
+    pass,
+    signal: shutdown.signal,
   });
-
-  const loop = (async (): Promise<void> => {
-    while (!shutdown.signal.aborted) {
-      changed = false;
-      try {
-        await pass();
-      } catch (error) {
-        deps.logger.error({ err: error }, "mirror pass failed; retrying at the next tick");
-      }
-      if (changed || shutdown.signal.aborted) continue;
-      const wait = new AbortController();
-      const onShutdown = (): void => wait.abort();
-      shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-      await Promise.race([
-        deps.clock.sleep(deps.config.MIRROR_TICK_MS, wait.signal),
-        new Promise<void>((resolve) => {
-          wakeUp = resolve;
-          wait.signal.addEventListener("abort", () => resolve(), { once: true });
-        }),
-      ]);
-      wakeUp = null;
-      wait.abort();
-      shutdown.signal.removeEventListener("abort", onShutdown);
-    }
-    unlisten();
-  })();
 
   return {
     pass,

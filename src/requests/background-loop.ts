@@ -1,0 +1,53 @@
+import type { Deps } from "../deps.ts";
+
+/**
+ * The loop of the service's own background work (the change feed's polls, the mirror's fills and
+ * polls): one pass at a time, then the next tick of the service clock, or sooner when `channel` is
+ * notified. A notification that arrives while a pass runs is not lost: the listener stays registered
+ * between waits and marks the next wait as already over. A failed pass is logged and tried again at
+ * the next tick. Resolves when `signal` aborts, after the pass in progress.
+ */
+export async function runBackgroundLoop(
+  deps: Deps,
+  options: {
+    readonly channel: string;
+    readonly tickMs: number;
+    readonly what: string;
+    readonly pass: () => Promise<void>;
+    readonly signal: AbortSignal;
+  },
+): Promise<void> {
+  const { signal } = options;
+  let changed = false;
+  let wakeUp: (() => void) | null = null;
+  const unlisten = deps.store.notifier.listen(options.channel, () => {
+    changed = true;
+    wakeUp?.();
+  });
+  try {
+    while (!signal.aborted) {
+      changed = false;
+      try {
+        await options.pass();
+      } catch (error) {
+        deps.logger.error({ err: error }, `${options.what} pass failed; retrying at the next tick`);
+      }
+      if (changed || signal.aborted) continue;
+      const wait = new AbortController();
+      const onShutdown = (): void => wait.abort();
+      signal.addEventListener("abort", onShutdown, { once: true });
+      await Promise.race([
+        deps.clock.sleep(options.tickMs, wait.signal),
+        new Promise<void>((resolve) => {
+          wakeUp = resolve;
+          wait.signal.addEventListener("abort", () => resolve(), { once: true });
+        }),
+      ]);
+      wakeUp = null;
+      wait.abort();
+      signal.removeEventListener("abort", onShutdown);
+    }
+  } finally {
+    unlisten();
+  }
+}
