@@ -71,6 +71,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/end-users/{id}/mirror": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The end user's mirrored groups and the state of each copy */
+        get: operations["endUsers.mirror.retrieve"];
+        /** Choose the groups mirrored for reads while the PC is off (`[]` turns the mirror off and deletes the copy) */
+        put: operations["endUsers.mirror.update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth-sessions": {
         parameters: {
             query?: never;
@@ -4985,6 +5003,29 @@ export interface components {
             location: string | null;
             leadAddress: components["schemas"]["LeadAddress"] | null;
         };
+        /** @description The mirrored groups of an end user's company file */
+        Mirror: {
+            /** @constant */
+            objectType: "mirror";
+            endUserId: string;
+            resources: {
+                /** @description The typed group's path name (`customers`) */
+                resource: string;
+                /**
+                 * @description `filling`: the copy is being read (not served); `ready`: served to reads that allow its age; `paused`: the connection cannot be reached (no setup yet, disabled, another company file); `error`: the group cannot be mirrored on this company file
+                 * @enum {string}
+                 */
+                state: "filling" | "ready" | "paused" | "error";
+                records: number;
+                /** @description Every change the application made before this time is in the copy */
+                asOf: string | null;
+                lastChangeAppliedAt: string | null;
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+            }[];
+        };
         MultiCurrencyPreferences: {
             isMultiCurrencyEnabled: boolean | null;
             homeCurrency: {
@@ -5669,6 +5710,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         accounts_create_batchResult: {
             /**
@@ -5755,6 +5801,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         accounts_merge_batchResult: {
             /**
@@ -5978,6 +6029,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         billCheckPayments_retrieve_batchResult: {
             /**
@@ -6218,6 +6274,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         billCreditCardPayments_retrieve_batchResult: {
             /**
@@ -6378,6 +6439,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         billingRates_retrieve_batchResult: {
             /**
@@ -6416,6 +6482,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         bills_create_batchResult: {
             /**
@@ -6621,6 +6692,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         bills_retrieve_batchResult: {
             /**
@@ -6933,6 +7009,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         buildAssemblies_retrieve_batchResult: {
             /**
@@ -7221,6 +7302,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         checks_retrieve_batchResult: {
             /**
@@ -7523,6 +7609,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         classes_merge_batchResult: {
             /**
@@ -7778,6 +7869,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditCardCharges_retrieve_batchResult: {
             /**
@@ -8161,6 +8257,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditCardCredits_retrieve_batchResult: {
             /**
@@ -8520,6 +8621,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditCardRefunds_retrieve_batchResult: {
             /**
@@ -8889,6 +8995,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditMemos_retrieve_batchResult: {
             /**
@@ -9219,6 +9330,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         currencies_retrieve_batchResult: {
             /**
@@ -9341,6 +9457,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customFieldDefinitions_update_batchResult: {
             /**
@@ -9434,6 +9555,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customerMessages_retrieve_batchResult: {
             /**
@@ -9514,6 +9640,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customerTypes_retrieve_batchResult: {
             /**
@@ -9786,6 +9917,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customers_merge_batchResult: {
             /**
@@ -10116,6 +10252,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         dateDrivenTerms_retrieve_batchResult: {
             /**
@@ -10154,6 +10295,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         deletedTransactions_list_batchResult: {
             /**
@@ -10178,6 +10324,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         deposits_create_batchResult: {
             /**
@@ -10284,6 +10435,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         deposits_retrieve_batchResult: {
             /**
@@ -10500,6 +10656,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         discountItems_merge_batchResult: {
             /**
@@ -10919,6 +11080,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         employees_retrieve_batchResult: {
             /**
@@ -11227,6 +11393,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         entities_retrieve_batchResult: {
             /**
@@ -11456,6 +11627,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         estimates_retrieve_batchResult: {
             /**
@@ -11829,6 +12005,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         fixedAssetItems_retrieve_batchResult: {
             /**
@@ -12066,6 +12247,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryAdjustments_retrieve_batchResult: {
             /**
@@ -12307,6 +12493,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryAssemblyItems_retrieve_batchResult: {
             /**
@@ -12528,6 +12719,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryItems_merge_batchResult: {
             /**
@@ -12756,6 +12952,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventorySites_retrieve_batchResult: {
             /**
@@ -12898,6 +13099,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryTransfers_retrieve_batchResult: {
             /**
@@ -13216,6 +13422,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         invoices_retrieve_batchResult: {
             /**
@@ -13567,6 +13778,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         itemGroups_merge_batchResult: {
             /**
@@ -13860,6 +14076,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         itemReceipts_retrieve_batchResult: {
             /**
@@ -14089,6 +14310,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         itemSites_retrieve_batchResult: {
             /**
@@ -14127,6 +14353,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         items_retrieve_batchResult: {
             /**
@@ -14207,6 +14438,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         jobTypes_retrieve_batchResult: {
             /**
@@ -14341,6 +14577,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         journalEntries_retrieve_batchResult: {
             /**
@@ -14552,6 +14793,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         leads_retrieve_batchResult: {
             /**
@@ -18339,6 +18585,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         nonInventoryItems_merge_batchResult: {
             /**
@@ -18595,6 +18846,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         otherChargeItems_merge_batchResult: {
             /**
@@ -18851,6 +19107,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         otherNames_retrieve_batchResult: {
             /**
@@ -19032,6 +19293,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         paymentItems_merge_batchResult: {
             /**
@@ -19205,6 +19471,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         paymentMethods_retrieve_batchResult: {
             /**
@@ -19243,6 +19514,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         payrollNonWageItems_list_batchResult: {
             /**
@@ -19267,6 +19543,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         payrollNonWageItems_retrieve_batchResult: {
             /**
@@ -19365,6 +19646,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         payrollWageItems_retrieve_batchResult: {
             /**
@@ -19484,6 +19770,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         priceLevels_retrieve_batchResult: {
             /**
@@ -19750,6 +20041,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         purchaseOrders_retrieve_batchResult: {
             /**
@@ -20130,6 +20426,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         receivePayments_retrieve_batchResult: {
             /**
@@ -20633,6 +20934,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesOrders_retrieve_batchResult: {
             /**
@@ -21212,6 +21518,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesReceipts_retrieve_batchResult: {
             /**
@@ -21535,6 +21846,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesRepresentatives_retrieve_batchResult: {
             /**
@@ -21640,6 +21956,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxCodes_retrieve_batchResult: {
             /**
@@ -21754,6 +22075,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxGroupItems_merge_batchResult: {
             /**
@@ -21941,6 +22267,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxItems_merge_batchResult: {
             /**
@@ -22154,6 +22485,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxPaymentChecks_retrieve_batchResult: {
             /**
@@ -22361,6 +22697,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         serviceItems_merge_batchResult: {
             /**
@@ -22569,6 +22910,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         shippingMethods_retrieve_batchResult: {
             /**
@@ -22655,6 +23001,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         standardTerms_retrieve_batchResult: {
             /**
@@ -22744,6 +23095,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         subtotalItems_merge_batchResult: {
             /**
@@ -22871,6 +23227,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         timeTrackingActivities_create_batchResult: {
             /**
@@ -22951,6 +23312,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         timeTrackingActivities_retrieve_batchResult: {
             /**
@@ -23023,6 +23389,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         transactions_retrieve_batchResult: {
             /**
@@ -23089,6 +23460,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         transfers_retrieve_batchResult: {
             /**
@@ -23222,6 +23598,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         unitOfMeasureSets_retrieve_batchResult: {
             /**
@@ -23414,6 +23795,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         vendorCredits_retrieve_batchResult: {
             /**
@@ -23831,6 +24217,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         vendors_merge_batchResult: {
             /**
@@ -24659,6 +25050,112 @@ export interface operations {
             };
         };
     };
+    "endUsers.mirror.retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mirror */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mirror"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "endUsers.mirror.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters: a repeat replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Typed groups by path name (`customers`, `invoices`); any group whose list filters by `updatedAfter` */
+                    resources: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The mirror */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mirror"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "authSessions.create": {
         parameters: {
             query?: never;
@@ -25098,6 +25595,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -25169,6 +25671,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -25195,6 +25699,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -25306,6 +25815,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -25702,6 +26213,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -25728,6 +26241,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -25840,6 +26358,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -26238,6 +26758,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -26264,6 +26786,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -26376,6 +26903,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -26709,6 +27238,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -26735,6 +27266,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -26847,6 +27383,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -27245,6 +27783,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -27322,6 +27865,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -27348,6 +27893,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -27460,6 +28010,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -27782,6 +28334,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -27808,6 +28362,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -27920,6 +28479,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -28306,6 +28867,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -28332,6 +28895,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -28443,6 +29011,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -28823,6 +29393,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -28849,6 +29421,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -28961,6 +29538,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -29359,6 +29938,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -29385,6 +29966,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -29497,6 +30083,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -29895,6 +30483,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -29921,6 +30511,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -30033,6 +30628,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -30364,6 +30961,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -30390,6 +30989,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -30502,6 +31106,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -30888,6 +31494,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -30914,6 +31522,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -31025,6 +31638,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -31258,6 +31873,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -31284,6 +31901,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -31395,6 +32017,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -31575,6 +32199,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -31601,6 +32227,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -31713,6 +32344,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -32097,6 +32730,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -32123,6 +32758,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32234,6 +32874,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -32408,6 +33050,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32485,6 +33132,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32552,6 +33204,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -32578,6 +33232,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32690,6 +33349,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -33080,6 +33741,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -33106,6 +33769,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -33218,6 +33886,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -33602,6 +34272,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -33628,6 +34300,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -33739,6 +34416,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -34062,6 +34741,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -34088,6 +34769,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -34200,6 +34886,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -34518,6 +35206,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -34544,6 +35234,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -34655,6 +35350,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -35045,6 +35742,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -35071,6 +35770,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -35183,6 +35887,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -35561,6 +36267,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -35587,6 +36295,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -35699,6 +36412,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -36081,6 +36796,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -36107,6 +36824,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -36218,6 +36940,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -36467,6 +37191,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -36493,6 +37219,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -36605,6 +37336,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -36993,6 +37726,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -37019,6 +37754,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -37131,6 +37871,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -37529,6 +38271,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -37555,6 +38299,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -37667,6 +38416,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -38071,6 +38822,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -38213,6 +38969,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -38239,6 +38997,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -38351,6 +39114,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -38741,6 +39506,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -38767,6 +39534,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -38879,6 +39651,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -39267,6 +40041,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -39293,6 +40069,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -39405,6 +40186,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -39789,6 +40572,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -39815,6 +40600,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -39926,6 +40716,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -40237,6 +41029,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -40263,6 +41057,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -40374,6 +41173,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -40541,6 +41342,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -40608,6 +41414,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -40634,6 +41442,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -40745,6 +41558,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -40973,6 +41788,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -40999,6 +41816,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -41110,6 +41932,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -41357,6 +42181,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -41383,6 +42209,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -41495,6 +42326,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -41815,6 +42648,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -41841,6 +42676,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -41953,6 +42793,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -42273,6 +43115,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -42299,6 +43143,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -42411,6 +43260,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -42731,6 +43582,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -42757,6 +43610,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -42869,6 +43727,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -43255,6 +44115,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -43281,6 +44143,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -43392,6 +44259,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -43625,6 +44494,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -43651,6 +44522,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -43762,6 +44638,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -43997,6 +44875,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -44023,6 +44903,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -44135,6 +45020,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -44523,6 +45410,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -44549,6 +45438,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -44661,6 +45555,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -45057,6 +45953,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -45083,6 +45981,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -45195,6 +46098,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -45507,6 +46412,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -45533,6 +46440,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -45645,6 +46557,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -46029,6 +46943,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -46055,6 +46971,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -46166,6 +47087,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -46330,6 +47253,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -46356,6 +47281,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -46467,6 +47397,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -46633,6 +47565,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -46659,6 +47593,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -46771,6 +47710,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -47158,6 +48099,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47219,6 +48165,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -47245,6 +48193,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47357,6 +48310,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -47611,6 +48566,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -47637,6 +48594,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47682,6 +48644,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -47759,6 +48723,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -47785,6 +48751,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47897,6 +48868,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -48051,6 +49024,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -48077,6 +49052,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -48188,6 +49168,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -48366,6 +49348,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -48392,6 +49376,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -48504,6 +49493,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -48906,6 +49897,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -48932,6 +49925,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -49044,6 +50042,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -49428,6 +50428,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -49454,6 +50456,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -49565,6 +50572,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -49729,6 +50738,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -49755,6 +50766,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -49866,6 +50882,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -50036,6 +51054,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -50323,6 +51346,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -50349,6 +51374,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -50394,6 +51424,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -50483,6 +51515,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -50509,6 +51543,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -50621,6 +51660,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -50942,6 +51983,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -50968,6 +52011,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51080,6 +52128,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -51314,6 +52364,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -51340,6 +52392,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51385,6 +52442,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -51470,6 +52529,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -51496,6 +52557,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51607,6 +52673,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -51769,6 +52837,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -51795,6 +52865,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51906,6 +52981,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -52064,6 +53141,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -52090,6 +53169,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -52202,6 +53286,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -52586,6 +53672,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -52612,6 +53700,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -52656,6 +53749,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
