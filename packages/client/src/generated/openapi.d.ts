@@ -24667,6 +24667,10 @@ export interface components {
         "Retry-After": number;
         /** @description The Request's URL (`/v1/requests/{id}`), to poll */
         Location: string;
+        /** @description On an answer from the end user's mirror (a read with `Svc-Max-Staleness-Seconds`): every change the application made before this time is in the answer (RFC 3339). Absent on a live answer. */
+        "Svc-Data-As-Of": string;
+        /** @description On an answer from the end user's mirror: whole seconds since `Svc-Data-As-Of` */
+        Age: number;
     };
     pathItems: never;
 }
@@ -25686,6 +25690,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25832,6 +25838,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26228,6 +26236,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26375,6 +26385,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26773,6 +26785,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26920,6 +26934,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27253,6 +27269,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27400,6 +27418,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27880,6 +27900,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28027,6 +28049,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28349,6 +28373,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28496,6 +28522,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28882,6 +28910,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29028,6 +29058,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29408,6 +29440,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29555,6 +29589,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29953,6 +29989,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30100,6 +30138,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30498,6 +30538,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30645,6 +30687,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30976,6 +31020,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31123,6 +31169,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31509,6 +31557,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31655,6 +31705,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31888,6 +31940,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32034,6 +32088,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32214,6 +32270,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32361,6 +32419,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32745,6 +32805,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32891,6 +32953,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33219,6 +33283,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33366,6 +33432,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33756,6 +33824,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33903,6 +33973,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34287,6 +34359,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34433,6 +34507,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34756,6 +34832,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34903,6 +34981,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35221,6 +35301,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35367,6 +35449,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35757,6 +35841,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35904,6 +35990,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36282,6 +36370,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36429,6 +36519,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36811,6 +36903,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36957,6 +37051,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37206,6 +37302,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37353,6 +37451,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37741,6 +37841,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37888,6 +37990,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38286,6 +38390,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38433,6 +38539,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38984,6 +39092,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39131,6 +39241,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39521,6 +39633,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39668,6 +39782,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40056,6 +40172,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40203,6 +40321,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40587,6 +40707,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40733,6 +40855,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41044,6 +41168,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41190,6 +41316,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41429,6 +41557,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41575,6 +41705,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41803,6 +41935,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41949,6 +42083,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42196,6 +42332,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42343,6 +42481,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42663,6 +42803,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42810,6 +42952,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43130,6 +43274,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43277,6 +43423,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43597,6 +43745,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43744,6 +43894,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44130,6 +44282,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44276,6 +44430,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44509,6 +44665,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44655,6 +44813,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44890,6 +45050,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45037,6 +45199,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45425,6 +45589,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45572,6 +45738,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45968,6 +46136,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46115,6 +46285,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46427,6 +46599,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46574,6 +46748,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46958,6 +47134,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47104,6 +47282,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47268,6 +47448,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47414,6 +47596,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47580,6 +47764,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47727,6 +47913,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48180,6 +48368,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48327,6 +48517,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48581,6 +48773,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48661,6 +48855,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48738,6 +48934,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48885,6 +49083,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49039,6 +49239,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49185,6 +49387,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49363,6 +49567,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49510,6 +49716,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49912,6 +50120,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50059,6 +50269,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50443,6 +50655,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50589,6 +50803,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50753,6 +50969,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50899,6 +51117,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51361,6 +51581,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51441,6 +51663,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51530,6 +51754,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51677,6 +51903,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51998,6 +52226,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52145,6 +52375,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52379,6 +52611,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52459,6 +52693,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52544,6 +52780,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52690,6 +52928,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52852,6 +53092,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52998,6 +53240,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53156,6 +53400,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53303,6 +53549,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53687,6 +53935,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53766,6 +54016,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
