@@ -38,8 +38,16 @@ export type WorkerCommand =
   | { cmd: "throughput"; total: number; concurrency: number; kind?: "passthrough" | "typed" }
   /** Seeds invoices straight into the company file (typed bench; not measured). */
   | { cmd: "seedInvoices"; customerId: string; itemId: string; count: number; batch: number }
-  /** One typed call as a developer's server makes it (JSON body, `Svc-End-User-Id`). */
-  | { cmd: "call"; method: "GET" | "POST" | "DELETE"; path: string; body?: unknown }
+  /** One typed call as a developer's server makes it (JSON body, `Svc-End-User-Id`, extra `headers`). */
+  | {
+      cmd: "call";
+      method: "GET" | "POST" | "DELETE";
+      path: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      /** Answer `{source, nextCursor, count}` instead of the body (no copy of a page to the service's thread). */
+      summary?: boolean;
+    }
   /** `total` typed calls one after another (sync create round trips). */
   | { cmd: "repeat"; method: "GET" | "POST" | "DELETE"; path: string; body?: unknown; total: number }
   | { cmd: "stop" };
@@ -54,9 +62,17 @@ export type WorkerReply =
   | { cmd: "started" }
   | { cmd: "handover"; samples: HandOverSample[]; failures: number }
   | { cmd: "throughput"; perSecond: number; latencies: number[]; failures: number }
-  | { cmd: "seeded" }
+  /** The seeded invoices' IDs, in order. */
+  | { cmd: "seeded"; ids: string[] }
   /** `applicationMs`: the time the simulated application spent processing during the call. */
-  | { cmd: "call"; status: number; body: unknown; elapsedMs: number; applicationMs: number }
+  | {
+      cmd: "call";
+      status: number;
+      body: unknown;
+      elapsedMs: number;
+      applicationMs: number;
+      headers: Record<string, string>;
+    }
   | { cmd: "repeat"; perSecond: number; failures: number; firstFailure: string | null }
   | { cmd: "stopped" };
 
@@ -149,6 +165,8 @@ async function typedCall(
   method: "GET" | "POST" | "DELETE",
   path: string,
   body?: unknown,
+  extraHeaders: Record<string, string> = {},
+  summary = false,
 ): Promise<WorkerReply> {
   probe.applicationMs = 0;
   const start = now();
@@ -157,17 +175,27 @@ async function typedCall(
     headers: {
       authorization: `Bearer ${setup.secretKey}`,
       "svc-end-user-id": setup.endUserId,
+      ...extraHeaders,
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const parsed: unknown = await response.json();
+  const elapsedMs = now() - start;
+  const page = parsed as { source?: unknown; nextCursor?: unknown; data?: unknown };
   return {
     cmd: "call",
     status: response.status,
-    body: parsed,
-    elapsedMs: now() - start,
+    body: summary
+      ? {
+          source: page.source,
+          nextCursor: page.nextCursor,
+          count: Array.isArray(page.data) ? page.data.length : null,
+        }
+      : parsed,
+    elapsedMs,
     applicationMs: probe.applicationMs,
+    headers: Object.fromEntries(response.headers),
   };
 }
 
@@ -205,6 +233,7 @@ async function seedInvoices(
     stampFileId: false,
   });
   if (!begun.ok) throw new Error(begun.message);
+  const ids: string[] = [];
   for (let done = 0; done < count; done += batch) {
     const adds = Array.from({ length: Math.min(batch, count - done) }, (_, i) => {
       const lines = Array.from(
@@ -218,9 +247,10 @@ async function seedInvoices(
       `<?xml version="1.0" encoding="utf-8"?>\n<?qbxml version="16.0"?>\n<QBXML><QBXMLMsgsRq onError="stopOnError">${adds.join("")}</QBXMLMsgsRq></QBXML>`,
     );
     if (!result.ok) throw new Error(`seeding failed: ${result.message}`);
+    for (const match of result.response.matchAll(/<TxnID>([^<]+)<\/TxnID>/g)) ids.push(match[1] ?? "");
   }
   begun.session.end();
-  return { cmd: "seeded" };
+  return { cmd: "seeded", ids };
 }
 
 async function handOver(warmUp: number, samples: number): Promise<WorkerReply> {
@@ -296,7 +326,7 @@ parentPort?.on("message", (command: WorkerCommand) => {
       case "seedInvoices":
         return seedInvoices(command.customerId, command.itemId, command.count, command.batch);
       case "call":
-        return typedCall(command.method, command.path, command.body);
+        return typedCall(command.method, command.path, command.body, command.headers, command.summary);
       case "repeat":
         return repeat(command.method, command.path, command.body, command.total);
       case "stop":

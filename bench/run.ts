@@ -37,7 +37,9 @@
  * 11. What a user feels with a real connector's slowness (issue 24): 8 callers' sync reads through a
  *     simulated end user on the `realistic` latency profile, one Request per message set against
  *     coalesced (bench/latency.ts).
- * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
+ * 12. The mirror (issue 26): fill rate, a mirrored page of 150 invoices, freshness lag of a change
+ *     made in the company file, store bytes per mirrored invoice (bench/mirror.ts).
+ * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency,mirror` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
 import { loadConfig } from "../src/config.ts";
 import { readFileSync } from "node:fs";
@@ -67,6 +69,7 @@ import { codecRows, runTypedBench } from "./typed.ts";
 import { runBatchBench } from "./batch.ts";
 import { hostileRows, measureHostile } from "./hostile.ts";
 import { latencyRows } from "./latency.ts";
+import { runMirrorBench } from "./mirror.ts";
 import { measureStartup } from "./startup.ts";
 import {
   IDLE_MEMORY_WAIT_MS,
@@ -584,7 +587,7 @@ async function batchOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   }
 }
 
-const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency";
+const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency,mirror";
 
 function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -696,6 +699,16 @@ async function main(): Promise<void> {
         rows.push(...(await latencyRows(store)));
       } catch (error) {
         rows.push(failureRow(`[${store ? "postgres" : "pglite"}] latency`, error));
+      }
+    }
+  }
+  if (sections.has("mirror")) {
+    // Issue 26: the mirror's fill, mirrored pages, freshness lag and size, on each store.
+    for (const store of stores) {
+      try {
+        rows.push(...(await runMirrorBench(store)));
+      } catch (error) {
+        rows.push(failureRow(`[${store ? "postgres" : "pglite"}] mirror`, error));
       }
     }
   }

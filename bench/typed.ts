@@ -51,7 +51,13 @@ export interface WalkSystem {
   sys: System;
   engine: "pglite" | "postgres";
   worker: EndUserThread;
-  call: (method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => Promise<CallReply>;
+  call: (
+    method: "GET" | "POST" | "DELETE",
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<CallReply>;
+  endUserId: string;
   customerId: string;
   itemId: string;
   close(): Promise<void>;
@@ -60,7 +66,7 @@ export interface WalkSystem {
 export interface CallReply {
   status: number;
   body: Json;
-  reply: { elapsedMs: number; applicationMs: number };
+  reply: { elapsedMs: number; applicationMs: number; headers: Record<string, string> };
 }
 
 /**
@@ -73,6 +79,8 @@ export async function startWalkSystem(options: {
   invoices: number;
   /** Settings beside the bench's own (profiling: what a setting changes). */
   config?: Record<string, string>;
+  /** Runs the mirror engine (bench/mirror.ts). */
+  mirror?: boolean;
 }): Promise<WalkSystem> {
   const previous = process.env.DATABASE_URL;
   if (options.databaseUrl === undefined) delete process.env.DATABASE_URL;
@@ -80,6 +88,7 @@ export async function startWalkSystem(options: {
     clock: systemClock,
     noOpPauseMs: 20,
     config: { RATE_LIMIT_MAX: "100000000", CONNECTOR_HOLD_MS: "15000", ...options.config },
+    ...(options.mirror ? { mirror: true } : {}),
     ...(options.store ? { store: options.store } : {}),
   }).finally(() => {
     if (previous !== undefined) process.env.DATABASE_URL = previous;
@@ -90,8 +99,19 @@ export async function startWalkSystem(options: {
     endUser = new EndUserThread(setup);
     const worker = endUser;
     await worker.send<"started">({ cmd: "start" });
-    const call = async (method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-      const reply = await worker.send<"call">({ cmd: "call", method, path, body });
+    const call = async (
+      method: "GET" | "POST" | "DELETE",
+      path: string,
+      body?: unknown,
+      headers?: Record<string, string>,
+    ) => {
+      const reply = await worker.send<"call">({
+        cmd: "call",
+        method,
+        path,
+        body,
+        ...(headers ? { headers } : {}),
+      });
       return { status: reply.status, body: reply.body as Json, reply };
     };
     for (let i = 0; ; i++) {
@@ -117,6 +137,7 @@ export async function startWalkSystem(options: {
       engine: sys.deps.store.engine,
       worker,
       call,
+      endUserId: setup.endUserId,
       customerId: String(customer.id),
       itemId: String(item.id),
       close: async () => {

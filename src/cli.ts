@@ -20,6 +20,7 @@ const USAGE = `Usage:
   ledger-bridge keys list --project PROJECT_ID
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
   ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--xml-version 13.0|14.0|15.0|16.0] [--country US|CA|UK]
+  ledger-bridge end-users mirror --project PROJECT_ID --end-user END_USER_ID [--resources customers,invoices | --off]
   ledger-bridge secrets reseal
   ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes]   (ledger-bridge mcp --help)
 
@@ -31,6 +32,11 @@ PERMISSION_DENIED on every call.
 'end-users simulate' attaches a simulated Web Connector and company file (needs a running service
 with SIMULATOR=on); its application speaks 16.0 as a US edition unless told otherwise (kept with the
 company file). Environment: DATA_DIR, DATABASE_URL, as for the service.
+'end-users mirror' (issue 26) prints the end user's mirror: each mirrored group with its state
+(filling, ready, paused, error), records, as of and last change applied. With --resources it first
+makes the mirrored groups exactly those named (comma-separated typed groups, e.g. customers,invoices);
+--off or --resources '' turns the mirror off and deletes the copy. As PUT/GET /v1/end-users/{id}/mirror,
+in the end user's own mode.
 'secrets reseal' (decision 0032) seals every stored secret again under the current SECRETS_KEY:
 after a rotation (old key moved to SECRETS_KEY_PREVIOUS, new one in SECRETS_KEY, service restarted),
 or once after a key is first set (values stored in clear). It runs in the running service with its
@@ -52,6 +58,8 @@ const options = {
   "monthly-requests": { type: "string" },
   payment: { type: "string" },
   reason: { type: "string" },
+  resources: { type: "string" },
+  off: { type: "boolean", default: false },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -148,6 +156,28 @@ function command(
       };
       const input = { projectId, endUserId, ...(Object.keys(application).length > 0 ? { application } : {}) };
       return async (ops) => (print(await ops.simulateEndUser(input)), 0);
+    }
+    case "end-users mirror": {
+      const projectId = required(values, "project");
+      const endUserId = required(values, "end-user");
+      if (values.off && values.resources !== undefined)
+        throw new UsageError("--off and --resources cannot be used together");
+      const resources = values.off
+        ? []
+        : values.resources === undefined
+          ? null
+          : values.resources
+              .split(",")
+              .map((name) => name.trim())
+              .filter((name) => name !== "");
+      return async (ops) => {
+        print(
+          resources === null
+            ? await ops.getMirror({ projectId, endUserId })
+            : await ops.setMirror({ projectId, endUserId, resources }),
+        );
+        return 0;
+      };
     }
     case "secrets reseal":
       return async (ops) => {

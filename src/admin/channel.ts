@@ -37,6 +37,8 @@ const keyBody = z.strictObject({
   readOnly: z.boolean(),
 });
 
+const mirrorBody = z.strictObject({ resources: z.array(z.string().max(200)).max(200) });
+
 const simulateBody = z.strictObject({
   xmlVersion: z.string().min(1).max(10).optional(),
   country: z.string().min(1).max(10).optional(),
@@ -109,6 +111,16 @@ export function buildAdminChannel(deps: Deps): FastifyInstance {
         ...(Object.keys(application).length > 0 ? { application } : {}),
       });
     },
+  );
+  app.get<{ Params: Params }>("/projects/:projectId/end-users/:endUserId/mirror", async (request) =>
+    ops.getMirror({ projectId: request.params.projectId, endUserId: request.params.endUserId }),
+  );
+  app.put<{ Params: Params }>("/projects/:projectId/end-users/:endUserId/mirror", async (request) =>
+    ops.setMirror({
+      projectId: request.params.projectId,
+      endUserId: request.params.endUserId,
+      ...mirrorBody.parse(request.body),
+    }),
   );
   return app;
 }

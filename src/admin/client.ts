@@ -95,5 +95,9 @@ export function remoteAdmin(socketPath: string): AdminOperations {
     setDisabled: ({ projectId, ...rest }) => send("PUT", `/projects/${p(projectId)}/disabled`, rest),
     usage: (projectId) => send("GET", `/projects/${p(projectId)}/usage`),
     resealSecrets: () => send("POST", "/secrets/reseal", {}),
+    getMirror: ({ projectId, endUserId }) =>
+      send("GET", `/projects/${p(projectId)}/end-users/${p(endUserId)}/mirror`),
+    setMirror: ({ projectId, endUserId, resources }) =>
+      send("PUT", `/projects/${p(projectId)}/end-users/${p(endUserId)}/mirror`, { resources }),
   };
 }

@@ -1,7 +1,10 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { getMirror, putMirror, type MirrorResource } from "../mirror/settings.ts";
+import { findEndUser } from "../store/end-users.ts";
 import { findProject, listApiKeys, listProjects, type ProjectRow } from "../store/projects.ts";
 import { resealStoredSecrets, type ResealReport } from "../store/sealed-values.ts";
+import type { Tenant } from "../store/tenant.ts";
 import { changeStanding, usageReport, type UsageReport } from "../tenancy/billing.ts";
 import { createApiKey, createProject, revokeKey, type KeyKind, type KeyMode } from "../tenancy/api-keys.ts";
 import {
@@ -94,6 +97,10 @@ export interface AdminOperations {
    * step after the restart with the new key, and the first sealing of values stored in clear).
    */
   resealSecrets(): Promise<ResealReport>;
+  /** The end user's mirror (issue 26): its groups and the state of each copy, as `GET …/mirror`. */
+  getMirror(input: { projectId: string; endUserId: string }): Promise<MirrorResource>;
+  /** Sets the end user's mirrored groups (`[]`: off, the copy deleted), as `PUT …/mirror`. */
+  setMirror(input: { projectId: string; endUserId: string; resources: string[] }): Promise<MirrorResource>;
 }
 
 const iso = (d: Date): string => d.toISOString();
@@ -119,6 +126,18 @@ export function adminOperations(deps: Deps): AdminOperations {
     const project = await findProject(deps.db, projectId);
     if (!project) throw missingProject(projectId);
     return project;
+  };
+  /** The operator works across modes: the end user's own mode is the tenant (as `end-users simulate`). */
+  const endUserTenant = async (projectId: string, endUserId: string): Promise<Tenant> => {
+    const project = await requireProject(projectId);
+    for (const mode of ["live", "test"] as const) {
+      const tenant = { projectId: project.id, mode };
+      if (await findEndUser(deps.db, tenant, endUserId)) return tenant;
+    }
+    throw new ServiceError("RESOURCE_MISSING", {
+      param: "endUserId",
+      message: `No such end user in project ${projectId}: ${endUserId}.`,
+    });
   };
   const change = async (projectId: string, changes: Parameters<typeof changeStanding>[2]) => {
     const project = await changeStanding(deps, projectId, changes);
@@ -189,6 +208,13 @@ export function adminOperations(deps: Deps): AdminOperations {
         });
       }
       return resealStoredSecrets(deps.db, deps.sealing, new Date(deps.clock.now()));
+    },
+    async getMirror(input) {
+      return getMirror(deps, await endUserTenant(input.projectId, input.endUserId), input.endUserId);
+    },
+    async setMirror(input) {
+      const tenant = await endUserTenant(input.projectId, input.endUserId);
+      return putMirror(deps, tenant, input.endUserId, { resources: input.resources });
     },
   };
 }

@@ -100,6 +100,15 @@ const responseHeaders = {
     description: "The Request's URL (`/v1/requests/{id}`), to poll",
     schema: { type: "string", format: "uri" },
   },
+  "Svc-Data-As-Of": {
+    description:
+      "On an answer from the end user's mirror (a read with `Svc-Max-Staleness-Seconds`): every change the application made before this time is in the answer (RFC 3339). Absent on a live answer.",
+    schema: { type: "string", format: "date-time" },
+  },
+  Age: {
+    description: "On an answer from the end user's mirror: whole seconds since `Svc-Data-As-Of`",
+    schema: { type: "integer", minimum: 0 },
+  },
 };
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const headerRefs = Object.fromEntries(
@@ -224,9 +233,13 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
         (route.response.schema ? toResponseSchema(route.response.schema, shared) : null);
       if (!responseSchema) throw new Error(`${route.operationId} declares no response schema`);
       const media = route.openapi?.responseMedia ?? {};
+      // A read the mirror may answer says so in its headers (issue 26).
+      const mirrored = headers.some((header) => header.name === "Svc-Max-Staleness-Seconds");
       responses[String(route.response.status)] = {
         description: route.response.description,
-        headers: headerRefs,
+        headers: mirrored
+          ? { ...headerRefs, "Svc-Data-As-Of": ref("Svc-Data-As-Of"), Age: ref("Age") }
+          : headerRefs,
         content: {
           "application/json": { schema: responseSchema },
           ...Object.fromEntries(Object.entries(media).map(([type, schema]) => [type, { schema }])),

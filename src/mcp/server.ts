@@ -294,32 +294,57 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           .optional()
           .describe("Query parameters as JSON values (an array for a repeated parameter)."),
         body: z.record(z.string(), z.unknown()).optional().describe("The JSON body (writes)."),
+        maxStalenessSeconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(86_400)
+          .optional()
+          .describe(
+            "Reads only: the answer may come from the end user's mirror when it is at most this many seconds old (works while the PC is off; the answer's `dataAsOf` says as of when). Absent: always live.",
+          ),
       },
       annotations: { readOnlyHint: !allowWrites, destructiveHint: false, openWorldHint: false },
     },
-    run<ToolCallInput & { operationId: string; endUserId?: string | undefined }>(
-      "call_operation",
-      async (args, log) => {
-        log.operationId = args.operationId;
-        const operation = findOperation(args.operationId);
-        const input = validateCall(operation, args);
-        if (operation.access === "write" && !allowWrites) {
-          throw new ServiceError("PERMISSION_DENIED", {
-            message: `\`${operation.operationId}\` writes, and this MCP server is read-only: nothing was sent. Writes need the server started with --allow-writes and a secret key that may write.`,
-          });
-        }
-        const endUserId = endUserOf(args.endUserId);
-        log.endUserId = endUserId;
-        if (operation.access === "read") {
-          const answer = await send(
-            { method: operation.http.method, path: routeOf(operation, args), endUserId, timeoutSeconds },
-            log,
-          );
-          return answerResult(answer);
-        }
-        return preview(operation, input, args, endUserId, log);
-      },
-    ),
+    run<
+      ToolCallInput & {
+        operationId: string;
+        endUserId?: string | undefined;
+        maxStalenessSeconds?: number | undefined;
+      }
+    >("call_operation", async (args, log) => {
+      log.operationId = args.operationId;
+      const operation = findOperation(args.operationId);
+      const input = validateCall(operation, args);
+      if (operation.access === "write" && !allowWrites) {
+        throw new ServiceError("PERMISSION_DENIED", {
+          message: `\`${operation.operationId}\` writes, and this MCP server is read-only: nothing was sent. Writes need the server started with --allow-writes and a secret key that may write.`,
+        });
+      }
+      const endUserId = endUserOf(args.endUserId);
+      log.endUserId = endUserId;
+      if (operation.access === "read") {
+        const { maxStalenessSeconds } = args;
+        const answer = await send(
+          {
+            method: operation.http.method,
+            path: routeOf(operation, args),
+            endUserId,
+            timeoutSeconds,
+            ...(maxStalenessSeconds === undefined ? {} : { maxStalenessSeconds }),
+          },
+          log,
+        );
+        return answerResult(answer, answer.dataAsOf ? { dataAsOf: answer.dataAsOf } : {});
+      }
+      if (args.maxStalenessSeconds !== undefined) {
+        throw new ServiceError("INVALID_PARAMETER", {
+          param: "maxStalenessSeconds",
+          message: "`maxStalenessSeconds` applies to reads only: a write always goes to the application.",
+        });
+      }
+      return preview(operation, input, args, endUserId, log);
+    }),
   );
 
   /** A write's preview: the messages, the exact HTTP call, and a token to confirm it. */

@@ -14,6 +14,8 @@ export interface ServiceCall {
   readonly idempotencyKey?: string | undefined;
   /** `Svc-Timeout-Seconds` of an application operation (the sync wait). */
   readonly timeoutSeconds?: number | undefined;
+  /** `Svc-Max-Staleness-Seconds` of a typed read: the end user's mirror may answer (issue 26). */
+  readonly maxStalenessSeconds?: number | undefined;
 }
 
 export interface ServiceAnswer {
@@ -22,6 +24,8 @@ export interface ServiceAnswer {
   readonly requestId: string | null;
   /** The JSON body (or the text, when it is not JSON). */
   readonly body: unknown;
+  /** `Svc-Data-As-Of`: the answer came from the end user's mirror, as of then (issue 26). */
+  readonly dataAsOf?: string | null;
 }
 
 export interface ServiceClient {
@@ -61,6 +65,8 @@ export function httpServiceClient(options: {
       if (call.endUserId !== undefined) headers["svc-end-user-id"] = call.endUserId;
       if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
       if (call.timeoutSeconds !== undefined) headers["svc-timeout-seconds"] = String(call.timeoutSeconds);
+      if (call.maxStalenessSeconds !== undefined)
+        headers["svc-max-staleness-seconds"] = String(call.maxStalenessSeconds);
       let body: string | undefined;
       if (call.body !== undefined) {
         body = JSON.stringify(call.body);
@@ -78,7 +84,12 @@ export function httpServiceClient(options: {
       } catch {
         // not JSON: kept as text
       }
-      return { status: response.status, requestId: response.headers.get("svc-request-id"), body: parsed };
+      return {
+        status: response.status,
+        requestId: response.headers.get("svc-request-id"),
+        body: parsed,
+        dataAsOf: response.headers.get("svc-data-as-of"),
+      };
     },
   };
 }

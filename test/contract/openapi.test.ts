@@ -242,3 +242,22 @@ test("header parameters carry their schemas; a body is required only when a fiel
   const cancel = document.paths["/v1/requests/{id}/cancel"]?.post;
   assert.equal(cancel?.requestBody?.required ?? false, false, "cancel needs no body");
 });
+
+test("every read that takes Svc-Max-Staleness-Seconds declares Svc-Data-As-Of and Age on its success; no other operation does (issue 26)", () => {
+  type Described = {
+    parameters?: { name: string; in: string }[];
+    responses: Record<string, { headers?: Record<string, unknown> }>;
+  };
+  const document = committed() as unknown as { paths: Record<string, Record<string, Described>> };
+  let mirrored = 0;
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const takes = (operation.parameters ?? []).some((p) => p.name === "Svc-Max-Staleness-Seconds");
+      const headers = Object.keys(operation.responses["200"]?.headers ?? {});
+      const declares = headers.includes("Svc-Data-As-Of") && headers.includes("Age");
+      assert.equal(declares, takes, `${method.toUpperCase()} ${path}`);
+      if (takes) mirrored++;
+    }
+  }
+  assert.ok(mirrored >= 2, "invoices and customers at least (list and retrieve)");
+});

@@ -397,6 +397,71 @@ test("keys: a new key's secret is shown once; revoking one on the page stops it 
   assert.deepEqual(problems, [], "no CSP violation and no script error");
 });
 
+test("the end user's page shows the mirror per group and sets its groups (issue 26)", async (t) => {
+  const opened = await newPage(t);
+  if (!opened) return;
+  const { page, problems } = opened;
+  const sys = await startSystem(t, { ...E2E_CONFIG, mirror: true });
+  const clock = sys.fakeClock;
+  assert.ok(clock);
+  const eu = await sys.connectEndUser({ companyName: "Mirror Page Co", application: { clock } });
+  await bringOnline(sys, eu);
+  type Group = {
+    resource: string;
+    state: string;
+    records: number;
+    asOf: string | null;
+    lastChangeAppliedAt: string | null;
+  };
+  const mirror = async (): Promise<Group[]> =>
+    (await json<{ resources: Group[] }>(await sys.call("GET", `/v1/end-users/${eu.endUserId}/mirror`)))
+      .resources;
+
+  await signIn(page, sys, eu.key);
+  await page.goto(`${sys.url}/console#/end-users/${eu.endUserId}`);
+  await page.getByRole("heading", { name: "Mirror", exact: true }).waitFor();
+  await page.getByText("Not mirrored: every read goes to the application.").waitFor();
+  const input = page.getByLabel("Mirrored groups (comma-separated)");
+  const set = page.getByRole("button", { name: "Set mirrored groups" });
+
+  // A group that cannot be mirrored: the API's refusal on the page, and nothing changes.
+  await input.fill("customers, nonsense");
+  await set.click();
+  await page.locator("#mirror-result").filter({ hasText: "INVALID_PARAMETER" }).waitFor();
+  assert.deepEqual(await mirror(), []);
+
+  await input.fill("customers, invoices");
+  await set.click();
+  await page.locator("#mirror-result").filter({ hasText: "Mirroring customers, invoices." }).waitFor();
+  const rows = page.locator("tr[data-mirror-resource]");
+  assert.deepEqual(
+    await rows.evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-mirror-resource"))),
+    ["customers", "invoices"],
+  );
+  // The page follows the fill until both groups are ready, and then shows what the API says.
+  await page.locator('tr[data-mirror-resource] [data-status="ready"]').nth(1).waitFor({ timeout: 60_000 });
+  const groups = await mirror();
+  assert.ok(groups.every((group) => group.state === "ready"));
+  for (const group of groups) {
+    const row = page.locator(`tr[data-mirror-resource="${group.resource}"]`);
+    assert.equal(await row.locator(".records").textContent(), String(group.records));
+    assert.ok(group.asOf && group.lastChangeAppliedAt);
+    assert.equal(await row.locator(".as-of").textContent(), shown(group.asOf));
+    assert.ok(((await row.textContent()) ?? "").includes(shown(group.lastChangeAppliedAt)));
+  }
+  assert.ok(groups.every((group) => group.records > 0));
+  await screenshot(page, "end-user-mirror");
+
+  // Emptied: the mirror is off and its copy deleted.
+  await input.fill("");
+  await set.click();
+  await page.locator("#mirror-result").filter({ hasText: "The mirror is off" }).waitFor();
+  await page.getByText("Not mirrored: every read goes to the application.").waitFor();
+  assert.deepEqual(await mirror(), []);
+  await stopConnector(sys, eu);
+  assert.deepEqual(problems, [], "no CSP violation and no script error");
+});
+
 test("isolation: another project's end users, requests, endpoints and keys never appear", async (t) => {
   const opened = await newPage(t);
   if (!opened) return;

@@ -696,3 +696,56 @@ test("over stdio with --allow-writes --confirm-by-person: the person is asked, a
     ["person", "decline", "PERMISSION_DENIED"],
   );
 });
+
+test("reads with maxStalenessSeconds are answered from the end user's mirror (dataAsOf, no Request), without it live; a write refuses it", async (t) => {
+  const sys = await startSystem(t, { ...E2E_CONFIG, mirror: true });
+  const clock = sys.fakeClock;
+  assert.ok(clock);
+  const eu = await sys.connectEndUser({ companyName: "MCP Mirror Co", application: { clock } });
+  await bringOnline(sys, eu);
+  const w: World = { sys, eu, received: [] };
+  const put = await sys.call("PUT", `/v1/end-users/${eu.endUserId}/mirror`, {
+    body: { resources: ["customers"] },
+  });
+  assert.equal(put.status, 200);
+  const asOf = await eventually("customers mirrored", async () => {
+    const mirror = (await (await sys.call("GET", `/v1/end-users/${eu.endUserId}/mirror`)).json()) as {
+      resources: { state: string; asOf: string | null }[];
+    };
+    return mirror.resources[0]?.state === "ready" && mirror.resources[0].asOf;
+  });
+  const client = await memoryClient(t, w, { clock: new FakeClock(), allowWrites: true });
+  const before = await countRequests(sys);
+  const mirrored = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.list",
+    query: { limit: 2 },
+    maxStalenessSeconds: 3600,
+  });
+  assert.equal(mirrored.isError, false, JSON.stringify(mirrored.body));
+  assert.equal(mirrored.body.dataAsOf, asOf);
+  assert.doesNotMatch(String(mirrored.body.requestId), /^req_/, "no Request");
+  assert.equal((mirrored.body.result as Json).source, "mirror");
+  assert.equal(await countRequests(sys), before);
+  const live = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.list",
+    query: { limit: 2 },
+  });
+  assert.equal((live.body.result as Json).source, "live");
+  assert.equal(live.body.dataAsOf, undefined);
+  assert.deepEqual((live.body.result as Json).data, (mirrored.body.result as Json).data);
+  const write = await callTool(client, "call_operation", {
+    operationId: "ledger.customers.create",
+    body: { name: "Never Sent" },
+    maxStalenessSeconds: 60,
+  });
+  assert.deepEqual(
+    [errorOf(write.body).code, errorOf(write.body).param],
+    ["INVALID_PARAMETER", "maxStalenessSeconds"],
+  );
+  const tooOld = (await client.callTool({
+    name: "call_operation",
+    arguments: { operationId: "ledger.customers.list", query: { limit: 2 }, maxStalenessSeconds: 86_401 },
+  })) as CallToolResult;
+  assert.equal(tooOld.isError, true, "the tool's schema bounds it as the header does");
+  assert.match(JSON.stringify(tooOld.content), /maxStalenessSeconds/);
+});

@@ -120,10 +120,88 @@ test("projects and keys created, listed and revoked while the service runs; a si
     .integrationConnections[0]?.companyFile as { xmlVersion: string; country: string };
   assert.deepEqual([file.xmlVersion, file.country], ["13.0", "UK"]);
 
+  await mirrorFromTheCli(ws, created.value, endUserId);
   await billingFromTheCli(ws, projectId, liveKey, endUserId);
   await secondServiceOnTheSameDataDir(ws, service.child.pid ?? 0);
   assert.equal(await service.stop(), 0);
 });
+
+interface MirrorPrinted {
+  objectType: string;
+  endUserId: string;
+  resources: { resource: string; state: string; records: number; asOf: string | null }[];
+}
+
+/**
+ * The mirror set and read with the CLI (issue 26), in the end user's own mode: it fills in the
+ * running service and reads answer from it; a bad group changes nothing; `--off` deletes it.
+ */
+async function mirrorFromTheCli(ws: Workspace, created: CreatedProject, endUserId: string): Promise<void> {
+  const projectId = created.project.id;
+  const liveKey = created.keys.secretLive;
+  const mirror = (id: string, ...more: string[]) => [
+    "end-users",
+    "mirror",
+    "--project",
+    projectId,
+    "--end-user",
+    id,
+    ...more,
+  ];
+  const states = (printed: MirrorPrinted) => printed.resources.map((g) => [g.resource, g.state]);
+  const set = await cliJson<MirrorPrinted>(ws, mirror(endUserId, "--resources", "invoices, customers"));
+  assert.deepEqual([set.value.objectType, set.value.endUserId], ["mirror", endUserId]);
+  assert.deepEqual(states(set.value), [
+    ["customers", "filling"],
+    ["invoices", "filling"],
+  ]);
+  const overHttp = async (
+    key = liveKey,
+    id = endUserId,
+  ): Promise<{ status: number; body: MirrorPrinted }> => {
+    const response = await call(ws, key, "GET", `/v1/end-users/${id}/mirror`);
+    return { status: response.status, body: (await response.json()) as MirrorPrinted };
+  };
+  for (const started = Date.now(); ;) {
+    const seen = (await overHttp()).body;
+    if (seen.resources.every((g) => g.state === "ready")) break;
+    assert.ok(Date.now() - started < 60_000, `the mirror never became ready: ${JSON.stringify(seen)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const printed = await cliJson<MirrorPrinted>(ws, mirror(endUserId));
+  assert.deepEqual(printed.value, (await overHttp()).body, "the CLI prints what the API answers");
+  assert.ok(printed.value.resources.every((g) => g.records > 0 && g.asOf !== null));
+  const read = await call(ws, liveKey, "GET", "/v1/ledger-desktop/customers?limit=2", {
+    endUserId,
+    headers: { "svc-max-staleness-seconds": "3600" },
+  });
+  assert.equal(read.status, 200);
+  assert.equal(((await read.json()) as { source: string }).source, "mirror");
+
+  const refused = await runCli(ws, mirror(endUserId, "--resources", "customers,nonsense"));
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /`nonsense` is not a group that can be mirrored/);
+  const missing = await runCli(ws, mirror("eu_00000000000000000000000000", "--resources", "customers"));
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /No such end user/);
+  assert.deepEqual(states((await overHttp()).body), states(printed.value), "nothing changed");
+
+  // A test-mode end user's mirror is set in its own mode: the test key sees it, the live key does not.
+  const testEndUser = await call(ws, created.keys.secretTest, "POST", "/v1/end-users", {
+    body: JSON.stringify({ companyName: "Mirrored In Test", sourceId: "cli-mirror-test" }),
+  });
+  const testId = ((await testEndUser.json()) as { id: string }).id;
+  const inTest = await cliJson<MirrorPrinted>(ws, mirror(testId, "--resources", "customers"));
+  assert.deepEqual(states(inTest.value), [["customers", "paused"]], "no connection yet: paused");
+  assert.deepEqual((await overHttp(created.keys.secretTest, testId)).body, inTest.value);
+  assert.equal((await overHttp(liveKey, testId)).status, 404);
+
+  const off = await cliJson<MirrorPrinted>(ws, mirror(endUserId, "--off"));
+  assert.deepEqual(off.value.resources, []);
+  assert.deepEqual((await overHttp()).body.resources, []);
+  const alsoOff = await cliJson<MirrorPrinted>(ws, mirror(testId, "--resources", ""));
+  assert.deepEqual(alsoOff.value.resources, []);
+}
 
 /**
  * Billing and standing set with the CLI hold in the running service at once (decision 0019): a

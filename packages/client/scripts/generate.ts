@@ -43,7 +43,7 @@ interface Document {
 
 /** One operation as the client runs it (the runtime table's row). */
 export interface OperationRow {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
   pathParams: string[];
   /** What the argument after the path parameters is: the query, the JSON body, or nothing. */
@@ -59,7 +59,7 @@ export interface OperationRow {
   paginated: boolean;
 }
 
-const METHODS = ["get", "post", "delete"] as const;
+const METHODS = ["get", "post", "put", "delete"] as const;
 
 function resolve(doc: Document, schema: Schema | undefined): Schema | undefined {
   let current = schema;
@@ -139,7 +139,7 @@ function operationsModules(doc: Document): { runtime: string; resources: string 
     "",
     "/** One row per operation: how the client sends it. */",
     "export interface OperationRow {",
-    '  method: "GET" | "POST" | "DELETE";',
+    '  method: "GET" | "POST" | "PUT" | "DELETE";',
     "  path: string;",
     "  pathParams: readonly string[];",
     '  input: "query" | "body" | "none";',

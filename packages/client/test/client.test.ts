@@ -260,6 +260,37 @@ test("platform namespaces and the raw operations: end users, requests (auto-pagi
   assert.equal(new Set(ids).size, ids.length);
 });
 
+test("the mirror (issue 26): set and read through client.endUsers.mirror; a typed list with Svc-Max-Staleness-Seconds says source: mirror, without it source: live", async (t) => {
+  const sys = await startSystem(t, { ...E2E_CONFIG, mirror: true });
+  const clock = sys.fakeClock;
+  assert.ok(clock);
+  const eu = await sys.connectEndUser({ companyName: "Client Mirror Co", application: { clock } });
+  await bringOnline(sys, eu);
+  const client = new LedgerBridge({ apiKey: eu.key, baseUrl: sys.url, endUserId: eu.endUserId });
+  const set = await client.endUsers.mirror.update(eu.endUserId, { resources: ["customers"] });
+  assert.deepEqual(
+    set.resources.map((group) => [group.resource, group.state]),
+    [["customers", "filling"]],
+  );
+  for (const started = Date.now(); ;) {
+    const mirror = await client.endUsers.mirror.retrieve(eu.endUserId);
+    if (mirror.resources[0]?.state === "ready") break;
+    assert.ok(Date.now() - started < 30_000, `never ready: ${JSON.stringify(mirror)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const mirrored = await client.ledger.customers.list(
+    { limit: 2 },
+    { headers: { "Svc-Max-Staleness-Seconds": "3600" } },
+  );
+  assert.equal(mirrored.source, "mirror");
+  assert.equal(mirrored.data.length, 2);
+  const live = await client.ledger.customers.list({ limit: 2 });
+  assert.equal(live.source, "live");
+  assert.deepEqual(mirrored.data, live.data);
+  const off = await client.endUsers.mirror.update(eu.endUserId, { resources: [] });
+  assert.deepEqual(off.resources, []);
+});
+
 test("webhooks: a real delivery verifies; a tampered one, a wrong secret and a stale timestamp are refused", async (t) => {
   const { eu, sys } = await connected();
   const receiver = await startWebhookReceiver(t);

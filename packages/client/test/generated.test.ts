@@ -21,7 +21,9 @@ test("every operation of the document is a method of its namespace; every catalo
     paths: Record<string, Record<string, { operationId?: string }>>;
   };
   const ids = Object.values(doc.paths).flatMap((item) =>
-    ["get", "post", "delete"].flatMap((m) => (item[m]?.operationId ? [item[m].operationId] : [])),
+    ["get", "post", "put", "patch", "delete"].flatMap((m) =>
+      item[m]?.operationId ? [item[m].operationId] : [],
+    ),
   );
   assert.deepEqual(Object.keys(OPERATIONS).sort(), [...ids].sort());
   const client = new LedgerBridge({ apiKey: "sk_test_unused" }) as unknown as Record<string, unknown>;

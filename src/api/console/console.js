@@ -109,6 +109,10 @@ const TONE = {
   failed: "bad",
   outcome_unknown: "bad",
   canceled: "neutral",
+  ready: "good",
+  filling: "wait",
+  paused: "neutral",
+  error: "bad",
 };
 
 function statusPill(status) {
@@ -287,11 +291,106 @@ function availabilityStrip(history) {
   );
 }
 
+/** The mirror's groups as a table (issue 26): each group's state, records, as of, last change applied, error. */
+function mirrorTable(mirror) {
+  return table(
+    "Mirrored groups",
+    ["Group", "State", "Records", "As of", "Last change applied", "Error"],
+    mirror.resources.map((group) =>
+      h(
+        "tr",
+        { "data-mirror-resource": group.resource },
+        h("td", {}, h("code", {}, group.resource)),
+        h("td", {}, statusPill(group.state)),
+        h("td", { class: "records" }, String(group.records)),
+        h("td", { class: "as-of" }, when(group.asOf)),
+        h("td", {}, when(group.lastChangeAppliedAt)),
+        h("td", {}, group.error ? `${group.error.code}: ${group.error.message}` : "—"),
+      ),
+    ),
+    "Not mirrored: every read goes to the application.",
+  );
+}
+
+/**
+ * The end user's mirror: its table, and a form that sets the mirrored groups (`PUT …/mirror`). While a
+ * group fills, the table (only: the form keeps what is typed) is read again every POLL_MS.
+ */
+function mirrorSection(path, mirror, myGeneration) {
+  const holder = h("div", { id: "mirror-groups" }, mirrorTable(mirror));
+  const refresh = (current) => {
+    if (!current.resources.some((group) => group.state === "filling")) return;
+    pollTimer = setTimeout(async () => {
+      if (myGeneration !== generation) return;
+      try {
+        const next = await api("GET", `${path}/mirror`);
+        if (myGeneration !== generation) return;
+        holder.replaceChildren(mirrorTable(next));
+        refresh(next);
+      } catch (error) {
+        $("mirror-result").textContent = error.message;
+      }
+    }, POLL_MS);
+  };
+  refresh(mirror);
+  const form = h(
+    "form",
+    {
+      "aria-label": "Set the mirrored groups",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const text = String(new FormData(event.target).get("resources") ?? "");
+        const resources = text
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== "");
+        try {
+          const next = await api("PUT", `${path}/mirror`, { resources });
+          if (myGeneration !== generation) return;
+          clearTimeout(pollTimer);
+          holder.replaceChildren(mirrorTable(next));
+          refresh(next);
+          $("mirror-result").textContent =
+            resources.length === 0
+              ? "The mirror is off; its copy is deleted."
+              : `Mirroring ${resources.join(", ")}.`;
+        } catch (error) {
+          $("mirror-result").textContent = error.message;
+        }
+      },
+    },
+    h(
+      "label",
+      {},
+      "Mirrored groups (comma-separated)",
+      h("input", {
+        name: "resources",
+        value: mirror.resources.map((group) => group.resource).join(", "),
+        placeholder: "customers, invoices",
+        size: "40",
+        spellcheck: "false",
+      }),
+    ),
+    h("button", { type: "submit" }, "Set mirrored groups"),
+  );
+  return [
+    h(
+      "p",
+      { class: "muted" },
+      "Reads that allow an age (Svc-Max-Staleness-Seconds) are answered from the mirror while the PC is off. Empty the list to turn it off.",
+    ),
+    holder,
+    form,
+    h("p", { id: "mirror-result", role: "status" }),
+  ];
+}
+
 async function endUserPage(id, myGeneration) {
   const path = `/v1/end-users/${encodeURIComponent(id)}`;
-  const [user, history] = await Promise.all([
+  const [user, history, mirror] = await Promise.all([
     api("GET", path),
     api("GET", `${path}/connection-history?days=7&limit=100`),
+    api("GET", `${path}/mirror`),
   ]);
   if (myGeneration !== generation) return;
   const connection = user.integrationConnections[0] ?? null;
@@ -349,6 +448,8 @@ async function endUserPage(id, myGeneration) {
     ...(history.hasMoreChanges
       ? [h("p", { class: "muted" }, "Older changes in this window are not shown.")]
       : []),
+    h("h2", {}, "Mirror"),
+    ...mirrorSection(path, mirror, myGeneration),
   );
   sizeSegments(root);
 }

@@ -71,6 +71,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/end-users/{id}/mirror": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The end user's mirrored groups and the state of each copy */
+        get: operations["endUsers.mirror.retrieve"];
+        /** Choose the groups mirrored for reads while the PC is off (`[]` turns the mirror off and deletes the copy) */
+        put: operations["endUsers.mirror.update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth-sessions": {
         parameters: {
             query?: never;
@@ -4985,6 +5003,29 @@ export interface components {
             location: string | null;
             leadAddress: components["schemas"]["LeadAddress"] | null;
         };
+        /** @description The mirrored groups of an end user's company file */
+        Mirror: {
+            /** @constant */
+            objectType: "mirror";
+            endUserId: string;
+            resources: {
+                /** @description The typed group's path name (`customers`) */
+                resource: string;
+                /**
+                 * @description `filling`: the copy is being read (not served); `ready`: served to reads that allow its age; `paused`: the connection cannot be reached (no setup yet, disabled, another company file); `error`: the group cannot be mirrored on this company file
+                 * @enum {string}
+                 */
+                state: "filling" | "ready" | "paused" | "error";
+                records: number;
+                /** @description Every change the application made before this time is in the copy */
+                asOf: string | null;
+                lastChangeAppliedAt: string | null;
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+            }[];
+        };
         MultiCurrencyPreferences: {
             isMultiCurrencyEnabled: boolean | null;
             homeCurrency: {
@@ -5669,6 +5710,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         accounts_create_batchResult: {
             /**
@@ -5755,6 +5801,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         accounts_merge_batchResult: {
             /**
@@ -5978,6 +6029,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         billCheckPayments_retrieve_batchResult: {
             /**
@@ -6218,6 +6274,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         billCreditCardPayments_retrieve_batchResult: {
             /**
@@ -6378,6 +6439,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         billingRates_retrieve_batchResult: {
             /**
@@ -6416,6 +6482,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         bills_create_batchResult: {
             /**
@@ -6621,6 +6692,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         bills_retrieve_batchResult: {
             /**
@@ -6933,6 +7009,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         buildAssemblies_retrieve_batchResult: {
             /**
@@ -7221,6 +7302,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         checks_retrieve_batchResult: {
             /**
@@ -7523,6 +7609,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         classes_merge_batchResult: {
             /**
@@ -7778,6 +7869,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditCardCharges_retrieve_batchResult: {
             /**
@@ -8161,6 +8257,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditCardCredits_retrieve_batchResult: {
             /**
@@ -8520,6 +8621,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditCardRefunds_retrieve_batchResult: {
             /**
@@ -8889,6 +8995,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         creditMemos_retrieve_batchResult: {
             /**
@@ -9219,6 +9330,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         currencies_retrieve_batchResult: {
             /**
@@ -9341,6 +9457,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customFieldDefinitions_update_batchResult: {
             /**
@@ -9434,6 +9555,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customerMessages_retrieve_batchResult: {
             /**
@@ -9514,6 +9640,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customerTypes_retrieve_batchResult: {
             /**
@@ -9786,6 +9917,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         customers_merge_batchResult: {
             /**
@@ -10116,6 +10252,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         dateDrivenTerms_retrieve_batchResult: {
             /**
@@ -10154,6 +10295,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         deletedTransactions_list_batchResult: {
             /**
@@ -10178,6 +10324,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         deposits_create_batchResult: {
             /**
@@ -10284,6 +10435,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         deposits_retrieve_batchResult: {
             /**
@@ -10500,6 +10656,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         discountItems_merge_batchResult: {
             /**
@@ -10919,6 +11080,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         employees_retrieve_batchResult: {
             /**
@@ -11227,6 +11393,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         entities_retrieve_batchResult: {
             /**
@@ -11456,6 +11627,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         estimates_retrieve_batchResult: {
             /**
@@ -11829,6 +12005,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         fixedAssetItems_retrieve_batchResult: {
             /**
@@ -12066,6 +12247,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryAdjustments_retrieve_batchResult: {
             /**
@@ -12307,6 +12493,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryAssemblyItems_retrieve_batchResult: {
             /**
@@ -12528,6 +12719,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryItems_merge_batchResult: {
             /**
@@ -12756,6 +12952,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventorySites_retrieve_batchResult: {
             /**
@@ -12898,6 +13099,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         inventoryTransfers_retrieve_batchResult: {
             /**
@@ -13216,6 +13422,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         invoices_retrieve_batchResult: {
             /**
@@ -13567,6 +13778,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         itemGroups_merge_batchResult: {
             /**
@@ -13860,6 +14076,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         itemReceipts_retrieve_batchResult: {
             /**
@@ -14089,6 +14310,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         itemSites_retrieve_batchResult: {
             /**
@@ -14127,6 +14353,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         items_retrieve_batchResult: {
             /**
@@ -14207,6 +14438,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         jobTypes_retrieve_batchResult: {
             /**
@@ -14341,6 +14577,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         journalEntries_retrieve_batchResult: {
             /**
@@ -14552,6 +14793,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         leads_retrieve_batchResult: {
             /**
@@ -18339,6 +18585,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         nonInventoryItems_merge_batchResult: {
             /**
@@ -18595,6 +18846,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         otherChargeItems_merge_batchResult: {
             /**
@@ -18851,6 +19107,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         otherNames_retrieve_batchResult: {
             /**
@@ -19032,6 +19293,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         paymentItems_merge_batchResult: {
             /**
@@ -19205,6 +19471,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         paymentMethods_retrieve_batchResult: {
             /**
@@ -19243,6 +19514,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         payrollNonWageItems_list_batchResult: {
             /**
@@ -19267,6 +19543,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         payrollNonWageItems_retrieve_batchResult: {
             /**
@@ -19365,6 +19646,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         payrollWageItems_retrieve_batchResult: {
             /**
@@ -19484,6 +19770,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         priceLevels_retrieve_batchResult: {
             /**
@@ -19750,6 +20041,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         purchaseOrders_retrieve_batchResult: {
             /**
@@ -20130,6 +20426,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         receivePayments_retrieve_batchResult: {
             /**
@@ -20633,6 +20934,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesOrders_retrieve_batchResult: {
             /**
@@ -21212,6 +21518,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesReceipts_retrieve_batchResult: {
             /**
@@ -21535,6 +21846,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesRepresentatives_retrieve_batchResult: {
             /**
@@ -21640,6 +21956,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxCodes_retrieve_batchResult: {
             /**
@@ -21754,6 +22075,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxGroupItems_merge_batchResult: {
             /**
@@ -21941,6 +22267,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxItems_merge_batchResult: {
             /**
@@ -22154,6 +22485,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         salesTaxPaymentChecks_retrieve_batchResult: {
             /**
@@ -22361,6 +22697,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         serviceItems_merge_batchResult: {
             /**
@@ -22569,6 +22910,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         shippingMethods_retrieve_batchResult: {
             /**
@@ -22655,6 +23001,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         standardTerms_retrieve_batchResult: {
             /**
@@ -22744,6 +23095,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         subtotalItems_merge_batchResult: {
             /**
@@ -22871,6 +23227,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         timeTrackingActivities_create_batchResult: {
             /**
@@ -22951,6 +23312,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         timeTrackingActivities_retrieve_batchResult: {
             /**
@@ -23023,6 +23389,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         transactions_retrieve_batchResult: {
             /**
@@ -23089,6 +23460,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         transfers_retrieve_batchResult: {
             /**
@@ -23222,6 +23598,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         unitOfMeasureSets_retrieve_batchResult: {
             /**
@@ -23414,6 +23795,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         vendorCredits_retrieve_batchResult: {
             /**
@@ -23831,6 +24217,11 @@ export interface components {
             remainingCount: number | null;
             /** Format: date-time */
             cursorExpiresAt: string | null;
+            /**
+             * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+             * @enum {string}
+             */
+            source: "live" | "mirror";
         };
         vendors_merge_batchResult: {
             /**
@@ -24276,6 +24667,10 @@ export interface components {
         "Retry-After": number;
         /** @description The Request's URL (`/v1/requests/{id}`), to poll */
         Location: string;
+        /** @description On an answer from the end user's mirror (a read with `Svc-Max-Staleness-Seconds`): every change the application made before this time is in the answer (RFC 3339). Absent on a live answer. */
+        "Svc-Data-As-Of": string;
+        /** @description On an answer from the end user's mirror: whole seconds since `Svc-Data-As-Of` */
+        Age: number;
     };
     pathItems: never;
 }
@@ -24640,6 +25035,112 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "endUsers.mirror.retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mirror */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mirror"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "endUsers.mirror.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters: a repeat replays the first response */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Typed groups by path name (`customers`, `invoices`); any group whose list filters by `updatedAfter` */
+                    resources: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The mirror */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mirror"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -25098,6 +25599,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -25169,6 +25675,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -25182,6 +25690,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25195,6 +25705,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -25306,6 +25821,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -25321,6 +25838,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25702,6 +26221,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -25715,6 +26236,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25728,6 +26251,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -25840,6 +26368,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -25855,6 +26385,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26238,6 +26770,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -26251,6 +26785,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26264,6 +26800,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -26376,6 +26917,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -26391,6 +26934,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26709,6 +27254,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -26722,6 +27269,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26735,6 +27284,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -26847,6 +27401,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -26862,6 +27418,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27245,6 +27803,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -27322,6 +27885,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -27335,6 +27900,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27348,6 +27915,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -27460,6 +28032,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -27475,6 +28049,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27782,6 +28358,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -27795,6 +28373,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27808,6 +28388,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -27920,6 +28505,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -27935,6 +28522,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28306,6 +28895,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -28319,6 +28910,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28332,6 +28925,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -28443,6 +29041,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -28458,6 +29058,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28823,6 +29425,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -28836,6 +29440,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28849,6 +29455,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -28961,6 +29572,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -28976,6 +29589,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29359,6 +29974,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -29372,6 +29989,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29385,6 +30004,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -29497,6 +30121,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -29512,6 +30138,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29895,6 +30523,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -29908,6 +30538,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29921,6 +30553,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -30033,6 +30670,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -30048,6 +30687,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30364,6 +31005,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -30377,6 +31020,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30390,6 +31035,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -30502,6 +31152,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -30517,6 +31169,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30888,6 +31542,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -30901,6 +31557,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30914,6 +31572,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -31025,6 +31688,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -31040,6 +31705,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31258,6 +31925,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -31271,6 +31940,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31284,6 +31955,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -31395,6 +32071,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -31410,6 +32088,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31575,6 +32255,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -31588,6 +32270,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31601,6 +32285,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -31713,6 +32402,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -31728,6 +32419,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32097,6 +32790,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -32110,6 +32805,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32123,6 +32820,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32234,6 +32936,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -32249,6 +32953,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32408,6 +33114,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32485,6 +33196,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32552,6 +33268,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -32565,6 +33283,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32578,6 +33298,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -32690,6 +33415,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -32705,6 +33432,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33080,6 +33809,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -33093,6 +33824,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33106,6 +33839,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -33218,6 +33956,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -33233,6 +33973,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33602,6 +34344,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -33615,6 +34359,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33628,6 +34374,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -33739,6 +34490,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -33754,6 +34507,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34062,6 +34817,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -34075,6 +34832,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34088,6 +34847,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -34200,6 +34964,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -34215,6 +34981,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34518,6 +35286,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -34531,6 +35301,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34544,6 +35316,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -34655,6 +35432,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -34670,6 +35449,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35045,6 +35826,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -35058,6 +35841,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35071,6 +35856,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -35183,6 +35973,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -35198,6 +35990,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35561,6 +36355,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -35574,6 +36370,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35587,6 +36385,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -35699,6 +36502,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -35714,6 +36519,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36081,6 +36888,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -36094,6 +36903,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36107,6 +36918,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -36218,6 +37034,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -36233,6 +37051,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36467,6 +37287,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -36480,6 +37302,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36493,6 +37317,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -36605,6 +37434,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -36620,6 +37451,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36993,6 +37826,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -37006,6 +37841,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37019,6 +37856,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -37131,6 +37973,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -37146,6 +37990,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37529,6 +38375,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -37542,6 +38390,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37555,6 +38405,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -37667,6 +38522,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -37682,6 +38539,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38071,6 +38930,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -38213,6 +39077,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -38226,6 +39092,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38239,6 +39107,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -38351,6 +39224,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -38366,6 +39241,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38741,6 +39618,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -38754,6 +39633,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38767,6 +39648,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -38879,6 +39765,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -38894,6 +39782,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39267,6 +40157,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -39280,6 +40172,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39293,6 +40187,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -39405,6 +40304,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -39420,6 +40321,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39789,6 +40692,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -39802,6 +40707,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39815,6 +40722,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -39926,6 +40838,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -39941,6 +40855,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40237,6 +41153,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -40250,6 +41168,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40263,6 +41183,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -40374,6 +41299,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -40389,6 +41316,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40541,6 +41470,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -40608,6 +41542,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -40621,6 +41557,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40634,6 +41572,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -40745,6 +41688,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -40760,6 +41705,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40973,6 +41920,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -40986,6 +41935,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40999,6 +41950,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -41110,6 +42066,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -41125,6 +42083,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41357,6 +42317,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -41370,6 +42332,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41383,6 +42347,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -41495,6 +42464,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -41510,6 +42481,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41815,6 +42788,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -41828,6 +42803,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41841,6 +42818,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -41953,6 +42935,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -41968,6 +42952,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42273,6 +43259,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -42286,6 +43274,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42299,6 +43289,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -42411,6 +43406,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -42426,6 +43423,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42731,6 +43730,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -42744,6 +43745,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42757,6 +43760,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -42869,6 +43877,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -42884,6 +43894,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43255,6 +44267,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -43268,6 +44282,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43281,6 +44297,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -43392,6 +44413,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -43407,6 +44430,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43625,6 +44650,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -43638,6 +44665,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43651,6 +44680,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -43762,6 +44796,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -43777,6 +44813,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43997,6 +45035,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -44010,6 +45050,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44023,6 +45065,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -44135,6 +45182,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -44150,6 +45199,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44523,6 +45574,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -44536,6 +45589,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44549,6 +45604,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -44661,6 +45721,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -44676,6 +45738,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45057,6 +46121,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -45070,6 +46136,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45083,6 +46151,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -45195,6 +46268,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -45210,6 +46285,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45507,6 +46584,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -45520,6 +46599,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45533,6 +46614,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -45645,6 +46731,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -45660,6 +46748,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46029,6 +47119,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -46042,6 +47134,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46055,6 +47149,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -46166,6 +47265,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -46181,6 +47282,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46330,6 +47433,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -46343,6 +47448,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46356,6 +47463,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -46467,6 +47579,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -46482,6 +47596,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46633,6 +47749,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -46646,6 +47764,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46659,6 +47779,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -46771,6 +47896,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -46786,6 +47913,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47158,6 +48287,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47219,6 +48353,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -47232,6 +48368,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47245,6 +48383,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47357,6 +48500,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -47372,6 +48517,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47611,6 +48758,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -47624,6 +48773,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47637,6 +48788,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47682,6 +48838,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -47697,6 +48855,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47759,6 +48919,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -47772,6 +48934,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47785,6 +48949,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -47897,6 +49066,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -47912,6 +49083,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48051,6 +49224,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -48064,6 +49239,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48077,6 +49254,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -48188,6 +49370,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -48203,6 +49387,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48366,6 +49552,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -48379,6 +49567,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48392,6 +49582,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -48504,6 +49699,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -48519,6 +49716,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48906,6 +50105,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -48919,6 +50120,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48932,6 +50135,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -49044,6 +50252,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -49059,6 +50269,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49428,6 +50640,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -49441,6 +50655,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49454,6 +50670,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -49565,6 +50786,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -49580,6 +50803,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49729,6 +50954,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -49742,6 +50969,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49755,6 +50984,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -49866,6 +51100,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -49881,6 +51117,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50036,6 +51274,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -50323,6 +51566,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -50336,6 +51581,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50349,6 +51596,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -50394,6 +51646,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -50409,6 +51663,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50483,6 +51739,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -50496,6 +51754,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50509,6 +51769,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -50621,6 +51886,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -50636,6 +51903,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50942,6 +52211,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -50955,6 +52226,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50968,6 +52241,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51080,6 +52358,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -51095,6 +52375,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51314,6 +52596,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -51327,6 +52611,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51340,6 +52626,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51385,6 +52676,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -51400,6 +52693,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51470,6 +52765,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -51483,6 +52780,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51496,6 +52795,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51607,6 +52911,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -51622,6 +52928,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51769,6 +53077,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -51782,6 +53092,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51795,6 +53107,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -51906,6 +53223,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -51921,6 +53240,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52064,6 +53385,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -52077,6 +53400,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52090,6 +53415,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -52202,6 +53532,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -52217,6 +53549,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52586,6 +53920,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path?: never;
             cookie?: never;
@@ -52599,6 +53935,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52612,6 +53950,11 @@ export interface operations {
                         remainingCount: number | null;
                         /** Format: date-time */
                         cursorExpiresAt: string | null;
+                        /**
+                         * @description `live`: the application answered this call; `mirror`: the end user's mirror did, as of `Svc-Data-As-Of` (a call with `Svc-Max-Staleness-Seconds`)
+                         * @enum {string}
+                         */
+                        source: "live" | "mirror";
                     };
                 };
             };
@@ -52656,6 +53999,8 @@ export interface operations {
                 Prefer?: "respond-async";
                 /** @description Async only, 10 to 86400 (default 3600) */
                 "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description Answer from the end user's mirror when it is at most this many seconds old (0 to 86400); absent: live. A mirrored answer carries `Svc-Data-As-Of` and `Age` */
+                "Svc-Max-Staleness-Seconds"?: number;
             };
             path: {
                 id: string;
@@ -52671,6 +54016,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {

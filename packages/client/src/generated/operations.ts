@@ -74,7 +74,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** One row per operation: how the client sends it. */
 export interface OperationRow {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
   pathParams: readonly string[];
   input: "query" | "body" | "none";
@@ -99,6 +99,8 @@ export const OPERATIONS = {
   "endUsers.create": {"method":"POST","path":"/v1/end-users","pathParams":[],"input":"body","inputRequired":true,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "endUsers.delete": {"method":"DELETE","path":"/v1/end-users/{id}","pathParams":["id"],"input":"body","inputRequired":false,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "endUsers.list": {"method":"GET","path":"/v1/end-users","pathParams":[],"input":"query","inputRequired":false,"endUser":false,"async":false,"idempotent":false,"paginated":true},
+  "endUsers.mirror.retrieve": {"method":"GET","path":"/v1/end-users/{id}/mirror","pathParams":["id"],"input":"none","inputRequired":false,"endUser":false,"async":false,"idempotent":false,"paginated":false},
+  "endUsers.mirror.update": {"method":"PUT","path":"/v1/end-users/{id}/mirror","pathParams":["id"],"input":"body","inputRequired":true,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "endUsers.passthrough": {"method":"POST","path":"/v1/end-users/{id}/passthrough/{integrationSlug}","pathParams":["id","integrationSlug"],"input":"body","inputRequired":true,"endUser":false,"async":true,"idempotent":true,"paginated":false},
   "endUsers.resetCompanyFile": {"method":"POST","path":"/v1/end-users/{id}/reset-company-file","pathParams":["id"],"input":"body","inputRequired":false,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "endUsers.retrieve": {"method":"GET","path":"/v1/end-users/{id}","pathParams":["id"],"input":"none","inputRequired":false,"endUser":false,"async":false,"idempotent":false,"paginated":false},

@@ -30,7 +30,15 @@ export interface ChangeFeedSubscriptionsResources {
   update(id: string, body?: BodyOf<"changeFeedSubscriptions.update">, options?: CallOptions): Promise<ResultOf<"changeFeedSubscriptions.update">>;
 }
 
+export interface EndUsersMirrorResources {
+  /** The end user's mirrored groups and the state of each copy (`GET /v1/end-users/{id}/mirror`) */
+  retrieve(id: string, options?: CallOptions): Promise<ResultOf<"endUsers.mirror.retrieve">>;
+  /** Choose the groups mirrored for reads while the PC is off (`[]` turns the mirror off and deletes the copy) (`PUT /v1/end-users/{id}/mirror`) */
+  update(id: string, body: BodyOf<"endUsers.mirror.update">, options?: CallOptions): Promise<ResultOf<"endUsers.mirror.update">>;
+}
+
 export interface EndUsersResources {
+  mirror: EndUsersMirrorResources;
   /** The connection's status changes and availability over the last `days` days (default 7) (`GET /v1/end-users/{id}/connection-history`) */
   connectionHistory(id: string, query?: QueryOf<"endUsers.connectionHistory">, options?: CallOptions): Promise<ResultOf<"endUsers.connectionHistory">>;
   /** Create an end user (`POST /v1/end-users`) */

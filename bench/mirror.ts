@@ -1,0 +1,205 @@
+/**
+ * The mirror's figures (issue 26 "Done means"), printed by `npm run bench` (`BENCH_ONLY=mirror`),
+ * never asserted. Set up as the typed walk is (bench/typed.ts): the service and its mirror engine
+ * on this thread, the simulated end user (Web Connector, zero-latency company file) and the caller
+ * on a worker thread, the real clock, 127.0.0.1; PGlite in memory, or a fresh PostgreSQL database.
+ *
+ *  1. Fill rate: {@link INVOICES} invoices (5 lines each) written straight into the company file,
+ *     then `PUT …/mirror {"resources": ["invoices"]}`: the group's records ÷ the time from the PUT
+ *     to `ready` (every fill page and the catch-up poll included), and ÷ the time to the last page
+ *     (the catch-up poll reads again what changed since `CHANGE_FEED_OVERLAP_SECONDS` before the
+ *     fill: here every invoice, as they were just written; in a company file in use, little).
+ *  2. A mirrored page of {@link PAGE} invoices (`Svc-Max-Staleness-Seconds`), the caller walking the
+ *     group page by page with the mirror's cursor, {@link PAGE_CALLS} calls after {@link WARM_UP}:
+ *     per call, this thread's busy time (`performance.eventLoopUtilization()`, as the walk's figure:
+ *     on PGlite the store's work runs on this thread too; the worker answers a summary, so no copy
+ *     of the page is made on this thread) and the HTTP call's wall time as the caller on the worker
+ *     sees it (its JSON parse included). The engine's polls (every few seconds) run meanwhile.
+ *  3. Freshness lag: an invoice written straight into the company file (another user's session,
+ *     not through the service), at a random moment of the poll cycle; the time until a mirrored
+ *     retrieve of it (`Svc-Max-Staleness-Seconds: 86400`, so never live) answers 200, against
+ *     `MIRROR_POLL_INTERVAL_SECONDS` = {@link INTERVAL_S} and `MIRROR_TICK_MS` = {@link TICK_MS}.
+ *  4. Store bytes per mirrored invoice: `mirrorBytes` (the rows' `pg_column_size`) ÷ its records.
+ */
+import { performance } from "node:perf_hooks";
+import { mirrorBytes } from "../src/store/mirrors.ts";
+import { percentile, startWalkSystem, type TypedRow, type WalkSystem } from "./typed.ts";
+
+/** Invoices in the mirrored group (14 pages of 150), besides the sample company's own. */
+export const INVOICES = 2_100;
+const PAGE = 150;
+const WARM_UP = 30;
+const PAGE_CALLS = 250;
+const LAG_SAMPLES = 5;
+const INTERVAL_S = 5;
+const TICK_MS = 1000;
+const STALE_OK = { "svc-max-staleness-seconds": "86400" };
+/** The catch-up poll reaches back CHANGE_FEED_OVERLAP_SECONDS before the fill started: here, every seeded invoice. */
+const OVERLAP_NOTE =
+  "the fill's start less CHANGE_FEED_OVERLAP_SECONDS: here every invoice, seeded just before";
+
+type Group = { resource: string; state: string; records: number; asOf: string | null };
+
+const delay = (millis: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, millis));
+const pair = (values: number[]): string =>
+  `${percentile(values, 0.5).toFixed(2)} / ${percentile(values, 0.99).toFixed(2)} ms`;
+
+async function invoicesGroup(system: WalkSystem): Promise<Group | undefined> {
+  const response = await system.sys.call("GET", `/v1/end-users/${system.endUserId}/mirror`);
+  return ((await response.json()) as { resources: Group[] }).resources.find((g) => g.resource === "invoices");
+}
+
+/**
+ * Waits for `ready`; also notes when the fill's last page was in (the engine's `fill_cursor` is
+ * `done`: the catch-up poll comes next), a figure of its own.
+ */
+async function untilReady(
+  system: WalkSystem,
+  timeoutMs: number,
+): Promise<{ group: Group; pagesInMs: number | null }> {
+  const started = performance.now();
+  let pagesInMs: number | null = null;
+  for (;;) {
+    const group = await invoicesGroup(system);
+    if (pagesInMs === null) {
+      const row = await system.sys.deps.db
+        .selectFrom("mirrors")
+        .select("fill_cursor")
+        .where("end_user_id", "=", system.endUserId)
+        .where("resource", "=", "invoices")
+        .executeTakeFirst();
+      if (row?.fill_cursor === "done" || group?.state === "ready") pagesInMs = performance.now() - started;
+    }
+    if (group?.state === "ready") return { group, pagesInMs };
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`the mirror was not ready after ${timeoutMs} ms: ${JSON.stringify(group)}`);
+    await delay(20);
+  }
+}
+
+export async function runMirrorBench(databaseUrl?: string): Promise<TypedRow[]> {
+  const system = await startWalkSystem({
+    databaseUrl,
+    invoices: INVOICES,
+    mirror: true,
+    config: { MIRROR_POLL_INTERVAL_SECONDS: String(INTERVAL_S), MIRROR_TICK_MS: String(TICK_MS) },
+  });
+  const { engine, worker, sys } = system;
+  try {
+    // 1. Fill.
+    const fillStarted = performance.now();
+    const put = await sys.call("PUT", `/v1/end-users/${system.endUserId}/mirror`, {
+      body: { resources: ["invoices"] },
+    });
+    if (put.status !== 200) throw new Error(`PUT mirror: ${put.status} ${await put.text()}`);
+    const { group: ready, pagesInMs } = await untilReady(system, 120_000);
+    const fillMs = performance.now() - fillStarted;
+
+    // 2. Mirrored pages, walked with the mirror's cursor.
+    const busy: number[] = [];
+    const wall: number[] = [];
+    let notMirrored = 0;
+    let path = `/v1/ledger-desktop/invoices?limit=${PAGE}`;
+    for (let i = 0; i < WARM_UP + PAGE_CALLS; i++) {
+      const before = performance.eventLoopUtilization();
+      const page = await worker.send<"call">({
+        cmd: "call",
+        method: "GET",
+        path,
+        headers: STALE_OK,
+        summary: true,
+      });
+      const used = performance.eventLoopUtilization(before);
+      const summary = page.body as { source?: string; nextCursor?: string | null; count?: number };
+      if (page.status !== 200 || summary.source !== "mirror" || !page.headers["svc-data-as-of"]) {
+        notMirrored += 1;
+      }
+      const next = summary.nextCursor;
+      if (i >= WARM_UP && summary.count === PAGE) {
+        busy.push(used.active);
+        wall.push(page.elapsedMs);
+      }
+      path =
+        typeof next === "string"
+          ? `/v1/ledger-desktop/invoices?cursor=${encodeURIComponent(next)}`
+          : `/v1/ledger-desktop/invoices?limit=${PAGE}`;
+    }
+
+    // 3. Freshness lag of changes made in the company file directly, at random phases of the poll.
+    const lags: number[] = [];
+    for (let i = 0; i < LAG_SAMPLES; i++) {
+      await delay(Math.random() * INTERVAL_S * 1000);
+      const seeded = await worker.send<"seeded">({
+        cmd: "seedInvoices",
+        customerId: system.customerId,
+        itemId: system.itemId,
+        count: 1,
+        batch: 1,
+      });
+      const changedAt = performance.now();
+      const id = seeded.ids[0];
+      if (!id) throw new Error("the change made no invoice");
+      for (;;) {
+        const seen = await sys.call("GET", `/v1/ledger-desktop/invoices/${encodeURIComponent(id)}`, {
+          endUserId: system.endUserId,
+          headers: STALE_OK,
+        });
+        await seen.arrayBuffer();
+        if (seen.status === 200 && seen.headers.get("svc-data-as-of")) break;
+        if (performance.now() - changedAt > 10 * INTERVAL_S * 1000)
+          throw new Error("the change never arrived");
+        await delay(25);
+      }
+      lags.push(performance.now() - changedAt);
+    }
+
+    // 4. Bytes per record.
+    const group = (await invoicesGroup(system)) ?? ready;
+    const bytes = await mirrorBytes(sys.deps.db, { end_user_id: system.endUserId, resource: "invoices" });
+
+    return [
+      {
+        figure: `[${engine}] mirror fill rate, ${ready.records} invoices × 5 lines (PUT → ready, zero-latency application)`,
+        value: `${(ready.records / (fillMs / 1000)).toFixed(0)} records/s (${(fillMs / 1000).toFixed(2)} s)`,
+        goal: "≥ 2,000 records/s",
+      },
+      {
+        figure: `[${engine}] of which the fill's pages (PUT → last page applied; then the catch-up poll, which re-reads what changed since ${OVERLAP_NOTE})`,
+        value:
+          pagesInMs === null
+            ? "n/a"
+            : `${(ready.records / (pagesInMs / 1000)).toFixed(0)} records/s (${(pagesInMs / 1000).toFixed(2)} s)`,
+        goal: "-",
+      },
+      {
+        figure: `[${engine}] mirrored page of ${PAGE} invoices: service main-thread busy time p50 / p99 (n=${busy.length})`,
+        value: pair(busy),
+        goal: "p50 ≤ 5 ms",
+      },
+      {
+        figure: `[${engine}] mirrored page of ${PAGE} invoices: HTTP call wall time p50 / p99, caller on a worker`,
+        value: `${pair(wall)}; ${notMirrored} not from the mirror`,
+        goal: "0 not from the mirror",
+      },
+      {
+        figure: `[${engine}] mirror freshness lag, change in the company file → mirrored read, p50 / max (n=${lags.length}; poll every ${INTERVAL_S} s, tick ${TICK_MS} ms)`,
+        value: `${(percentile(lags, 0.5) / 1000).toFixed(2)} s / ${(Math.max(...lags) / 1000).toFixed(2)} s`,
+        goal: `≤ ${INTERVAL_S + 1} s (interval + 1 s)`,
+      },
+      {
+        figure: `[${engine}] store bytes per mirrored invoice (5 lines; ${group.records} records)`,
+        value: `${(bytes / group.records).toFixed(0)} B (${(bytes / 1024 / 1024).toFixed(1)} MB)`,
+        goal: "-",
+      },
+    ];
+  } finally {
+    await system.close();
+  }
+}
+
+if (process.argv[1]?.endsWith("mirror.ts")) {
+  const rows = await runMirrorBench();
+  if (process.env.DATABASE_URL) rows.push(...(await runMirrorBench(process.env.DATABASE_URL)));
+  for (const row of rows) console.log(`${row.figure}: ${row.value} (goal ${row.goal})`);
+  process.exit(0);
+}
