@@ -316,8 +316,9 @@ export const configSchema = z.object({
   /** How often the change feed poller looks for due polls (change-feed/poller.ts). */
   CHANGE_FEED_TICK_MS: z.coerce.number().int().positive().default(15_000),
   /**
-   * How often a ready mirror asks the application what changed (mirror/, issue 26): the most a
-   * mirrored answer lags the company file while the connection is online, plus one round trip.
+   * How often a ready mirror asks the application what changed (mirror/, issue 26): while the
+   * connection is online, a mirrored answer lags the company file by at most this, plus the
+   * engine's tick (`MIRROR_TICK_MS`) and the poll's own round trip.
    */
   MIRROR_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(60),
   /**
@@ -326,7 +327,7 @@ export const configSchema = z.object({
    */
   MIRROR_FILL_PAGE_SIZE: z.coerce.number().int().min(1).max(150).default(150),
   /** How often the mirror engine looks for due work (a paused mirror's connection is looked at this often). */
-  MIRROR_TICK_MS: z.coerce.number().int().positive().default(5_000),
+  MIRROR_TICK_MS: z.coerce.number().int().positive().default(1_000),
   /**
    * How far each change feed poll reaches back before the previous poll's start: the application's
    * times have whole seconds and its clock is not the service's. What overlaps is deduplicated.

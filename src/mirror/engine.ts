@@ -120,8 +120,28 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
         },
       },
     );
-    if (prepared.kind !== "submit") throw new Error("a mirror's list is always a Request");
+    // A page repeated from its cursor (asked for twice across a restart) has no Request: the fill
+    // cannot go on from it and starts again.
+    if (prepared.kind !== "submit")
+      throw new ServiceError("CURSOR_INVALID", {
+        param: "cursor",
+        message: "The fill's page was already served.",
+      });
     return (await submit(deps, prepared.submission)).row.id;
+  };
+
+  /** One page of a fill: the group in the copy's form, from the cursor (null: the first page). */
+  const submitFillPage = (
+    work: MirrorWork,
+    resource: ResourceDefinition,
+    cursor: string | null,
+  ): Promise<string> => {
+    const values = new Map<string, ParamValue>([
+      ...storedFormParams(resource),
+      ["limit", deps.config.MIRROR_FILL_PAGE_SIZE],
+    ]);
+    if (cursor) values.set("cursor", cursor);
+    return submitList(work, resource, values, "call");
   };
 
   const release = (work: MirrorWork, changes: Parameters<typeof updateClaimed>[2]): Promise<boolean> =>
@@ -176,12 +196,7 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
           if (!(await updateClaimed(deps.db, claimOf(work), fresh, now()))) return null;
           claimed = { ...work, ...fresh };
         }
-        const values = new Map([
-          ...storedFormParams(resource),
-          ["limit", deps.config.MIRROR_FILL_PAGE_SIZE] as const,
-        ]);
-        if (claimed.fill_cursor) values.set("cursor", claimed.fill_cursor);
-        ids = [await submitList(claimed, resource, values, "call")];
+        ids = [await submitFillPage(claimed, resource, claimed.fill_cursor)];
       } else {
         const started = work.polled_until ?? work.fill_started_at;
         if (started && deps.clock.now() - started.getTime() > DELETED_LIST_RETENTION_MS) {
@@ -231,7 +246,8 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
         if (current.work_kind === "fill") {
           // The next page, or the catch-up poll after the last one.
           const next = await applyPage(current, rows[0] ?? null);
-          current = next ? await start(next) : null;
+          // Its next page already asked for, or the catch-up poll to start.
+          current = next === null ? null : next.request_ids.length > 0 ? next : await start(next);
         } else {
           // Released, or still claimed with the Requests of a refresh to wait for.
           current = await applyPoll(current, rows);
@@ -276,11 +292,24 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     }
     const done = !result.nextCursor;
     const claim = claimOf(work);
+    // The next page is asked for before this one is written: the store's work overlaps the round
+    // trip. (Should this instance end in between, the page is read again from its cursor.)
+    const resource = mirrorableGroups().get(work.resource);
+    let nextPage: string | null = null;
+    if (result.nextCursor && resource) {
+      try {
+        nextPage = await submitFillPage(work, resource, result.nextCursor);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        await refill(work, errorOf(error));
+        return null;
+      }
+    }
     const changes = {
       fill_cursor: result.nextCursor ?? FILL_DONE,
       fill_pages: work.fill_pages + 1,
       utc_offset: work.utc_offset ?? offsetOf(recordsOf(row)),
-      request_ids: [] as string[],
+      request_ids: nextPage ? [nextPage] : ([] as string[]),
       polled_until: done ? work.fill_started_at : work.polled_until,
     };
     const kept = await deps.db.transaction().execute(async (trx) => {
@@ -379,7 +408,9 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
             error: null,
             request_ids: [],
             release: true,
-            next_work_at: new Date(at.getTime() + intervalMs),
+            // The next poll is one interval after this one asked: answers that took long do not
+            // push the freshness of the copy further back.
+            next_work_at: new Date(Math.max(asOf.getTime() + intervalMs, at.getTime())),
             utc_offset: work.utc_offset ?? offsetOf(listed),
             ...(first.changed + second.changed > 0 || whole || work.state !== "ready"
               ? { last_change_applied_at: at }
