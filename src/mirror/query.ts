@@ -39,8 +39,9 @@ import { refTargetObjects, storedObjectNames } from "./ref-targets.ts";
  *   (`AccountFilter`) and currency filters, top level and lines for the transaction account, item,
  *   class and site filters.
  * - `paymentStatus`: paid means nothing left open (`isPaid`); `totalBalance…`: decimal comparison of
- *   `totalBalance`; `accountType`/`paymentMethodType`: the record's field of that name.
+ *   `totalBalance` (`balance` in groups without sub-records, such as vendors); `accountType`/`paymentMethodType`: the record's field of that name.
  * - `includeLineItems=false` answers every line family empty, as the application leaves lines out.
+ * - Text values are compared trimmed, as the application reads its request's text.
  *
  * Answer order: list objects by lower-cased full name (code unit order), transactions in creation
  * order, which is the numeric order of the counter before the `-` of their ID.
@@ -60,7 +61,7 @@ export type MirrorAnswer =
   { kind: "records"; records: Json[]; warnings?: RequestWarning[] } | { kind: "error"; error: ServiceError };
 
 /** How the mirror treats a query element: answers it exactly, or leaves the call to the application. */
-type Support = "exact" | ((value: ParamValue) => boolean);
+type Support = "exact" | ((value: ParamValue, resource: ResourceDefinition) => boolean);
 
 /** Reference filters: the object types they select and whether line references count. */
 const REF_FILTERS: Readonly<
@@ -101,7 +102,7 @@ const SUPPORT: Readonly<Record<string, Support>> = {
   RefNumberFilter: "exact",
   RefNumberRangeFilter: "exact",
   PaidStatus: "exact",
-  TotalBalanceFilter: "exact",
+  TotalBalanceFilter: (_, resource) => balanceField(resource) !== null,
   AccountType: "exact",
   PaymentMethodType: "exact",
   IncludeLineItems: "exact",
@@ -143,7 +144,7 @@ export function unsupportedParam(
     const param = params.get(name);
     const support = param === undefined ? undefined : SUPPORT[param.slot.name];
     if (support === undefined) return name;
-    if (support !== "exact" && !support(value)) return name;
+    if (support !== "exact" && !support(value, resource)) return name;
   }
   return groupUnsupported(resource) ? "resource" : null;
 }
@@ -240,7 +241,7 @@ function referencedIds(
 
 type Predicate = (record: Json) => boolean;
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})([+-]\d{2}):(\d{2}))?)?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:([+-]\d{2}):(\d{2}))?)?)?)?$/;
 
 /**
  * Epoch seconds of a modified-date bound as the application reads it: local time of the file
@@ -278,6 +279,18 @@ function inRange(value: string, from: ParamValue | undefined, to: ParamValue | u
   return (
     (typeof from !== "string" || v >= from.toLowerCase()) && (typeof to !== "string" || v <= to.toLowerCase())
   );
+}
+
+/**
+ * The field holding what the total balance filter compares: `totalBalance` (own balance plus
+ * everything below the record), or `balance` where a record can have nothing below it.
+ */
+function balanceField(resource: ResourceDefinition): string | null {
+  const fields = resource.output.fields;
+  const total = fields.find((f) => f.slot.name === "TotalBalance");
+  if (total) return total.json;
+  if (fields.some((f) => f.slot.name === "ParentRef")) return null;
+  return fields.find((f) => f.slot.name === "Balance")?.json ?? null;
 }
 
 const BALANCE: Readonly<Record<string, (value: Big, amount: Big) => boolean>> = {
@@ -359,7 +372,9 @@ function predicateOf(
       const compare = name === undefined ? undefined : BALANCE[name];
       if (name === undefined || compare === undefined) return null;
       const amount = big(get(name));
-      return (r) => compare(big(r.totalBalance), amount);
+      const field = balanceField(resource);
+      if (field === null) return null;
+      return (r) => compare(big(r[field]), amount);
     }
     case "AccountType":
     case "PaymentMethodType": {
@@ -443,6 +458,11 @@ function rendered(resource: ResourceDefinition, record: Json, query: ReadonlyMap
   return out;
 }
 
+function trimmed(value: ParamValue): ParamValue {
+  if (typeof value === "string") return value.trim();
+  return Array.isArray(value) ? value.map((item) => item.trim()) : value;
+}
+
 /**
  * What the application answers for this query, before paging: the matching records in answer
  * order, rendered as it renders them for this query, or the error its answer becomes.
@@ -460,7 +480,12 @@ export function answer(
   query: ReadonlyMap<string, ParamValue>,
   context: MirrorQueryContext,
 ): MirrorAnswer {
-  const filters = new Map([...query].filter(([name]) => !ENGINE_PARAMS.has(name)));
+  // The application reads its request's leaf text trimmed: `nameContains= ve` looks for `ve`.
+  const filters = new Map(
+    [...query]
+      .filter(([name]) => !ENGINE_PARAMS.has(name))
+      .map(([name, value]) => [name, trimmed(value)] as const),
+  );
   try {
     listFilters(resource).build(filters);
   } catch (error) {
