@@ -96,12 +96,16 @@ function fill(
   records: readonly Json[],
   query: ListQuery,
   random: SeededRandom,
+  variant: number | undefined,
 ): void {
   const names = params.map((p) => p.name);
+  /** One of `items`: the variant's when one is asked for (so every form is met), else a random one. */
+  const choose = <T>(items: readonly T[]): T =>
+    variant === undefined ? random.pick(items) : (items[variant % items.length] as T);
   const some = (): Json => random.pick(records);
   switch (element) {
     case "ActiveStatus":
-      query.set("status", random.pick(["active", "inactive", "all"]));
+      query.set("status", choose(["active", "inactive", "all"]));
       return;
     case "FromModifiedDate":
     case "ModifiedDateRangeFilter":
@@ -109,7 +113,7 @@ function fill(
       const [a, b] = [String(some().updatedAt), String(some().updatedAt)].sort(
         (x, y) => Date.parse(x) - Date.parse(y),
       );
-      const roll = random.int(0, 2);
+      const roll = choose([0, 1, 2]);
       if (roll !== 1) query.set("updatedAfter", timeBound(a ?? "", random));
       if (roll !== 0) query.set("updatedBefore", timeBound(b ?? "", random));
       return;
@@ -117,7 +121,7 @@ function fill(
     case "TxnDateRangeFilter":
     case "TransactionDateRangeFilter": {
       const [a, b] = [String(some().transactionDate), String(some().transactionDate)].sort();
-      const roll = random.int(0, 2);
+      const roll = choose([0, 1, 2]);
       if (roll !== 1 && a) query.set("transactionDateFrom", a);
       if (roll !== 0 && b) query.set("transactionDateTo", b);
       return;
@@ -127,7 +131,7 @@ function fill(
       const prefix = element === "NameFilter" ? "name" : "refNumber";
       const text = label(resource, some());
       if (text === "") return;
-      const [suffix, where] = random.pick([
+      const [suffix, where] = choose([
         ["Contains", "middle"],
         ["StartsWith", "start"],
         ["EndsWith", "end"],
@@ -143,7 +147,7 @@ function fill(
         return recase(random.chance(0.3) ? piece(text, "start", random) : text, random);
       };
       const [from, to] = ordered(bound(), bound());
-      const roll = random.int(0, 3);
+      const roll = choose([0, 1, 2, 3]);
       if (roll !== 1 && from !== "") query.set(`${prefix}From`, from);
       if (roll !== 0 && to !== "") query.set(`${prefix}To`, to);
       // Now and then a range written backwards: it selects nothing.
@@ -154,10 +158,10 @@ function fill(
       return;
     }
     case "PaidStatus":
-      query.set("paymentStatus", random.pick(["all", "paid", "not_paid"]));
+      query.set("paymentStatus", choose(["all", "paid", "not_paid"]));
       return;
     case "TotalBalanceFilter": {
-      const operator = random.pick(names);
+      const operator = choose(names);
       const record = some();
       const balance = record.totalBalance ?? record.balance;
       query.set(operator, typeof balance === "string" && random.chance(0.8) ? balance : "0.00");
@@ -172,7 +176,7 @@ function fill(
       return;
     }
     case "IncludeLineItems":
-      query.set("includeLineItems", random.chance(0.5));
+      query.set("includeLineItems", choose([true, false]));
       return;
     default: {
       const param = names[0];
@@ -229,11 +233,7 @@ export function randomListQuery(
   random: SeededRandom,
 ): ListQuery {
   const query: ListQuery = new Map();
-  const params = listFilters(resource).params;
-  const byElement = new Map<string, FilterParam[]>();
-  for (const param of params) {
-    byElement.set(param.slot.name, [...(byElement.get(param.slot.name) ?? []), param]);
-  }
+  const byElement = filterFamilies(resource);
   const lists = [...byElement.keys()].filter((e) => LIST_ELEMENTS.has(e));
   if (records.length > 0 && lists.length > 0 && random.chance(0.2)) {
     const element = random.pick(lists);
@@ -260,7 +260,7 @@ export function randomListQuery(
   const count = random.int(0, 3);
   for (let i = 0; i < count && families.length > 0 && records.length > 0; i++) {
     const element = random.pick(families);
-    fill(resource, element, byElement.get(element) ?? [], records, query, random);
+    fill(resource, element, byElement.get(element) ?? [], records, query, random, undefined);
   }
   // A cursor group pages the live answer by `limit`: pages of 10 or more keep a walk short.
   if (resource.queryElements.has("MaxReturned") && random.chance(0.15))
@@ -275,4 +275,38 @@ export function queryString(query: ReadonlyMap<string, ParamValue>): string {
     for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
   }
   return search.toString();
+}
+
+/** A group's filter parameters by the query element they fill. */
+function filterFamilies(resource: ResourceDefinition): Map<string, FilterParam[]> {
+  const byElement = new Map<string, FilterParam[]>();
+  for (const param of listFilters(resource).params) {
+    byElement.set(param.slot.name, [...(byElement.get(param.slot.name) ?? []), param]);
+  }
+  return byElement;
+}
+
+/**
+ * Queries that each use one filter family of the group in every form it has (each match kind,
+ * each balance operator, ranges open at either end or both…), `variants` of each, so that a run
+ * covers every parameter whatever the random draws. Values come from `records` as in
+ * {@link randomListQuery}.
+ */
+export function everyFilterQueries(
+  resource: ResourceDefinition,
+  records: readonly Json[],
+  random: SeededRandom,
+  variants = 6,
+): ListQuery[] {
+  const out: ListQuery[] = [];
+  if (records.length === 0) return out;
+  for (const [element, params] of filterFamilies(resource)) {
+    if (!FAMILIES.has(element)) continue;
+    for (let variant = 0; variant < variants; variant++) {
+      const query: ListQuery = new Map();
+      fill(resource, element, params, records, query, random, variant);
+      if (query.size > 0) out.push(query);
+    }
+  }
+  return out;
 }

@@ -13,7 +13,12 @@ import {
 import { attr } from "../../src/ledger/xml/tree.ts";
 import { parseDocument } from "../../src/ledger/xml/parse.ts";
 import { answer, unsupportedParam, type Json, type MirrorAnswer } from "../../src/mirror/query.ts";
-import { queryString, randomListQuery } from "../../src/mirror/query-samples.ts";
+import {
+  everyFilterQueries,
+  queryString,
+  randomListQuery,
+  type ListQuery,
+} from "../../src/mirror/query-samples.ts";
 import { FakeClock } from "../../src/platform/clock.ts";
 import { SeededRandom } from "../../src/platform/seeded-random.ts";
 import type { CompanyFile } from "../../src/simulator/ledger/company-file.ts";
@@ -33,7 +38,7 @@ import { bringOnline, callAsEndUser, E2E_CONFIG } from "./helpers.ts";
  * a run; a failure names the seed, the group, the query and the first differing position.
  */
 const SEED = Number(process.env.MIRROR_QUERY_SEED ?? "2026");
-const QUERIES_PER_ROUND = 150;
+const QUERIES_PER_ROUND = 100;
 const GROUPS = ["customers", "vendors", "items", "invoices", "bills", "checks"] as const;
 const BASE = "/v1/ledger-desktop";
 
@@ -182,16 +187,26 @@ interface RoundReport {
   refused: number;
 }
 
+/** `group param` of every parameter a compared query used. */
+const covered = new Set<string>();
+
 /** Compares `count` random queries spread over the groups; returns what they covered. */
 async function round(count: number): Promise<RoundReport> {
   const copies = new Map<string, Json[]>();
   for (const path of GROUPS) copies.set(path, await copyOf(path));
   const report: RoundReport = { queries: 0, nonEmpty: 0, errors: 0, warned: 0, unsupported: 0, refused: 0 };
+  const planned: [string, ListQuery][] = GROUPS.flatMap((path) =>
+    everyFilterQueries(resource(path), copies.get(path) ?? [], random).map(
+      (q) => [path, q] as [string, ListQuery],
+    ),
+  );
   for (let i = 0; i < count; i++) {
     const path = GROUPS[i % GROUPS.length] ?? "customers";
+    planned.push([path, randomListQuery(resource(path), copies.get(path) ?? [], random)]);
+  }
+  for (const [path, sent] of planned) {
     const group = resource(path);
     const records = copies.get(path) ?? [];
-    const sent = randomListQuery(group, records, random);
     let query: Map<string, ParamValue>;
     try {
       query = parsed(group, sent);
@@ -206,6 +221,7 @@ async function round(count: number): Promise<RoundReport> {
       report.unsupported++;
       continue;
     }
+    for (const name of query.keys()) covered.add(`${path} ${name}`);
     const context = { utcOffsetMinutes: offsetMinutes(records), nowMs: ledgerClock.now() };
     const mirror = answer(group, records, query, context);
     const got = await live(path, query);
@@ -328,7 +344,7 @@ describe("mirror query evaluator against the live application", () => {
     assert.ok(applied >= 25, `most direct changes apply (${applied} of 40)`);
     const report = await round(QUERIES_PER_ROUND);
     console.log(`seed ${SEED}, first round:`, report);
-    assert.ok(report.queries >= 120, `enough queries compared: ${JSON.stringify(report)}`);
+    assert.ok(report.queries >= 150, `enough queries compared: ${JSON.stringify(report)}`);
     assert.ok(
       report.nonEmpty >= report.queries / 3,
       `most queries select something: ${JSON.stringify(report)}`,
@@ -340,6 +356,13 @@ describe("mirror query evaluator against the live application", () => {
     assert.ok(applied >= 25, `most direct changes apply (${applied} of 40)`);
     const report = await round(QUERIES_PER_ROUND);
     console.log(`seed ${SEED}, after direct changes:`, report);
-    assert.ok(report.queries >= 120, `enough queries compared: ${JSON.stringify(report)}`);
+    // Every parameter the mirror answers was compared at least once in this run.
+    const missed = GROUPS.flatMap((path) =>
+      listFilters(resource(path))
+        .params.map((p) => `${path} ${p.name}`)
+        .filter((key) => !covered.has(key)),
+    ).filter((key) => !["includeLinkedTransactions"].includes(key.split(" ")[1] ?? ""));
+    assert.deepEqual(missed, [], "parameters never compared");
+    assert.ok(report.queries >= 150, `enough queries compared: ${JSON.stringify(report)}`);
   });
 });
