@@ -189,6 +189,27 @@ function fill(
   }
 }
 
+/**
+ * Names 1 to 4 records one by one (`ids`, names or `refNumbers`, names in random case, sometimes
+ * one twice), with one that does not exist when `missing`.
+ */
+function fillNamed(
+  resource: ResourceDefinition,
+  element: string,
+  param: FilterParam,
+  records: readonly Json[],
+  query: ListQuery,
+  random: SeededRandom,
+  missing: boolean,
+): void {
+  const byId = element === "ListID" || element === "TxnID";
+  const values = sample(records, random.int(1, 4), random)
+    .map((r) => (byId ? String(r.id) : recase(label(resource, r), random)))
+    .filter((v) => v !== "");
+  if (missing) values.splice(random.int(0, values.length), 0, byId ? "FFFFFF-1" : "No Such Name");
+  if (values.length > 0) query.set(param.name, values);
+}
+
 /** Elements filled by this generator (reference filters by their `…Filter` name). */
 const FAMILIES = new Set([
   "ActiveStatus",
@@ -238,23 +259,9 @@ export function randomListQuery(
   if (records.length > 0 && lists.length > 0 && random.chance(0.2)) {
     const element = random.pick(lists);
     const param = byElement.get(element)?.[0];
-    if (param !== undefined) {
-      const chosen = sample(records, random.int(1, 4), random);
-      const values = chosen.map((r) =>
-        element === "ListID" || element === "TxnID" ? String(r.id) : recase(label(resource, r), random),
-      );
-      if (random.chance(0.25)) {
-        const missing = element === "ListID" || element === "TxnID" ? "FFFFFF-1" : "No Such Name";
-        values.splice(random.int(0, values.length), 0, missing);
-      }
-      query.set(
-        param.name,
-        values.filter((v) => v !== ""),
-      );
-      if ((query.get(param.name) as string[]).length === 0) query.delete(param.name);
-      if (byElement.has("IncludeLineItems") && random.chance(0.3)) query.set("includeLineItems", false);
-      if (query.size > 0) return query;
-    }
+    if (param !== undefined) fillNamed(resource, element, param, records, query, random, random.chance(0.25));
+    if (byElement.has("IncludeLineItems") && random.chance(0.3)) query.set("includeLineItems", false);
+    if (query.size > 0) return query;
   }
   const families = [...byElement.keys()].filter((e) => FAMILIES.has(e));
   const count = random.int(0, 3);
@@ -301,6 +308,14 @@ export function everyFilterQueries(
   const out: ListQuery[] = [];
   if (records.length === 0) return out;
   for (const [element, params] of filterFamilies(resource)) {
+    const param = params[0];
+    if (LIST_ELEMENTS.has(element) && param !== undefined) {
+      for (let variant = 0; variant < variants; variant++) {
+        const query: ListQuery = new Map();
+        fillNamed(resource, element, param, records, query, random, variant % 2 === 1);
+        if (query.size > 0) out.push(query);
+      }
+    }
     if (!FAMILIES.has(element)) continue;
     for (let variant = 0; variant < variants; variant++) {
       const query: ListQuery = new Map();
