@@ -182,8 +182,9 @@ function fill(
       const param = names[0];
       if (param === undefined) return;
       // Reference filters: IDs the records refer to (of any kind: a wrong kind must match nothing).
-      const ids = [...new Set(records.flatMap(referenceIds))];
-      if (ids.length === 0) return;
+      const referenced = [...new Set(records.flatMap(referenceIds))];
+      // Without references, the records' own IDs (of another kind: they select nothing).
+      const ids = referenced.length > 0 ? referenced : records.map((r) => String(r.id));
       query.set(param, [...new Set(sample(ids, random.int(1, 3), random))]);
     }
   }
@@ -207,6 +208,9 @@ function fillNamed(
     .map((r) => (byId ? String(r.id) : recase(label(resource, r), random)))
     .filter((v) => v !== "");
   if (missing) values.splice(random.int(0, values.length), 0, byId ? "FFFFFF-1" : "No Such Name");
+  // Two missing: the answer names the first of them.
+  if (missing && random.chance(0.5))
+    values.splice(random.int(0, values.length), 0, byId ? "FFFFFE-2" : "Not Here Either");
   if (values.length > 0) query.set(param.name, values);
 }
 

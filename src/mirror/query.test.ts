@@ -212,6 +212,19 @@ describe("reference filters", () => {
     assert.deepEqual(ids(run(invoices, records, { accountIds: ["AR2"] })), []);
   });
 
+  test("the account filter of a transaction group reads top-level references, not lines", () => {
+    const bill = {
+      id: "3-1",
+      objectType: "ledger_bill",
+      payablesAccount: ref("AP"),
+      expenseLines: [{ id: "3-L", account: ref("EXP") }],
+      itemLines: [],
+      itemGroupLines: [],
+    };
+    assert.deepEqual(ids(run(bills, [bill], { accountIds: ["AP"] })), ["3-1"]);
+    assert.deepEqual(ids(run(bills, [bill], { accountIds: ["EXP"] })), []);
+  });
+
   test("item filters read lines too", () => {
     const adjustment = {
       id: "1-1",
