@@ -293,6 +293,27 @@ describe("rendering, limit and refusals", () => {
     assert.equal(ids(run(accounts, records, { limit: 1, ids: ["80000000-1", "80000001-1"] })).length, 2);
   });
 
+  test("an enumeration filter compares the record's field of that name", () => {
+    const accounts = group("accounts");
+    const records = [
+      {
+        id: "80000001-1",
+        objectType: "ledger_account",
+        fullName: "Bank",
+        isActive: true,
+        accountType: "bank",
+      },
+      {
+        id: "80000002-1",
+        objectType: "ledger_account",
+        fullName: "Rent",
+        isActive: true,
+        accountType: "expense",
+      },
+    ];
+    assert.deepEqual(ids(run(accounts, records, { accountType: "expense" })), ["80000002-1"]);
+  });
+
   test("filters the application cannot combine are the API's 400", () => {
     const result = run(customers, CUSTOMERS, { nameContains: "a", nameFrom: "a" });
     assert.equal(result.kind === "error" ? result.error.code : "", "INVALID_PARAMETER");
