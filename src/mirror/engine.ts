@@ -22,7 +22,7 @@ import type { RequestRow } from "../store/requests.ts";
 import { mirrorableGroups, storedFormParams } from "./groups.ts";
 import { copyOf } from "./copy.ts";
 import { dependentQueries, refreshOf, refreshQueries } from "./dependents.ts";
-import { mirroredRecord, offsetOf, UnreadableRecord } from "./records.ts";
+import { mirroredRecord, offsetOf, UnreadableRecord } from "./stored-records.ts";
 import { MIRROR_CHANNEL, PAUSING_STATUSES } from "./settings.ts";
 
 /**

@@ -12,7 +12,7 @@ import type { Tenant } from "../store/tenant.ts";
 import { copyOf, type Copy } from "./copy.ts";
 import { LINKED_FIELD, mirrorableGroups } from "./groups.ts";
 import { answer, unsupportedParam } from "./query.ts";
-import { offsetMinutes } from "./records.ts";
+import { offsetMinutes } from "./stored-records.ts";
 import { catchUpWrites } from "./writes.ts";
 
 /**

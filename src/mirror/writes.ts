@@ -10,7 +10,7 @@ import {
   type MirrorRow,
 } from "../store/mirrors.ts";
 import { dependsOnOtherRecords, mirrorableGroups } from "./groups.ts";
-import { mirroredRecord, UnreadableRecord } from "./records.ts";
+import { mirroredRecord, UnreadableRecord } from "./stored-records.ts";
 import { MIRROR_CHANNEL } from "./settings.ts";
 
 /**

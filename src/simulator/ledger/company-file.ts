@@ -47,9 +47,15 @@ class RecordMap extends Map<string, LedgerRecord> {
   readonly byObject = new Map<string, Map<string, LedgerRecord>>();
   version = 0;
 
+  /**
+   * Stores `record`. A change of a record keeps its place in its object group, so a group lists
+   * in creation order whatever was modified since (transactions answer in that order); only a
+   * record whose object type changed moves to the end of its new group.
+   */
   override set(id: string, record: LedgerRecord): this {
     const previous = super.get(id);
-    if (previous !== undefined) this.byObject.get(previous.object)?.delete(id);
+    if (previous !== undefined && previous.object !== record.object)
+      this.byObject.get(previous.object)?.delete(id);
     let group = this.byObject.get(record.object);
     if (group === undefined) {
       group = new Map();

@@ -152,6 +152,30 @@ describe("invoices", () => {
   });
 });
 
+describe("answer order", () => {
+  it("transactions answer in creation order: modifying the first invoice does not move it", async () => {
+    const { session, clock } = await setup();
+    const refNumbers = async (): Promise<string[]> => {
+      const all = await send(session, `<InvoiceQueryRq></InvoiceQueryRq>`);
+      return childrenNamed(all.rs[0] ?? all.msgs, "InvoiceRet").map((r) => childText(r, "RefNumber") ?? "");
+    };
+    const before = await refNumbers();
+    assert.ok(before.length >= 3, "the sample company has invoices");
+    const first = await send(
+      session,
+      `<InvoiceQueryRq><RefNumber>${before[0] ?? ""}</RefNumber></InvoiceQueryRq>`,
+    );
+    const ret = first.rs[0]?.children[0] ?? first.msgs;
+    clock.advance(60);
+    const modded = await send(
+      session,
+      `<InvoiceModRq><InvoiceMod><TxnID>${childText(ret, "TxnID") ?? ""}</TxnID><EditSequence>${childText(ret, "EditSequence") ?? ""}</EditSequence><Memo>changed</Memo></InvoiceMod></InvoiceModRq>`,
+    );
+    assert.equal(statusOf(modded.rs[0]).code, "0");
+    assert.deepEqual(await refNumbers(), before);
+  });
+});
+
 describe("ListDel / TxnDel", () => {
   it("deletes records in the sample-15 shape; in-use list elements cannot be deleted", async () => {
     const { session, file } = await setup();
