@@ -1,4 +1,6 @@
+import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { Db } from "../store/database.ts";
+import { inAnswerOrder } from "./records.ts";
 import { recordsChangedSince, type MirrorKey, type MirrorRow } from "../store/mirrors.ts";
 
 /**
@@ -13,18 +15,43 @@ export class Copy {
   version = 0;
   readonly byId = new Map<string, Json>();
   private all: Json[] | null = null;
+  /** Each record's JSON text as stored (what `JSON.stringify` gave when it was written). */
+  private readonly texts = new WeakMap<Json, string>();
+  /** The text of a record shown without its linked transactions, taken once. */
+  private readonly unlinkedTexts = new WeakMap<Json, string>();
 
   constructor(readonly generation: number) {}
 
-  /** Every record, parsed (the list is rebuilt after a change). */
-  records(): readonly Json[] {
-    return (this.all ??= [...this.byId.values()]);
+  /** Every record, parsed, in the application's answer order (sorted again after a change). */
+  records(resource: ResourceDefinition): readonly Json[] {
+    return (this.all ??= inAnswerOrder(resource, [...this.byId.values()]));
+  }
+
+  /**
+   * The JSON text of a record of this copy, shown with or without its linked transactions (`field`:
+   * `[]` in their place, as a live list that did not ask for them); undefined for any other object.
+   */
+  textOf(record: Json, withoutField: string | null): string | undefined {
+    const stored = this.texts.get(record);
+    if (stored === undefined || withoutField === null) return stored;
+    const value = record[withoutField];
+    if (!Array.isArray(value) || value.length === 0) return stored;
+    let text = this.unlinkedTexts.get(record);
+    if (text === undefined) {
+      text = JSON.stringify({ ...record, [withoutField]: [] });
+      this.unlinkedTexts.set(record, text);
+    }
+    return text;
   }
 
   apply(changes: ReadonlyArray<{ id: string; data: string | null; generation: number }>): void {
     for (const change of changes) {
       if (change.data === null || change.generation !== this.generation) this.byId.delete(change.id);
-      else this.byId.set(change.id, JSON.parse(change.data) as Json);
+      else {
+        const record = JSON.parse(change.data) as Json;
+        this.texts.set(record, change.data);
+        this.byId.set(change.id, record);
+      }
     }
     this.all = null;
   }

@@ -88,6 +88,16 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
   const intervalMs = deps.config.MIRROR_POLL_INTERVAL_SECONDS * 1000;
   const now = (): Date => new Date(deps.clock.now());
 
+  /**
+   * Wakes the loop when `at` comes (a poll just scheduled on this instance): the next poll starts on
+   * time instead of at the next tick, so the copy lags by one interval and a round trip.
+   */
+  const wakeAt = (at: Date): void => {
+    void deps.clock.sleep(at.getTime() - deps.clock.now(), shutdown.signal).then(async () => {
+      if (!shutdown.signal.aborted) await deps.store.notifier.notify(MIRROR_CHANNEL).catch(() => undefined);
+    });
+  };
+
   const track = (task: Promise<void>): void => {
     tasks.add(task);
     void task.finally(() => tasks.delete(task));
@@ -389,6 +399,9 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
       Math.min(...settled.slice(0, firstPhase).map((r) => (r.sent_at ?? r.completed_at ?? now()).getTime())),
     );
     const at = now();
+    // The next poll is one interval after this one asked: answers that took long do not push the
+    // freshness of the copy further back.
+    const nextPollAt = new Date(Math.max(asOf.getTime() + intervalMs, at.getTime()));
     const whole = work.work_kind === "reread";
     await deps.db
       .transaction()
@@ -408,9 +421,7 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
             error: null,
             request_ids: [],
             release: true,
-            // The next poll is one interval after this one asked: answers that took long do not
-            // push the freshness of the copy further back.
-            next_work_at: new Date(Math.max(asOf.getTime() + intervalMs, at.getTime())),
+            next_work_at: nextPollAt,
             utc_offset: work.utc_offset ?? offsetOf(listed),
             ...(first.changed + second.changed > 0 || whole || work.state !== "ready"
               ? { last_change_applied_at: at }
@@ -422,6 +433,7 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
         if (whole) await dropOlderGenerations(trx, work, generation);
         await advanceWritesThrough(trx, work, { at: asOf, id: "" });
       })
+      .then(() => wakeAt(nextPollAt))
       .catch((error: unknown) => {
         if (!(error instanceof ClaimLost)) throw error;
       });

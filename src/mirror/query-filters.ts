@@ -15,6 +15,8 @@ export interface MirrorQueryContext {
   utcOffsetMinutes: number;
   /** Now, in milliseconds since the epoch. */
   nowMs: number;
+  /** The records are given in the application's answer order already (a copy sorts them once). */
+  ordered?: boolean;
 }
 
 /** Reference filters: the object types they select and whether line references count. */

@@ -226,7 +226,7 @@ export function answer(
     throw error;
   }
   const params = paramsByName(resource);
-  const pool = inAnswerOrder(resource, records);
+  const pool = context.ordered ? records : inAnswerOrder(resource, records);
   const render = (list: readonly Json[]): Json[] => list.map((r) => rendered(resource, r, query));
   for (const [name, param] of params) {
     const value = filters.get(name);

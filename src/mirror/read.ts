@@ -8,6 +8,7 @@ import type { TypedOperation } from "../ledger/operations.ts";
 import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { ParamValue } from "../ledger/typed/filters.ts";
 import { findMirrorForRead, type MirrorForRead } from "../store/mirrors.ts";
+import { withJsonText } from "../platform/json-text.ts";
 import type { Tenant } from "../store/tenant.ts";
 import { copyOf, type Copy } from "./copy.ts";
 import { LINKED_FIELD, mirrorableGroups } from "./groups.ts";
@@ -124,7 +125,8 @@ function retrieved(resource: ResourceDefinition, copy: Copy, id: string | null, 
       message: `No ${resource.entry.objectType.replace(/^ledger_/, "").replace(/_/g, " ")} with this ID was in the company file as of ${asOf.toISOString()}.`,
     });
   }
-  return record;
+  const text = copy.textOf(record, null);
+  return text === undefined ? record : withJsonText(record, text);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,21 +231,16 @@ function listPage(
   if (position && position.f !== filtersPrint) throw cursorMismatch();
   const limit = query.get("limit");
   query.delete("cursor");
-  const evaluated = answer(resource, copy.records(), query, {
+  const evaluated = answer(resource, copy.records(resource), query, {
     utcOffsetMinutes: offsetMinutes(mirror.utc_offset),
     nowMs,
+    ordered: true,
   });
   if (evaluated.kind === "error") throw evaluated.error;
   const paging = read.operation.paging(read.input);
   let records = evaluated.records;
   if (paging !== "cursor") {
-    return envelope(
-      url,
-      records.map((r) => shown(r, linked)),
-      null,
-      false,
-      null,
-    );
+    return envelope(copy, url, records, linked, { nextCursor: null, hasMore: false, remainingCount: null });
   }
   const size = position?.s ?? (typeof limit === "number" ? limit : CURSOR_PAGE_SIZE_MAX);
   if (position) {
@@ -265,32 +262,37 @@ function listPage(
           k: [orderKey(resource, last), String(last.id)],
         })
       : null;
-  return envelope(
-    url,
-    page.map((r) => shown(r, linked)),
-    next,
-    remaining > 0,
-    remaining,
-  );
+  return envelope(copy, url, page, linked, {
+    nextCursor: next,
+    hasMore: remaining > 0,
+    remainingCount: remaining,
+  });
 }
 
+/**
+ * The list envelope, with its JSON text assembled from the records' stored texts (a page of 150
+ * invoices is not serialised again: the reply sends the text as it is).
+ */
 function envelope(
+  copy: Copy,
   url: string,
-  data: Json[],
-  nextCursor: string | null,
-  hasMore: boolean,
-  remainingCount: number | null,
+  records: readonly Json[],
+  linked: boolean,
+  paging: { nextCursor: string | null; hasMore: boolean; remainingCount: number | null },
 ): Json {
-  return {
-    objectType: "list",
-    url,
-    data,
-    nextCursor,
-    hasMore,
-    remainingCount,
-    cursorExpiresAt: null,
-    source: "mirror",
-  };
+  const head = { objectType: "list", url };
+  const tail = { ...paging, cursorExpiresAt: null, source: "mirror" };
+  const hidden = linked ? null : LINKED_FIELD;
+  const texts = records.map((r) => copy.textOf(r, hidden) ?? JSON.stringify(shown(r, linked)));
+  const text = `${JSON.stringify(head).slice(0, -1)},"data":[${texts.join(",")}],${JSON.stringify(tail).slice(1)}`;
+  // The records as shown are made only if someone reads them: the reply sends the text.
+  let data: Json[] | null = null;
+  const body: Json = { ...head };
+  Object.defineProperty(body, "data", {
+    enumerable: true,
+    get: () => (data ??= records.map((r) => shown(r, linked))),
+  });
+  return withJsonText(Object.assign(body, tail), text);
 }
 
 const textOf = (value: unknown): string => (typeof value === "string" ? value : "");

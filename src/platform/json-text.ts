@@ -21,3 +21,13 @@ export function jsonTextOnce(value: object): string {
 export function knownJsonText(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? texts.get(value) : undefined;
 }
+
+/**
+ * Records `text` as `value`'s JSON text, for a value assembled from parts already serialised (a
+ * mirrored list page is its records' stored texts joined): the reply sends it as it is. The text
+ * must be what `JSON.stringify(value)` would give, up to the order of keys.
+ */
+export function withJsonText<T extends object>(value: T, text: string): T {
+  texts.set(value, text);
+  return value;
+}

@@ -1,0 +1,116 @@
+/**
+ * Profiling aid (not part of `npm run bench`'s table): the service's CPU profile while a caller
+ * reads mirrored pages of 150 invoices (`Svc-Max-Staleness-Seconds`), and while a fill of the
+ * invoices runs. The demo company (150 invoices) plus `MIRROR_PROFILE_INVOICES` more written straight
+ * into the company file; PGlite in memory, or PostgreSQL with DATABASE_URL. Writes `mirror-page.cpuprofile`
+ * and `mirror-fill.cpuprofile` to `BENCH_PROFILE_DIR` (default: a new temporary directory) and
+ * prints the top functions by self time. Run with `npx tsx bench/mirror-profile.ts`.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { systemClock } from "../src/platform/clock.ts";
+import { startSystem } from "../src/testing/system.ts";
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The top functions by self time, with their share of the samples. */
+function top(profile: Profile, count = 25): string {
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byName = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    const where = node.callFrame.url.replace(/^.*\/(src|node_modules)\//, "$1/");
+    const name = `${node.callFrame.functionName || "(anonymous)"} ${where}:${node.callFrame.lineNumber + 1}`;
+    byName.set(name, (byName.get(name) ?? 0) + us);
+  }
+  const total = [...byName.values()].reduce((a, b) => a + b, 0);
+  return [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(
+      ([name, us]) =>
+        `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${name}`,
+    )
+    .join("\n");
+}
+
+async function main(): Promise<void> {
+  const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), "lb-profile-"));
+  mkdirSync(dir, { recursive: true });
+  const sys = await startSystem(null, {
+    clock: systemClock,
+    mirror: true,
+    config: { CONNECTOR_HOLD_MS: "300", RATE_LIMIT_MAX: "1000000", MIRROR_POLL_INTERVAL_SECONDS: "3600" },
+  });
+  const eu = await sys.connectEndUser({ companyName: "Profile Co", seed: "demo" });
+  eu.connector.start();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  const state = async (): Promise<string | undefined> =>
+    (
+      (await (await sys.call("GET", `/v1/end-users/${eu.endUserId}/mirror`)).json()) as {
+        resources: { state: string }[];
+      }
+    ).resources[0]?.state;
+  await session.post("Profiler.start");
+  const fillStart = performance.now();
+  await sys.call("PUT", `/v1/end-users/${eu.endUserId}/mirror`, { body: { resources: ["invoices"] } });
+  while ((await state()) !== "ready") await new Promise((r) => setTimeout(r, 20));
+  const fillMs = performance.now() - fillStart;
+  let { profile } = await session.post("Profiler.stop");
+  writeFileSync(join(dir, "mirror-fill.cpuprofile"), JSON.stringify(profile));
+  console.log(`fill: ${fillMs.toFixed(0)} ms\n${top(profile as Profile)}`);
+  if (process.env.MIRROR_PROFILE_TIMELINE) {
+    const rows = await sys.deps.db
+      .selectFrom("requests")
+      .select(["operation_id", "created_at", "sent_at", "completed_at", "timeline"])
+      .where("background", "=", true)
+      .orderBy("seq")
+      .execute();
+    const t0 = rows[0]?.created_at.getTime() ?? 0;
+    for (const r of rows)
+      console.log(
+        r.operation_id,
+        r.created_at.getTime() - t0,
+        (r.sent_at?.getTime() ?? 0) - t0,
+        (r.completed_at?.getTime() ?? 0) - t0,
+      );
+  }
+
+  const read = async (): Promise<void> => {
+    const response = await sys.call("GET", "/v1/ledger-desktop/invoices?limit=150", {
+      endUserId: eu.endUserId,
+      headers: { "Svc-Max-Staleness-Seconds": "86400" },
+    });
+    await response.arrayBuffer();
+  };
+  for (let i = 0; i < 50; i++) await read();
+  await session.post("Profiler.start");
+  const started = performance.now();
+  const calls = 300;
+  for (let i = 0; i < calls; i++) await read();
+  const readMs = performance.now() - started;
+  ({ profile } = await session.post("Profiler.stop"));
+  writeFileSync(join(dir, "mirror-page.cpuprofile"), JSON.stringify(profile));
+  console.log(
+    `\npages: ${(readMs / calls).toFixed(2)} ms a call (caller on this thread)\n${top(profile as Profile)}`,
+  );
+  session.disconnect();
+  await sys.close();
+}
+
+await main();
