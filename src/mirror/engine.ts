@@ -12,6 +12,7 @@ import {
   advanceWritesThrough,
   claimDueMirrors,
   dropOlderGenerations,
+  otherFillRunning,
   runningMirrors,
   updateClaimed,
   writeRecords,
@@ -93,7 +94,9 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
    * time instead of at the next tick, so the copy lags by one interval and a round trip.
    */
   const wakeAt = (at: Date): void => {
-    void deps.clock.sleep(at.getTime() - deps.clock.now(), shutdown.signal).then(async () => {
+    const ms = at.getTime() - deps.clock.now();
+    const due = ms > 0 ? deps.clock.sleep(ms, shutdown.signal) : Promise.resolve();
+    void due.then(async () => {
       if (!shutdown.signal.aborted) await deps.store.notifier.notify(MIRROR_CHANNEL).catch(() => undefined);
     });
   };
@@ -146,6 +149,8 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     resource: ResourceDefinition,
     cursor: string | null,
   ): Promise<string> => {
+    // A group the application cannot page (no iterator) is read whole in one answer.
+    if (!resource.pages) return submitList(work, resource, storedFormParams(resource), "whole");
     const values = new Map<string, ParamValue>([
       ...storedFormParams(resource),
       ["limit", deps.config.MIRROR_FILL_PAGE_SIZE],
@@ -194,6 +199,13 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     try {
       if (step === "fill") {
         if (work.fill_started_at === null || work.state === "error") {
+          // One fill at a time per end user: fills walk application cursors, and a connection
+          // keeps only a few open (a fourth would end another fill's).
+          if (await otherFillRunning(deps.db, work)) {
+            // Due again at once: the pass after the other fill's last page starts it.
+            await release(work, { next_work_at: now() });
+            return null;
+          }
           // A new fill (or another try after an error): a new generation; the window of its
           // catch-up poll starts now.
           const fresh = {
@@ -328,6 +340,8 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
       if (done) await dropOlderGenerations(trx, work, work.generation);
       return true;
     });
+    // The last page is in: a fill of another group of the end user may start now.
+    if (kept && done) await deps.store.notifier.notify(MIRROR_CHANNEL);
     return kept ? { ...work, ...changes } : null;
   };
 
@@ -370,7 +384,11 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
         transactions,
         deletedTransactions.map((r) => String(r.id)),
         copy.byId,
-        new Set(listed.map((r) => String(r.id))),
+        // Read already, or gone: neither is asked for again (an ID list naming a deleted record fails).
+        new Set([
+          ...listed.map((r) => String(r.id)),
+          ...findings(own, settled.slice(0, own.length)).deleted.map((d) => d.id),
+        ]),
       );
       if (refresh.kind !== "none") {
         const ids = [...work.request_ids];

@@ -58,8 +58,11 @@ const DERIVED_FIELDS = new Set([
   "targetAccountBalance",
 ]);
 
-/** Quantities moved by any inventory transaction's lines (which the transactions list does not name). */
-const QUANTITY_FIELD = /^quantity(OnHand|On[A-Z]|CanBuild|ToBeBuilt|Required)/;
+/**
+ * Quantities and the average cost moved by any inventory transaction's lines (which the
+ * transactions list does not name).
+ */
+const QUANTITY_FIELD = /^(quantity(OnHand|On[A-Z]|CanBuild|ToBeBuilt|Required)|averageCost$)/;
 
 const fieldsCache = new Map<ResourceDefinition, ReadonlySet<string>>();
 
@@ -67,7 +70,11 @@ const fieldsCache = new Map<ResourceDefinition, ReadonlySet<string>>();
 export function recordFields(resource: ResourceDefinition): ReadonlySet<string> {
   let fields = fieldsCache.get(resource);
   if (!fields) {
-    fields = new Set(resource.output.fields.map((field) => field.json));
+    // A group of several kinds (items) holds the fields of each.
+    fields = new Set([
+      ...resource.output.fields.map((field) => field.json),
+      ...[...resource.records.values()].flatMap((entry) => entry.shape.fields.map((field) => field.json)),
+    ]);
     fieldsCache.set(resource, fields);
   }
   return fields;

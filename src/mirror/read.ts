@@ -1,16 +1,21 @@
-import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { CallInput } from "../ledger/action-table.ts";
-import { CURSOR_PAGE_SIZE_MAX } from "../ledger/cursors.ts";
+import { CURSOR_PAGE_SIZE_MAX, newCursorId } from "../ledger/cursors.ts";
 import type { TypedOperation } from "../ledger/operations.ts";
 import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { ParamValue } from "../ledger/typed/filters.ts";
-import { findMirrorForRead, type MirrorForRead } from "../store/mirrors.ts";
+import {
+  findMirrorCursor,
+  findMirrorsForRead,
+  insertMirrorCursor,
+  type MirrorForRead,
+} from "../store/mirrors.ts";
 import { withJsonText } from "../platform/json-text.ts";
 import type { Tenant } from "../store/tenant.ts";
 import { copyOf, type Copy } from "./copy.ts";
+import { currentView, type View } from "./names.ts";
 import { LINKED_FIELD, mirrorableGroups } from "./groups.ts";
 import { answer, unsupportedParam } from "./query.ts";
 import { offsetMinutes } from "./stored-records.ts";
@@ -69,12 +74,33 @@ export async function answerFromMirror(deps: Deps, read: MirrorRead): Promise<Mi
   const position = typeof cursor === "string" ? readMirrorCursor(cursor) : undefined;
   // A live cursor continues live; a mirror cursor continues on the mirror.
   if (position === null) return null;
+  let continued: MirrorCursor | undefined;
+  if (position) {
+    const found = await findMirrorCursor(
+      deps.db,
+      { id: position.c, endUserId: read.endUserId, resource: resource.entry.path },
+      new Date(deps.clock.now()),
+    );
+    if (!found)
+      throw new ServiceError("CURSOR_INVALID", {
+        param: "cursor",
+        message: "This cursor belongs to another list, or is over a day old.",
+      });
+    continued = { ...position, filters: found.filters as Array<[string, ParamValue]>, linked: found.linked };
+    if ([...query.keys()].every((name) => name === "cursor" || name === "limit")) {
+      // The cursor alone (maybe with `limit`): the first page's filters, as a live cursor keeps them.
+      for (const [name, value] of continued.filters) query.set(name, value);
+      if (continued.linked) query.set("includeLinkedTransactions", true);
+    }
+  }
   const linked = takeLinked(resource, query);
   if (action === "list" && unsupportedParam(resource, query) !== null) {
     if (position) throw cursorMismatch();
     return null;
   }
-  let mirror = await findMirrorForRead(deps.db, read.tenant, read.endUserId, resource.entry.path);
+  const groups = mirrorableGroups();
+  let rows = await findMirrorsForRead(deps.db, read.tenant, read.endUserId);
+  let mirror = rows.find((r) => r.resource === resource.entry.path) ?? null;
   const nowMs = deps.clock.now();
   const fresh = (m: MirrorForRead | null): m is MirrorForRead & { as_of: Date } =>
     m !== null &&
@@ -88,20 +114,31 @@ export async function answerFromMirror(deps: Deps, read: MirrorRead): Promise<Mi
   if (mirror.writes_pending) {
     // Read-your-writes: every write answered before this read is in the copy, or the read goes live.
     if (!(await catchUpWrites(deps, mirror))) return null;
-    mirror = await findMirrorForRead(deps.db, read.tenant, read.endUserId, resource.entry.path);
+    rows = await findMirrorsForRead(deps.db, read.tenant, read.endUserId);
+    mirror = rows.find((r) => r.resource === resource.entry.path) ?? null;
     if (!fresh(mirror)) return null;
   }
   const copy = await copyOf(deps.db, mirror);
-  const asOf = mirror.as_of;
+  // The names the records show come from the mirrored list groups' copies (names.ts).
+  const lists = rows.filter(
+    (r): r is MirrorForRead & { as_of: Date } =>
+      r.state === "ready" && r.as_of !== null && groups.get(r.resource)?.entry.kind === "list",
+  );
+  const listCopies: Copy[] = [];
+  for (const row of lists)
+    listCopies.push(row.resource === mirror.resource ? copy : await copyOf(deps.db, row));
+  const view = currentView(resource, copy, listCopies);
+  // As of the oldest copy the answer draws on.
+  const asOf = new Date(Math.min(mirror.as_of.getTime(), ...lists.map((r) => r.as_of.getTime())));
   const headers = {
     [MAX_STALENESS_HEADER.replace("Max-Staleness-Seconds", "Data-As-Of")]: asOf.toISOString(),
     Age: String(Math.max(0, Math.floor((nowMs - asOf.getTime()) / 1000))),
   };
   if (action === "retrieve")
-    return { status: 200, body: retrieved(resource, copy, read.input.id, asOf), headers };
+    return { status: 200, body: retrieved(resource, copy, view, read.input.id, asOf), headers };
   return {
     status: 200,
-    body: listPage(resource, copy, mirror, read, query, linked, position, nowMs),
+    body: await listPage(deps, resource, copy, view, mirror, read, query, linked, continued, nowMs),
     headers,
   };
 }
@@ -117,8 +154,14 @@ function shown(record: Json, linked: boolean): Json {
   return linked || !(LINKED_FIELD in record) ? record : { ...record, [LINKED_FIELD]: [] };
 }
 
-function retrieved(resource: ResourceDefinition, copy: Copy, id: string | null, asOf: Date): Json {
-  const record = id === null ? undefined : copy.byId.get(id);
+function retrieved(
+  resource: ResourceDefinition,
+  copy: Copy,
+  view: View,
+  id: string | null,
+  asOf: Date,
+): Json {
+  const record = id === null ? undefined : view.byId.get(id);
   if (!record) {
     throw new ServiceError("LEDGER_OBJECT_NOT_FOUND", {
       param: "id",
@@ -132,18 +175,21 @@ function retrieved(resource: ResourceDefinition, copy: Copy, id: string | null, 
 // ---------------------------------------------------------------------------------------------
 // list pages and mirror cursors
 
+/** A mirror cursor's token: its stored filters' ID and the position of the next page. */
 interface Position {
-  /** The end user and group the cursor belongs to. */
-  e: string;
-  g: string;
-  /** The filters' fingerprint: continuing with other filters is CURSOR_PARAMS_MISMATCH. */
-  f: string;
+  c: string;
   /** Records served so far. */
   n: number;
   /** Page size. */
   s: number;
-  /** The last record served (its order key and ID). */
-  k: [string, string];
+  /** The last record served. */
+  i: string;
+}
+
+/** A continued list: its position and the first page's filters. */
+interface MirrorCursor extends Position {
+  filters: Array<[string, ParamValue]>;
+  linked: boolean;
 }
 
 const MIRROR_CURSOR = "m1";
@@ -154,16 +200,7 @@ function readMirrorCursor(token: string): Position | null {
   if (!text.startsWith(`{"v":"${MIRROR_CURSOR}"`)) return null;
   try {
     const p = JSON.parse(text) as Partial<Position> & { v: string };
-    if (
-      typeof p.e === "string" &&
-      typeof p.g === "string" &&
-      typeof p.f === "string" &&
-      Number.isInteger(p.n) &&
-      Number.isInteger(p.s) &&
-      Array.isArray(p.k) &&
-      p.k.length === 2 &&
-      p.k.every((part) => typeof part === "string")
-    )
+    if (typeof p.c === "string" && typeof p.i === "string" && Number.isInteger(p.n) && Number.isInteger(p.s))
       return p as Position;
   } catch {
     // falls through
@@ -189,49 +226,35 @@ const cursorEnded = (): ServiceError =>
       "The mirror this list was read from is being filled again. Start the list again without a cursor.",
   });
 
-function fingerprint(query: ReadonlyMap<string, ParamValue>, linked: boolean): string {
-  const filters = [...query]
+/** The filters of a list query (no cursor, no page size), in a fixed order. */
+function filtersOf(query: ReadonlyMap<string, ParamValue>): Array<[string, ParamValue]> {
+  return [...query]
     .filter(([name]) => name !== "cursor" && name !== "limit")
     .sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash("sha256")
-    .update(JSON.stringify([filters, linked]))
-    .digest("base64url")
-    .slice(0, 16);
 }
 
-/** A record's place in the application's order: lists by lower-cased full name, transactions by creation. */
-export function orderKey(resource: ResourceDefinition, record: Json): string {
-  if (resource.entry.kind === "list") return textOf(record.fullName ?? record.name).toLowerCase();
-  const counter = /^([0-9A-F]+)-/i.exec(String(record.id))?.[1] ?? "0";
-  return counter.padStart(16, "0");
-}
-
-function after(resource: ResourceDefinition, record: Json, [key, id]: [string, string]): boolean {
-  const own = orderKey(resource, record);
-  return own > key || (own === key && String(record.id) > id);
-}
-
-function listPage(
+async function listPage(
+  deps: Deps,
   resource: ResourceDefinition,
   copy: Copy,
+  view: View,
   mirror: MirrorForRead & { as_of: Date },
   read: MirrorRead,
   query: Map<string, ParamValue>,
   linked: boolean,
-  position: Position | undefined,
+  continued: MirrorCursor | undefined,
   nowMs: number,
-): Json {
+): Promise<Json> {
   const url = `/v1/ledger-desktop/${resource.entry.path}`;
-  const filtersPrint = fingerprint(query, linked);
-  if (position && (position.e !== read.endUserId || position.g !== resource.entry.path))
-    throw new ServiceError("CURSOR_INVALID", {
-      param: "cursor",
-      message: "This cursor belongs to another list.",
-    });
-  if (position && position.f !== filtersPrint) throw cursorMismatch();
+  const filters = filtersOf(query);
+  if (
+    continued &&
+    (JSON.stringify(continued.filters) !== JSON.stringify(filters) || continued.linked !== linked)
+  )
+    throw cursorMismatch();
   const limit = query.get("limit");
   query.delete("cursor");
-  const evaluated = answer(resource, copy.records(resource), query, {
+  const evaluated = answer(resource, view.records, query, {
     utcOffsetMinutes: offsetMinutes(mirror.utc_offset),
     nowMs,
     ordered: true,
@@ -242,26 +265,28 @@ function listPage(
   if (paging !== "cursor") {
     return envelope(copy, url, records, linked, { nextCursor: null, hasMore: false, remainingCount: null });
   }
-  const size = position?.s ?? (typeof limit === "number" ? limit : CURSOR_PAGE_SIZE_MAX);
-  if (position) {
-    // After the last record served: by its place when it is still listed, else by its order key.
-    const at = records.findIndex((r) => r.id === position.k[1]);
-    records = at >= 0 ? records.slice(at + 1) : records.filter((r) => after(resource, r, position.k));
+  const size = continued?.s ?? (typeof limit === "number" ? limit : CURSOR_PAGE_SIZE_MAX);
+  if (continued) {
+    // After the last record served; should it be gone since, after as many records as were served.
+    const at = records.findIndex((r) => r.id === continued.i);
+    records = records.slice(at >= 0 ? at + 1 : continued.n);
   }
   const page = records.slice(0, size);
   const remaining = records.length - page.length;
   const last = page[page.length - 1];
-  const next =
-    remaining > 0 && last
-      ? writeMirrorCursor({
-          e: read.endUserId,
-          g: resource.entry.path,
-          f: filtersPrint,
-          n: (position?.n ?? 0) + page.length,
-          s: size,
-          k: [orderKey(resource, last), String(last.id)],
-        })
-      : null;
+  let next: string | null = null;
+  if (remaining > 0 && last) {
+    let id = continued?.c;
+    if (id === undefined) {
+      id = newCursorId();
+      await insertMirrorCursor(
+        deps.db,
+        { id, endUserId: read.endUserId, resource: resource.entry.path, filters, linked },
+        new Date(nowMs),
+      );
+    }
+    next = writeMirrorCursor({ c: id, n: (continued?.n ?? 0) + page.length, s: size, i: String(last.id) });
+  }
   return envelope(copy, url, page, linked, {
     nextCursor: next,
     hasMore: remaining > 0,
@@ -294,5 +319,3 @@ function envelope(
   });
   return withJsonText(Object.assign(body, tail), text);
 }
-
-const textOf = (value: unknown): string => (typeof value === "string" ? value : "");

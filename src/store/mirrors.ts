@@ -71,12 +71,12 @@ export interface MirrorForRead extends MirrorRow {
   writes_pending: boolean;
 }
 
-export async function findMirrorForRead(
+/** Every mirror of an end user as a read sees them (the group read, and the list groups whose names it shows). */
+export async function findMirrorsForRead(
   db: Db,
   tenant: Tenant,
   endUserId: string,
-  resource: string,
-): Promise<MirrorForRead | null> {
+): Promise<MirrorForRead[]> {
   const r = await sql<MirrorForRead>`
     select m.*, exists (
       select 1 from requests r
@@ -84,9 +84,9 @@ export async function findMirrorForRead(
         and (r.completed_at, r.id) > (m.writes_through, m.writes_through_id)
     ) as writes_pending
     from mirrors m
-    where m.end_user_id = ${endUserId} and m.resource = ${resource}
+    where m.end_user_id = ${endUserId}
       and m.project_id = ${tenant.projectId} and m.is_test = ${isTestTenant(tenant)}`.execute(db);
-  return r.rows[0] ?? null;
+  return r.rows;
 }
 
 /** A write of the end user completed after the mirror's `writes_through`, in completion order. */
@@ -360,4 +360,67 @@ export async function mirrorBytes(db: Db, key: MirrorKey): Promise<number> {
     select sum(pg_column_size(r.*)) as bytes from mirror_records r
     where r.end_user_id = ${key.end_user_id} and r.resource = ${key.resource}`.execute(db);
   return Number(r.rows[0]?.bytes ?? 0);
+}
+
+/** Whether another group of the end user is in the middle of a fill (its pages still to come). */
+export async function otherFillRunning(db: Executor, key: MirrorKey): Promise<boolean> {
+  const row = await db
+    .selectFrom("mirrors")
+    .select("resource")
+    .where("end_user_id", "=", key.end_user_id)
+    .where("resource", "<>", key.resource)
+    .where("state", "=", "filling")
+    .where("fill_started_at", "is not", null)
+    .where((eb) => eb.or([eb("fill_cursor", "is", null), eb("fill_cursor", "<>", "done")]))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** How long a mirror cursor can be continued. */
+const MIRROR_CURSOR_TTL_MS = 24 * 3600 * 1000;
+
+/** Keeps the filters of a mirrored list whose next page is to come; forgets cursors older than a day. */
+export async function insertMirrorCursor(
+  db: Db,
+  row: {
+    id: string;
+    endUserId: string;
+    resource: string;
+    filters: Array<[string, unknown]>;
+    linked: boolean;
+  },
+  now: Date,
+): Promise<void> {
+  await db
+    .deleteFrom("mirror_cursors")
+    .where("created_at", "<", new Date(now.getTime() - MIRROR_CURSOR_TTL_MS))
+    .execute();
+  await db
+    .insertInto("mirror_cursors")
+    .values({
+      id: row.id,
+      end_user_id: row.endUserId,
+      resource: row.resource,
+      filters: json(row.filters),
+      linked: row.linked,
+      created_at: now,
+    })
+    .execute();
+}
+
+/** A mirror cursor of this end user and group, while it may still be continued. */
+export async function findMirrorCursor(
+  db: Db,
+  key: { id: string; endUserId: string; resource: string },
+  now: Date,
+): Promise<{ filters: Array<[string, unknown]>; linked: boolean } | null> {
+  const row = await db
+    .selectFrom("mirror_cursors")
+    .select(["filters", "linked"])
+    .where("id", "=", key.id)
+    .where("end_user_id", "=", key.endUserId)
+    .where("resource", "=", key.resource)
+    .where("created_at", ">=", new Date(now.getTime() - MIRROR_CURSOR_TTL_MS))
+    .executeTakeFirst();
+  return row ?? null;
 }

@@ -461,6 +461,16 @@ export interface MirrorRecordsTable {
   version: ColumnType<string, string | number, string | number>;
 }
 
+/** The filters of a list read from the mirror, for its next pages (migration 0036). */
+export interface MirrorCursorsTable {
+  id: string;
+  end_user_id: string;
+  resource: string;
+  filters: Json<Array<[string, unknown]>>;
+  linked: boolean;
+  created_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -485,4 +495,5 @@ export interface DatabaseSchema {
   project_usage: ProjectUsageTable;
   mirrors: MirrorsTable;
   mirror_records: MirrorRecordsTable;
+  mirror_cursors: MirrorCursorsTable;
 }

@@ -25,7 +25,7 @@ import type { CompanyFile } from "../../src/simulator/ledger/company-file.ts";
 import { processDocument } from "../../src/simulator/ledger/processor.ts";
 import { fieldText, type LedgerRecord } from "../../src/simulator/ledger/records.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
-import { bringOnline, callAsEndUser, E2E_CONFIG } from "./helpers.ts";
+import { bringOnline, callAsEndUser, E2E_CONFIG, eventually } from "./helpers.ts";
 
 /**
  * The mirror's evaluator tells the truth (issue 26, item 4): for seeded-random list queries over
@@ -42,11 +42,16 @@ const SEED = Number(process.env.MIRROR_QUERY_SEED ?? "2026");
 const QUERIES_PER_ROUND = 100;
 const GROUPS = ["customers", "vendors", "items", "accounts", "invoices", "bills", "checks"] as const;
 const BASE = "/v1/ledger-desktop";
+const POLL_S = 60;
+const STALE_OK = { "Svc-Max-Staleness-Seconds": "86400" };
 
 let sys: System;
 let eu: ConnectedEndUser;
-/** The application's own clock: records are modified days apart without moving the service's time. */
-const ledgerClock = new FakeClock(Date.UTC(2026, 2, 2, 15, 0, 0));
+/**
+ * The service's clock, which the application shares: records are modified minutes to days apart,
+ * and the mirror's polls (on the same clock) see them as the application dates them.
+ */
+let ledgerClock: FakeClock;
 const random = new SeededRandom(SEED);
 
 const file = (): CompanyFile => eu.ledger.companyFile(eu.companyFilePath);
@@ -81,6 +86,69 @@ async function live(path: string, query: ReadonlyMap<string, ParamValue>): Promi
       return { status: 200, records, error: null, warnings: page === 0 ? warnings : [] };
     }
     url = `${BASE}/${path}?cursor=${encodeURIComponent(next)}`;
+  }
+}
+
+/** Every page of the mirror's answer through HTTP (`Svc-Max-Staleness-Seconds`, its cursor walked). */
+async function mirrored(path: string, query: ReadonlyMap<string, ParamValue>): Promise<LiveAnswer> {
+  const records: Json[] = [];
+  let url = `${BASE}/${path}?${queryString(query)}`;
+  for (let page = 0; ; page++) {
+    assert.ok(page < 100, `${path}: the mirror's cursor ends`);
+    const got = await callAsEndUser(sys, eu, "GET", url, undefined, STALE_OK);
+    if (got.status !== 200)
+      return { status: got.status, records, error: got.body.error as Json, warnings: [] };
+    assert.equal(got.body.source, "mirror", `${describeQuery(path, query)}: answered from the mirror`);
+    records.push(...(got.body.data as Json[]));
+    const next = got.body.nextCursor;
+    if (typeof next !== "string") return { status: 200, records, error: null, warnings: [] };
+    url = `${BASE}/${path}?cursor=${encodeURIComponent(next)}`;
+  }
+}
+
+/** The mirror's HTTP answer is the live one: the same status and code, or the same records in order. */
+function assertMirrorServes(
+  path: string,
+  query: ReadonlyMap<string, ParamValue>,
+  served: LiveAnswer,
+  got: LiveAnswer,
+): void {
+  const what = `${describeQuery(path, query)} (mirror through HTTP)`;
+  assert.equal(
+    served.status,
+    got.status,
+    `${what}: ${JSON.stringify(served.error)} / ${JSON.stringify(got.error)}`,
+  );
+  if (got.status !== 200) {
+    assert.equal(served.error?.code, got.error?.code, what);
+    return;
+  }
+  const ids = (records: readonly Json[]): string[] => records.map((r) => String(r.id));
+  assert.deepEqual(ids(served.records), ids(got.records), `${what}: the records or their order differ`);
+  got.records.forEach((record, i) => {
+    assert.deepEqual(served.records[i], record, `${what}: record ${i} (${String(record.id)}) differs`);
+  });
+}
+
+/** Moves the clock one poll interval and waits until every group's mirror has a poll after `since`. */
+async function polled(since: number): Promise<void> {
+  await ledgerClock.advance(POLL_S * 1000 + 1000);
+  let groups: { resource: string; state: string; asOf: string | null; error: unknown }[] = [];
+  try {
+    await eventually("the mirror polled every group", async () => {
+      // Time goes on while the mirror works (a fill waits for another's, a poll for its turn).
+      await ledgerClock.advance(1000);
+      const response = await sys.call("GET", `/v1/end-users/${eu.endUserId}/mirror`);
+      groups = ((await response.json()) as { resources: typeof groups }).resources;
+      return (
+        groups.length === GROUPS.length &&
+        groups.every((g) => g.state === "ready" && g.asOf !== null && Date.parse(g.asOf) >= since)
+      );
+    });
+  } catch (error) {
+    throw new Error(
+      `${(error as Error).message} (since ${new Date(since).toISOString()}): ${JSON.stringify(groups)}`,
+    );
   }
 }
 
@@ -227,6 +295,7 @@ async function round(count: number): Promise<RoundReport> {
     const mirror = answer(group, records, query, context);
     const got = await live(path, query);
     assertSame(path, query, mirror, got);
+    assertMirrorServes(path, query, await mirrored(path, query), got);
     report.queries++;
     if (mirror.kind === "error") report.errors++;
     else {
@@ -320,13 +389,30 @@ async function directChanges(count: number): Promise<number> {
 }
 
 before(async () => {
-  sys = await startSystem(null, { ...E2E_CONFIG });
+  sys = await startSystem(null, {
+    ...E2E_CONFIG,
+    mirror: true,
+    config: {
+      ...E2E_CONFIG.config,
+      // Days pass between direct changes: the connector is not taken for gone meanwhile.
+      CONNECTION_OFFLINE_AFTER_MS: String(90 * 86_400_000),
+      CONNECTOR_TICKET_TTL_MS: String(90 * 86_400_000),
+      CONNECTOR_IDLE_CLOSE_MS: String(90 * 86_400_000),
+      MIRROR_POLL_INTERVAL_SECONDS: String(POLL_S),
+    },
+  });
+  assert.ok(sys.fakeClock, "the system runs on a fake clock");
+  ledgerClock = sys.fakeClock;
   eu = await sys.connectEndUser({
     companyName: "Mirror Query Co",
     seed: "demo",
     application: { clock: ledgerClock },
   });
   await bringOnline(sys, eu);
+  const put = await sys.call("PUT", `/v1/end-users/${eu.endUserId}/mirror`, {
+    body: { resources: [...GROUPS] },
+  });
+  assert.equal(put.status, 200, await put.clone().text());
 });
 after(() => sys.close());
 
@@ -343,6 +429,7 @@ describe("mirror query evaluator against the live application", () => {
     await ledgerClock.advance(86_400_000);
     const applied = await directChanges(40);
     assert.ok(applied >= 25, `most direct changes apply (${applied} of 40)`);
+    await polled(ledgerClock.now());
     const report = await round(QUERIES_PER_ROUND);
     console.log(`seed ${SEED}, first round:`, report);
     assert.ok(report.queries >= 150, `enough queries compared: ${JSON.stringify(report)}`);
@@ -355,6 +442,8 @@ describe("mirror query evaluator against the live application", () => {
   test("after random creates, updates, deletes and voids made directly in the company file, a new copy answers exactly again", async () => {
     const applied = await directChanges(40);
     assert.ok(applied >= 25, `most direct changes apply (${applied} of 40)`);
+    // The mirror learns of them only from its polls (the change feed's queries): one is enough.
+    await polled(ledgerClock.now());
     const report = await round(QUERIES_PER_ROUND);
     console.log(`seed ${SEED}, after direct changes:`, report);
     // Every parameter the mirror answers was compared at least once in this run.

@@ -217,7 +217,11 @@ describe("mirror: the staleness contract's edges", () => {
     assertRefused(await putMirror(["company"]), 400, "INVALID_PARAMETER", "resources[0]");
     assertRefused(await putMirror(["customers", "customers"]), 400, "INVALID_PARAMETER", "resources[1]");
     assertRefused(await putMirror("customers"), 400, "INVALID_PARAMETER", "resources");
-    assert.deepEqual(await mirrorOf(), before);
+    // The same groups (a poll may move their `asOf` meanwhile; the refused PUTs change nothing).
+    assert.deepEqual(
+      groupsOf((await mirrorOf()).body).map((g) => g.resource),
+      groupsOf(before.body).map((g) => g.resource),
+    );
   });
 
   test("another project's key, or the other mode's, sees no mirror: 404; its reads with the header stay its own (404 end user), nothing queued", async () => {

@@ -11,6 +11,8 @@ import { statements } from "./statements.ts";
  *   answers it (inactive included, with line items and linked transactions); a deleted record stays
  *   as a tombstone (`data` null) so an older answer can never bring it back. `version` is the
  *   mirror's version when the row last changed: an instance's in-memory copy reads only what changed.
+ * - `mirror_cursors`: the filters of a list read from the mirror whose next page is still to come
+ *   (the cursor token carries its ID and position), for a day.
  * - an index on the succeeded writes of an end user by completion, for read-your-writes.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -58,5 +60,14 @@ const DDL = `
       foreign key (end_user_id, resource) references mirrors(end_user_id, resource) on delete cascade
     );
     create index mirror_records_changed on mirror_records(end_user_id, resource, version);
+    create table mirror_cursors (
+      id text primary key,
+      end_user_id text not null references end_users(id) on delete cascade,
+      resource text not null,
+      filters jsonb not null,
+      linked boolean not null,
+      created_at timestamptz not null
+    );
+    create index mirror_cursors_created on mirror_cursors(created_at);
     create index requests_settled_writes on requests(end_user_id, completed_at) where is_write and status = 'succeeded';
 `;
