@@ -19,7 +19,7 @@ import {
   randomListQuery,
   type ListQuery,
 } from "../../src/mirror/query-samples.ts";
-import { FakeClock } from "../../src/platform/clock.ts";
+import type { FakeClock } from "../../src/platform/clock.ts";
 import { SeededRandom } from "../../src/platform/seeded-random.ts";
 import type { CompanyFile } from "../../src/simulator/ledger/company-file.ts";
 import { processDocument } from "../../src/simulator/ledger/processor.ts";
