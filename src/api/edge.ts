@@ -10,7 +10,8 @@ import { hasBody } from "./body-deadline.ts";
 /**
  * The HTTP edge (issue 6): what reaches a handler is text the store can hold, and every refusal,
  * including those Fastify and Node's HTTP parser make before any route runs, leaves in the spec's
- * error shape with `Svc-Request-Id`, `Svc-Should-Retry` and the `RateLimit-*` headers.
+ * error shape with `Svc-Request-Id`, `Svc-Should-Retry` (and `X-Should-Retry`, decision 0045) and the
+ * `RateLimit-*` headers.
  */
 
 /** JSON bodies: an empty body is no body (DELETE and cancel with a JSON content type work). */
@@ -172,6 +173,7 @@ export function clientErrorHandler(app: FastifyInstance, deps: Deps) {
           `Content-Length: ${Buffer.byteLength(body)}`,
           `Svc-Request-Id: ${id}`,
           "Svc-Should-Retry: false",
+          "X-Should-Retry: false",
           ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
           "Connection: close",
         ];

@@ -25,9 +25,26 @@ export function fromUnexpected(error: unknown): ServiceError {
   return coerceError(error);
 }
 
+/** Methods that never change anything: a failed call of one may be sent again whatever its outcome. */
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Whether the identical call may be sent again automatically: the body's `retryable`,
+ * `Svc-Should-Retry` and `X-Should-Retry` (decision 0045). The code's retry rule says it, except
+ * that a write whose outcome is `unknown` or `pending` is never resent (spec: Errors), whatever its
+ * code says — an INTERNAL_ERROR or an unreadable answer on a write may have been applied, and a
+ * client that sends no Idempotency-Key would apply it twice.
+ */
+export function shouldRetry(error: ServiceError, method: string): boolean {
+  if (!error.retryable) return false;
+  const mayBeApplied = error.outcome === "unknown" || error.outcome === "pending";
+  return !(mayBeApplied && !READ_METHODS.has(method.toUpperCase()));
+}
+
 /**
  * The single error renderer (house style §2.4): every error leaves as the spec's `{error:{...}}`
- * body with `Svc-Should-Retry`, and `Retry-After` for 429 and retryable 503.
+ * body with `Svc-Should-Retry` and the same value in `X-Should-Retry` (the header generated SDKs
+ * obey, decision 0045), and `Retry-After` for 429 and retryable 503.
  */
 export function fromFrameworkError(error: unknown, bodyLimitBytes = 20 * 1024 * 1024): ServiceError {
   if (error instanceof ServiceError) return error as ServiceError;
@@ -110,10 +127,15 @@ export function sendError(
   } else if (error.code === "SERVICE_UNAVAILABLE" && error.cause !== undefined) {
     request.log.warn({ err: error.cause }, "the store does not answer");
   }
-  const body = toErrorBody(error, request.svcRequestId || String(request.id), deps.config.publicUrl);
+  const retryable = shouldRetry(error, request.method);
+  const body = {
+    ...toErrorBody(error, request.svcRequestId || String(request.id), deps.config.publicUrl),
+    retryable,
+  };
   const status = error.httpStatus ?? 500;
-  void reply.header("Svc-Should-Retry", String(error.retryable));
-  if (status === 429 || (status === 503 && error.retryable)) {
+  void reply.header("Svc-Should-Retry", String(retryable));
+  void reply.header("X-Should-Retry", String(retryable));
+  if (status === 429 || (status === 503 && retryable)) {
     void reply.header("Retry-After", String(error.retryAfterSeconds ?? (status === 429 ? 1 : 5)));
   }
   return reply.code(status).type("application/json; charset=utf-8").send({ error: body });

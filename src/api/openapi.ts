@@ -92,6 +92,11 @@ const responseHeaders = {
     description: "`true` when the identical request may succeed (the error's `retryable`)",
     schema: { type: "string", enum: ["true", "false"] },
   },
+  "X-Should-Retry": {
+    description:
+      "The same value as `Svc-Should-Retry`, under the name generated SDKs obey: `false` stops their automatic retries (a write that may have been applied, a 409 stale revision), `true` allows one",
+    schema: { type: "string", enum: ["true", "false"] },
+  },
   "Retry-After": {
     description: "Seconds to wait before retrying (429, and a retryable 503)",
     schema: { type: "integer", minimum: 0 },
@@ -117,7 +122,11 @@ const headerRefs = Object.fromEntries(
     ref(name),
   ]),
 );
-const errorHeaderRefs = { ...headerRefs, "Svc-Should-Retry": ref("Svc-Should-Retry") };
+const errorHeaderRefs = {
+  ...headerRefs,
+  "Svc-Should-Retry": ref("Svc-Should-Retry"),
+  "X-Should-Retry": ref("X-Should-Retry"),
+};
 
 /** The shared responses: the async answer and one per error status. */
 function sharedResponses(): Record<string, unknown> {

@@ -390,6 +390,7 @@ function assertSpecError(res: LightMyRequestResponse): void {
   assert.equal(catalogue[code].httpStatus ?? 409, res.statusCode, `the catalogue's status: ${context}`);
   assert.equal(error.httpStatusCode ?? 409, res.statusCode, context);
   assert.equal(res.headers["svc-should-retry"], String(error.retryable), context);
+  assert.equal(res.headers["x-should-retry"], res.headers["svc-should-retry"], `X-Should-Retry: ${context}`);
   const id = String(res.headers["svc-request-id"]);
   assert.ok(CALL_ID.test(id) || REQUEST_ID.test(id), `Svc-Request-Id: ${context}`);
   assert.equal(error.requestId, id, context);

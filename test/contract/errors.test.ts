@@ -68,13 +68,14 @@ describe("Errors: the error body", () => {
     assert.ok(!res.body.includes(presented), res.body);
   });
 
-  test("a request-validation error is not retryable and says so in Svc-Should-Retry", async () => {
+  test("a request-validation error is not retryable and says so in Svc-Should-Retry and X-Should-Retry", async () => {
     const res = await client.request("POST", "/v1/end-users", {
       body: { companyName: "A", sourceId: "a", x: 1 },
     });
     const error = assertError(res, { status: 400, code: "UNKNOWN_PARAMETER", type: INVALID, param: "x" });
     assert.equal(error.retryable, false);
     assert.equal(res.headers["svc-should-retry"], "false");
+    assert.equal(res.headers["x-should-retry"], "false");
     assert.equal(res.headers["retry-after"], undefined);
   });
 });
@@ -135,5 +136,33 @@ describe("Errors: internal errors", () => {
     });
     assert.equal(error.message, catalogue.INTERNAL_ERROR.message, res.body);
     assert.equal(res.headers["retry-after"], undefined);
+  });
+
+  test("an unexpected failure on a write may have been applied: retryable false in the body and both headers", async (t) => {
+    // Spec: Errors, "a write with outcome unknown or pending is never resent" (decision 0045): a
+    // client that sends no Idempotency-Key and obeys X-Should-Retry must not send it again.
+    let failing = false;
+    const broken = await buildTestApp(null, {
+      gate: () => {
+        if (failing) throw new Error("an unexpected bug");
+      },
+    });
+    t.after(() => broken.close().catch(() => undefined));
+    failing = true;
+    const res = await broken.app.inject({
+      method: "POST",
+      url: "/v1/end-users",
+      headers: { ...bearer(broken.project.keys.secretLive), "content-type": "application/json" },
+      payload: { companyName: "Maybe Created" },
+    });
+    assertError(res, {
+      status: 500,
+      code: "INTERNAL_ERROR",
+      type: "INTERNAL_ERROR",
+      param: null,
+      retryable: false,
+      outcome: "unknown",
+    });
+    assert.equal(res.headers["x-should-retry"], "false");
   });
 });

@@ -76,6 +76,7 @@ export function assertError(res: LightMyRequestResponse, expected: ExpectedError
   const retryable = expected.retryable ?? false;
   assert.equal(error.retryable, retryable, `error.retryable: ${context}`);
   assert.equal(res.headers["svc-should-retry"], String(retryable), `Svc-Should-Retry: ${context}`);
+  assert.equal(res.headers["x-should-retry"], String(retryable), `X-Should-Retry: ${context}`);
   assert.equal(error.outcome, expected.outcome ?? "not_applied", `error.outcome: ${context}`);
   assert.equal(typeof res.headers["svc-request-id"], "string", `Svc-Request-Id header: ${context}`);
   assert.equal(error.requestId, res.headers["svc-request-id"], `requestId = Svc-Request-Id: ${context}`);

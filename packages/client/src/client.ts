@@ -94,7 +94,9 @@ export class LedgerBridge {
 
   /**
    * Waits on a Request (`GET /v1/requests/{id}?waitSeconds=…`, repeated) until it settles, and
-   * returns its `result`; a failed or canceled Request throws its error.
+   * returns its `result`; a failed or canceled Request throws its error. A write whose answer was
+   * lost (`outcome_unknown`) throws `LEDGER_WRITE_OUTCOME_UNKNOWN` at once, as a sync call does:
+   * the service may still recover it, but the caller must check before writing again, never resend.
    */
   async waitForRequest(id: string, options: Pick<CallOptions, "signal"> = {}): Promise<unknown> {
     for (;;) {
@@ -109,6 +111,7 @@ export class LedgerBridge {
           signal: options.signal,
         },
       )) as RequestResource;
+      if (request.status === "outcome_unknown") throw outcomeUnknown(request);
       if (!SETTLED.has(request.status)) continue;
       if (request.status === "succeeded") return request.result;
       throw request.error
@@ -264,6 +267,23 @@ export class LedgerBridge {
 // The generated namespaces, as properties of every client.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- see the class
 export interface LedgerBridge extends ClientResources {}
+
+/**
+ * The error of a Request in `outcome_unknown`: its stored `LEDGER_WRITE_OUTCOME_UNKNOWN` (a batch's
+ * says which members), or one made like the service's sync answer when it stored another code.
+ */
+function outcomeUnknown(request: RequestResource): LedgerBridgeError {
+  if (request.error?.code === "LEDGER_WRITE_OUTCOME_UNKNOWN") {
+    return LedgerBridgeError.fromBody(request.error.httpStatusCode, { error: request.error }, request.id);
+  }
+  return new LedgerBridgeError({
+    code: "LEDGER_WRITE_OUTCOME_UNKNOWN",
+    type: "OUTCOME_UNKNOWN_ERROR",
+    message: `request ${request.id}: the write's answer was lost; it may have been applied. Read the Request again (or check the company file) before writing again.`,
+    httpStatus: 502,
+    requestId: request.id,
+  });
+}
 
 /** `Retry-After` in milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
 function retryAfterMs(value: string | null): number | null {

@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { startSystem, type ConnectedEndUser, type System } from "../../../src/testing/system.ts";
 import { watchApplication } from "../../../src/testing/application-watch.ts";
 import { startWebhookReceiver } from "../../../src/testing/webhook-receiver.ts";
-import { E2E_CONFIG, bringOnline } from "../../../test/e2e/helpers.ts";
+import { E2E_CONFIG, bringOnline, eventually } from "../../../test/e2e/helpers.ts";
 import { LedgerBridge, LedgerBridgeError, WebhookVerificationError, verifyWebhook } from "../src/index.ts";
 import { headerOf, startDroppingProxy } from "./dropping-proxy.ts";
 
@@ -217,6 +217,55 @@ test("async: respond-async answers 202 with the Request, the client waits on it 
     scoped.ledger.customers.create({ name: "Async Customer" }, { async: true }),
     (error: unknown) => error instanceof LedgerBridgeError && error.code === "LEDGER_DUPLICATE_NAME",
   );
+});
+
+test("async: a write whose answer was lost (outcome_unknown) ends in LEDGER_WRITE_OUTCOME_UNKNOWN after one look, never polled again", async (t) => {
+  // Own system: the connector faults below must not reach the shared end user's other tests.
+  const sys = await startSystem(t, E2E_CONFIG);
+  const eu = await sys.connectEndUser({ companyName: "Unknown Outcome Co" });
+  await bringOnline(sys, eu);
+  const file = sys.ledger.companyFile(eu.companyFilePath);
+  const before = file.count("Customer");
+  // Every look at the Request, counted; a client that keeps polling fails here instead of looping.
+  const looks: string[] = [];
+  const guarded: typeof fetch = (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (url.includes("/v1/requests/")) looks.push(url);
+    if (looks.length > 10) return Promise.reject(new Error(`polled ${looks.length} times`));
+    return fetch(input, init);
+  };
+  const client = new LedgerBridge({
+    apiKey: eu.key,
+    baseUrl: sys.url,
+    endUserId: eu.endUserId,
+    fetch: guarded,
+    retryDelayMs: 10,
+  });
+  // The application applies the write, the answer is lost; at the next check-in the service learns
+  // it (outcome_unknown) and asks for the stored result, a read the connector then loses too: the
+  // Request stays outcome_unknown.
+  eu.connector.setFault({ kind: "lose_answer_after_write" });
+  const accepted: string[] = [];
+  const pending = client.ledger.customers
+    .create({ name: "Maybe Applied" }, { async: { onAccepted: (r) => accepted.push(r.id) } })
+    .then(
+      () => assert.fail("an outcome_unknown write is not a success"),
+      (e: unknown) => e,
+    );
+  await eventually("the application applied the write", async () => file.count("Customer") === before + 1);
+  eu.connector.setFault({ kind: "crash_on_hand_over", match: "read" });
+  void eu.connector.checkInNow();
+  const error = await pending;
+  assert.ok(error instanceof LedgerBridgeError, String(error));
+  assert.equal(error.code, "LEDGER_WRITE_OUTCOME_UNKNOWN", error.message);
+  assert.equal(error.httpStatus, 502);
+  assert.equal(error.retryable, false);
+  assert.equal(error.outcome, "unknown");
+  assert.equal(error.requestId, accepted[0]);
+  assert.ok(looks.length <= 3, `looked ${looks.length} times: ${looks.join(", ")}`);
+  const request = (await client.requests.retrieve(accepted[0] ?? "")) as { status: string };
+  assert.equal(request.status, "outcome_unknown");
+  assert.equal(file.count("Customer"), before + 1, "applied once, never resent");
 });
 
 test("platform namespaces and the raw operations: end users, requests (auto-paginated), passthrough, batch", async () => {
