@@ -1,88 +1,16 @@
-import { ledgerSchema } from "../ledger/xml/schema.ts";
-import { slotsOf } from "../ledger/xml/slots.ts";
+import { refTargetAmong, storedObjectNames } from "../ledger/resources/ref-targets.ts";
 
-/**
- * Which object types a reference field may name, read from its element name as the application
- * reads it: the longest CamelCase suffix of `<…>Ref` that is an object type, or one of the few kinds
- * that stand for several types (`Item`, `Entity`, `Payee`…). `ARAccountRef` → Account,
- * `PayeeEntityRef` → the four entity types, `CustomerMsgRef` → CustomerMsg (not Customer),
- * `ParentRef` → the owner's own type. The mirror needs it to answer the entity, account, item, class,
- * currency and site filters, which match only references that may name their kind of object.
- *
- * The object types are those the schema can add and that answer with a record carrying a `TxnID`
- * or a `ListID` (`XAddRq` answered by `XRet`): the same derivation as the application's stored types.
- */
-
-/** Reference kinds that stand for several object types. */
-const GROUPED_KINDS: Readonly<Record<string, (names: readonly string[]) => string[]>> = {
-  Item: (names) => names.filter((n) => n.startsWith("Item")),
-  Entity: () => ["Customer", "Vendor", "Employee", "OtherName"],
-  Terms: () => ["StandardTerms", "DateDrivenTerms"],
-  ItemSalesTax: () => ["ItemSalesTax", "ItemSalesTaxGroup"],
-  UOMSet: () => ["UnitOfMeasureSet"],
-  Payee: () => ["Customer", "Vendor", "Employee", "OtherName"],
-};
-
-let objectNames: readonly string[] | null = null;
-
-/** Names of the object types the company file stores (`Invoice`, `Customer`, `ItemService`…). */
-export function storedObjectNames(): readonly string[] {
-  if (objectNames) return objectNames;
-  const schema = ledgerSchema();
-  const names: string[] = [];
-  for (const request of schema.table.requests) {
-    if (!request.endsWith("AddRq")) continue;
-    const name = request.slice(0, -"AddRq".length);
-    const rs = `${name}AddRs`;
-    if (!schema.isComplex(request) || !schema.isComplex(rs)) continue;
-    const add = slotsOf(schema, request).find((s) => s.name.endsWith("Add"));
-    const ret = slotsOf(schema, rs).find((s) => s.name.endsWith("Ret"));
-    if (add === undefined || ret === undefined || ret.typeKey !== `${name}Ret`) continue;
-    const retSlots = slotsOf(schema, ret.typeKey);
-    if (retSlots.some((s) => s.name === "TxnID" || s.name === "ListID")) names.push(name);
-  }
-  objectNames = names;
-  return names;
-}
-
-function suffixes(base: string): string[] {
-  // "ARAccount" → ["ARAccount", "Account"]; "PayeeEntity" → ["PayeeEntity", "Entity"].
-  const out: string[] = [];
-  for (let i = 0; i < base.length; i++) {
-    const c = base[i] ?? "";
-    const prev = base[i - 1] ?? "";
-    const next = base[i + 1] ?? "";
-    const boundary =
-      i === 0 || (c >= "A" && c <= "Z" && (prev < "A" || prev > "Z" || (next >= "a" && next <= "z")));
-    if (boundary) out.push(base.slice(i));
-  }
-  return out;
-}
+export { storedObjectNames };
 
 const cache = new Map<string, readonly string[]>();
 
 /** The object types reference element `refElement` of an `owner` record may name (none when unknown). */
 export function refTargetObjects(refElement: string, owner: string): readonly string[] {
   const key = `${owner}/${refElement}`;
-  const cached = cache.get(key);
-  if (cached !== undefined) return cached;
-  const names = storedObjectNames();
-  const base = refElement.replace(/Ref$/, "");
-  let objects: readonly string[] = [];
-  if (base === "Parent") objects = [owner];
-  else {
-    for (const suffix of suffixes(base)) {
-      const grouped = GROUPED_KINDS[suffix];
-      if (grouped !== undefined) {
-        objects = grouped(names).filter((o) => o !== owner);
-        break;
-      }
-      if (names.includes(suffix)) {
-        objects = [suffix];
-        break;
-      }
-    }
+  let objects = cache.get(key);
+  if (objects === undefined) {
+    objects = refTargetAmong(refElement, owner, storedObjectNames()).objects;
+    cache.set(key, objects);
   }
-  cache.set(key, objects);
   return objects;
 }
