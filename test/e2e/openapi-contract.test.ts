@@ -38,7 +38,7 @@ after(async () => {
 });
 
 async function api(
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   init: { body?: unknown; headers?: Record<string, string>; endUserId?: string; key?: string } = {},
 ): Promise<{ status: number; body: Json }> {
@@ -77,6 +77,18 @@ describe("platform routes answer as openapi.json says", () => {
       "connection history",
     );
     assert.ok((history.changes as unknown[]).length > 0, "a connected end user has a history");
+    // The mirror's settings (issue 26): set, read, and turned off again.
+    const mirror = expect(
+      await api("PUT", `/v1/end-users/${id}/mirror`, { body: { resources: ["classes"] } }),
+      200,
+      "mirror set",
+    );
+    assert.deepEqual(
+      (mirror.resources as Json[]).map((g) => g.resource),
+      ["classes"],
+    );
+    expect(await api("GET", `/v1/end-users/${id}/mirror`), 200, "mirror read");
+    expect(await api("PUT", `/v1/end-users/${id}/mirror`, { body: { resources: [] } }), 200, "mirror off");
     expect(await api("POST", `/v1/end-users/${id}`, { body: { email: "ops@example.com" } }), 200, "update");
     const session = expect(
       await api("POST", "/v1/auth-sessions", {
