@@ -1,8 +1,9 @@
 /**
  * Profiling aid (not part of `npm run bench`'s table): the service's CPU profile while a caller
  * reads mirrored pages of 150 invoices (`Svc-Max-Staleness-Seconds`), and while a fill of the
- * invoices runs. The demo company (150 invoices) plus `MIRROR_PROFILE_INVOICES` more written straight
- * into the company file; PGlite in memory, or PostgreSQL with DATABASE_URL. Writes `mirror-page.cpuprofile`
+ * invoices runs. The demo company: `small` (150 invoices), or `MIRROR_PROFILE_SIZE=large` (10,000);
+ * PGlite in memory, or PostgreSQL with DATABASE_URL. `MIRROR_PROFILE_TIMELINE=1` also prints each
+ * background Request's times (created, sent, answered; ms from the first) and a summary per kind. Writes `mirror-page.cpuprofile`
  * and `mirror-fill.cpuprofile` to `BENCH_PROFILE_DIR` (default: a new temporary directory) and
  * prints the top functions by self time. Run with `npx tsx bench/mirror-profile.ts`.
  */
@@ -55,7 +56,11 @@ async function main(): Promise<void> {
     mirror: true,
     config: { CONNECTOR_HOLD_MS: "300", RATE_LIMIT_MAX: "1000000", MIRROR_POLL_INTERVAL_SECONDS: "3600" },
   });
-  const eu = await sys.connectEndUser({ companyName: "Profile Co", seed: "demo" });
+  const eu = await sys.connectEndUser({
+    companyName: "Profile Co",
+    seed: "demo",
+    demoSize: process.env.MIRROR_PROFILE_SIZE === "large" ? "large" : "small",
+  });
   eu.connector.start();
   const session = new Session();
   session.connect();
@@ -82,13 +87,22 @@ async function main(): Promise<void> {
       .orderBy("seq")
       .execute();
     const t0 = rows[0]?.created_at.getTime() ?? 0;
-    for (const r of rows)
-      console.log(
-        r.operation_id,
-        r.created_at.getTime() - t0,
-        (r.sent_at?.getTime() ?? 0) - t0,
-        (r.completed_at?.getTime() ?? 0) - t0,
-      );
+    const pages = rows.filter((r) => r.operation_id === "ledger.invoices.list");
+    let waited = 0;
+    let answered = 0;
+    for (const r of rows) {
+      const created = r.created_at.getTime() - t0;
+      const sent = (r.sent_at?.getTime() ?? 0) - t0;
+      const done = (r.completed_at?.getTime() ?? 0) - t0;
+      if (pages.includes(r)) {
+        waited += sent - created;
+        answered += done - sent;
+      }
+      if (rows.length <= 40) console.log(r.operation_id, created, sent, done);
+    }
+    console.log(
+      `${pages.length} invoice list Requests: queued → sent ${(waited / pages.length).toFixed(1)} ms, sent → answered ${(answered / pages.length).toFixed(1)} ms on average`,
+    );
   }
 
   const read = async (): Promise<void> => {
