@@ -5,7 +5,7 @@ import { jsonEnumValue, nameTable } from "../ledger/resources/names.ts";
 import { listFilters, type ParamValue } from "../ledger/typed/filters.ts";
 import { typedOperation } from "../ledger/operations.ts";
 import { newId } from "../platform/ids.ts";
-import { runBackgroundLoop } from "../requests/background-loop.ts";
+import { BackgroundWork } from "../requests/background-loop.ts";
 import { settledRows } from "../requests/request-watch.ts";
 import { submit } from "../requests/submit.ts";
 import { prepareTypedCall } from "../requests/typed-call.ts";
@@ -168,14 +168,11 @@ export function findings(queries: readonly PollQuery[], rows: readonly RequestRo
 }
 
 export function startChangeFeed(deps: Deps): ChangeFeedPoller {
-  const shutdown = new AbortController();
+  const background = new BackgroundWork();
+  const { shutdown } = background;
   const waiting = new Set<string>();
-  const tasks = new Set<Promise<void>>();
 
-  const track = (task: Promise<void>): void => {
-    tasks.add(task);
-    void task.finally(() => tasks.delete(task));
-  };
+  const track = (task: Promise<void>): void => background.track(task);
 
   const startPoll = async (poll: PollWork): Promise<void> => {
     const startedAt = poll.started_at ?? new Date(deps.clock.now());
@@ -304,20 +301,11 @@ export function startChangeFeed(deps: Deps): ChangeFeedPoller {
     await deleteSeenBefore(deps.db, new Date(now.getTime() - SEEN_RETENTION_MS));
   };
 
-  const loop = runBackgroundLoop(deps, {
+  background.start(deps, {
     channel: CHANGE_FEED_CHANNEL,
     tickMs: deps.config.CHANGE_FEED_TICK_MS,
     what: "change feed",
     pass,
-    signal: shutdown.signal,
   });
-
-  return {
-    pass,
-    stop: async () => {
-      shutdown.abort();
-      await loop;
-      await Promise.all([...tasks]);
-    },
-  };
+  return { pass, stop: () => background.stop() };
 }

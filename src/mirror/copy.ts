@@ -1,6 +1,4 @@
-import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { Db } from "../store/database.ts";
-import { inAnswerOrder } from "./records.ts";
 import { recordsChangedSince, type MirrorKey, type MirrorRow } from "../store/mirrors.ts";
 
 /**
@@ -14,18 +12,12 @@ type Json = Record<string, unknown>;
 export class Copy {
   version = 0;
   readonly byId = new Map<string, Json>();
-  private all: Json[] | null = null;
   /** Each record's JSON text as stored (what `JSON.stringify` gave when it was written). */
   private readonly texts = new WeakMap<Json, string>();
   /** The text of a record shown without its linked transactions, taken once. */
   private readonly unlinkedTexts = new WeakMap<Json, string>();
 
   constructor(readonly generation: number) {}
-
-  /** Every record, parsed, in the application's answer order (sorted again after a change). */
-  records(resource: ResourceDefinition): readonly Json[] {
-    return (this.all ??= inAnswerOrder(resource, [...this.byId.values()]));
-  }
 
   /**
    * The JSON text of a record of this copy, shown with or without its linked transactions (`field`:
@@ -53,7 +45,6 @@ export class Copy {
         this.byId.set(change.id, record);
       }
     }
-    this.all = null;
   }
 }
 

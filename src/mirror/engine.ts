@@ -4,7 +4,7 @@ import { typedOperation } from "../ledger/operations.ts";
 import type { ResourceDefinition } from "../ledger/resources/definitions.ts";
 import type { ParamValue } from "../ledger/typed/filters.ts";
 import { findings, pollQueries, recordsOf, type PollQuery } from "../change-feed/poller.ts";
-import { runBackgroundLoop } from "../requests/background-loop.ts";
+import { BackgroundWork } from "../requests/background-loop.ts";
 import { settledRows } from "../requests/request-watch.ts";
 import { submit } from "../requests/submit.ts";
 import { prepareTypedCall } from "../requests/typed-call.ts";
@@ -83,9 +83,9 @@ function claimOf(work: MirrorWork): MirrorClaim {
 }
 
 export function startMirrorEngine(deps: Deps): MirrorEngine {
-  const shutdown = new AbortController();
+  const background = new BackgroundWork();
+  const { shutdown } = background;
   const working = new Set<string>();
-  const tasks = new Set<Promise<void>>();
   const intervalMs = deps.config.MIRROR_POLL_INTERVAL_SECONDS * 1000;
   const now = (): Date => new Date(deps.clock.now());
 
@@ -101,10 +101,7 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     });
   };
 
-  const track = (task: Promise<void>): void => {
-    tasks.add(task);
-    void task.finally(() => tasks.delete(task));
-  };
+  const track = (task: Promise<void>): void => background.track(task);
 
   /** Submits one background list Request for the mirror's end user; its ID. */
   const submitList = async (
@@ -476,22 +473,13 @@ export function startMirrorEngine(deps: Deps): MirrorEngine {
     }
   };
 
-  const loop = runBackgroundLoop(deps, {
+  background.start(deps, {
     channel: MIRROR_CHANNEL,
     tickMs: deps.config.MIRROR_TICK_MS,
     what: "mirror",
     pass,
-    signal: shutdown.signal,
   });
-
-  return {
-    pass,
-    stop: async () => {
-      shutdown.abort();
-      await loop;
-      await Promise.all([...tasks]);
-    },
-  };
+  return { pass, stop: () => background.stop() };
 }
 
 class ClaimLost extends Error {}

@@ -51,3 +51,31 @@ export async function runBackgroundLoop(
     unlisten();
   }
 }
+
+/**
+ * One piece of the service's own background work: its loop ({@link runBackgroundLoop}), the tasks it
+ * started that are still running (waits for Requests), and its shutdown, which ends the loop and
+ * then waits for those tasks.
+ */
+export class BackgroundWork {
+  readonly shutdown = new AbortController();
+  private readonly tasks = new Set<Promise<void>>();
+  private loop: Promise<void> = Promise.resolve();
+
+  /** Keeps `task` until it ends: `stop` waits for it. */
+  track(task: Promise<void>): void {
+    this.tasks.add(task);
+    void task.finally(() => this.tasks.delete(task));
+  }
+
+  /** Starts the loop of passes. */
+  start(deps: Deps, options: Omit<Parameters<typeof runBackgroundLoop>[1], "signal">): void {
+    this.loop = runBackgroundLoop(deps, { ...options, signal: this.shutdown.signal });
+  }
+
+  async stop(): Promise<void> {
+    this.shutdown.abort();
+    await this.loop;
+    await Promise.all([...this.tasks]);
+  }
+}
