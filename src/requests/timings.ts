@@ -130,13 +130,13 @@ export function serverTimingMetrics(
     const waitEnd = completedAtMs ?? callEndMs;
     intervals.push([createdAtMs, waitEnd]);
     const ended = completedAtMs === null ? "waiting so far" : "never handed over";
-    queue = { name: "queue", durMs: span(createdAtMs, waitEnd), desc: `${ended}, connector included` };
+    queue = { name: "queue", durMs: span(createdAtMs, waitEnd), desc: `${ended} (connector included)` };
     connector = { name: "connector", durMs: null, desc: "known at hand-over" };
     ledger = { name: "ledger", durMs: null, desc: "not handed over" };
   } else {
     const askedMs = createdAtMs + (connectorMs ?? 0);
     intervals.push([createdAtMs, sentAtMs]);
-    queue = { name: "queue", durMs: span(askedMs, sentAtMs), desc: "in the session, before hand-over" };
+    queue = { name: "queue", durMs: span(askedMs, sentAtMs), desc: "in the session before hand-over" };
     connector =
       connectorMs === null
         ? { name: "connector", durMs: null, desc: "not recorded" }
@@ -146,7 +146,7 @@ export function serverTimingMetrics(
     ledger = {
       name: "ledger",
       durMs: span(sentAtMs, answerMs),
-      desc: completedAtMs === null ? "no answer yet, so far" : "the application",
+      desc: completedAtMs === null ? "no answer yet (so far)" : "the application",
     };
   }
   const covered = intervals.reduce((sum, [from, to]) => sum + overlap(from, to, callStartMs, callEndMs), 0);
