@@ -5173,8 +5173,13 @@ export interface components {
             queuePosition: number | null;
             queueTtlExpiresAt: string | null;
             timings: {
+                /** @description Milliseconds from admission to the hand-over to the connector (to the end, for a Request never handed over): `connectorMs` plus the header's `queue` */
                 queuedMs: number | null;
+                /** @description The part of `queuedMs` before the Web Connector opened the session that took the Request (0 when it was open already): the header's `connector`. Null until handed over */
+                connectorMs: number | null;
+                /** @description Milliseconds from the hand-over to the application's answer: the header's `ledger` */
                 ledgerMs: number | null;
+                /** @description Milliseconds from admission to the end (the same as `durationMs`) */
                 totalMs: number | null;
             };
             ledger: {
@@ -5301,8 +5306,13 @@ export interface components {
             queuePosition: number | null;
             queueTtlExpiresAt: string | null;
             timings: {
+                /** @description Milliseconds from admission to the hand-over to the connector (to the end, for a Request never handed over): `connectorMs` plus the header's `queue` */
                 queuedMs: number | null;
+                /** @description The part of `queuedMs` before the Web Connector opened the session that took the Request (0 when it was open already): the header's `connector`. Null until handed over */
+                connectorMs: number | null;
+                /** @description Milliseconds from the hand-over to the application's answer: the header's `ledger` */
                 ledgerMs: number | null;
+                /** @description Milliseconds from admission to the end (the same as `durationMs`) */
                 totalMs: number | null;
             };
             ledger: {
@@ -24445,6 +24455,7 @@ export interface components {
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 Location: components["headers"]["Location"];
+                "Server-Timing": components["headers"]["Server-Timing"];
                 [name: string]: unknown;
             };
             content: {
@@ -24687,6 +24698,8 @@ export interface components {
         "Svc-Data-As-Of": string;
         /** @description On an answer from the end user's mirror: whole seconds since `Svc-Data-As-Of` */
         Age: number;
+        /** @description On every answer of an application operation, errors included (W3C Server Timing, decision 0047): where the call's time went, in milliseconds. `connector`: from admission until the Web Connector opened the session that took the Request (0 when it was open already); `queue`: the rest of the wait before the hand-over, in that session (behind other Requests, the company file opening, write spacing); `ledger`: from the hand-over to the application's answer; `svc`: the rest of this HTTP call's wall time, the service's own. The Request's `timings` carry the same figures (`queuedMs` = `connector` + `queue`, `connectorMs`, `ledgerMs`). A figure this answer cannot tell yet is left out and its `desc` says why: a 202 carries the wait so far as `queue`; an answer from the mirror, or a call refused before a Request existed, carries `svc` alone. Example: `queue;dur=1500;desc="in the session before hand-over", connector;dur=4000;desc="waiting for the Web Connector", ledger;dur=2500;desc="the application", svc;dur=3;desc="service"` */
+        "Server-Timing": string;
     };
     pathItems: never;
 }
@@ -25492,6 +25505,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25557,6 +25571,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25618,6 +25633,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25725,6 +25741,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25807,6 +25824,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25875,6 +25893,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25944,6 +25963,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26017,6 +26037,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26094,6 +26115,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26170,6 +26192,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26278,6 +26301,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26361,6 +26385,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26429,6 +26454,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26498,6 +26524,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26571,6 +26598,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26647,6 +26675,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26726,6 +26755,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26834,6 +26864,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26917,6 +26948,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26985,6 +27017,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27057,6 +27090,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27133,6 +27167,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27212,6 +27247,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27324,6 +27360,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27407,6 +27444,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27475,6 +27513,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27544,6 +27583,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27617,6 +27657,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27693,6 +27734,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27772,6 +27814,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27850,6 +27893,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27963,6 +28007,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28046,6 +28091,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28114,6 +28160,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28183,6 +28230,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28256,6 +28304,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28332,6 +28381,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28442,6 +28492,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28525,6 +28576,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28593,6 +28645,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28662,6 +28715,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28735,6 +28789,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28811,6 +28866,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28890,6 +28946,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28986,6 +29043,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29068,6 +29126,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29136,6 +29195,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29205,6 +29265,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29278,6 +29339,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29355,6 +29417,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29423,6 +29486,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29523,6 +29587,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29606,6 +29671,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29674,6 +29740,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29743,6 +29810,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29816,6 +29884,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29892,6 +29961,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29971,6 +30041,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30079,6 +30150,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30162,6 +30234,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30230,6 +30303,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30299,6 +30373,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30372,6 +30447,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30448,6 +30524,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30527,6 +30604,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30635,6 +30713,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30718,6 +30797,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30786,6 +30866,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30858,6 +30939,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30934,6 +31016,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31013,6 +31096,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31123,6 +31207,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31206,6 +31291,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31274,6 +31360,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31343,6 +31430,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31416,6 +31504,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31492,6 +31581,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31571,6 +31661,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31667,6 +31758,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31749,6 +31841,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31817,6 +31910,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31886,6 +31980,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31959,6 +32054,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32055,6 +32151,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32137,6 +32234,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32205,6 +32303,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32277,6 +32376,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32389,6 +32489,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32472,6 +32573,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32540,6 +32642,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32609,6 +32712,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32682,6 +32786,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32759,6 +32864,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32835,6 +32941,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32931,6 +33038,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33013,6 +33121,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33081,6 +33190,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33153,6 +33263,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33229,6 +33340,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33312,6 +33424,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33415,6 +33528,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33498,6 +33612,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33566,6 +33681,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33635,6 +33751,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33708,6 +33825,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33784,6 +33902,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33863,6 +33982,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33963,6 +34083,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34046,6 +34167,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34114,6 +34236,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34183,6 +34306,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34256,6 +34380,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34333,6 +34458,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34409,6 +34535,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34505,6 +34632,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34587,6 +34715,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34655,6 +34784,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34724,6 +34854,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34797,6 +34928,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34874,6 +35006,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34984,6 +35117,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35067,6 +35201,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35135,6 +35270,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35204,6 +35340,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35277,6 +35414,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35353,6 +35491,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35459,6 +35598,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35541,6 +35681,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35609,6 +35750,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35678,6 +35820,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35751,6 +35894,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35827,6 +35971,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35906,6 +36051,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36006,6 +36152,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36089,6 +36236,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36157,6 +36305,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36226,6 +36375,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36299,6 +36449,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36376,6 +36527,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36450,6 +36602,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36542,6 +36695,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36625,6 +36779,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36693,6 +36848,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36762,6 +36918,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36835,6 +36992,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36912,6 +37070,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36988,6 +37147,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37082,6 +37242,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37164,6 +37325,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37232,6 +37394,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37301,6 +37464,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37374,6 +37538,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37486,6 +37651,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37569,6 +37735,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37637,6 +37804,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37706,6 +37874,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37779,6 +37948,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37855,6 +38025,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37934,6 +38105,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38032,6 +38204,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38115,6 +38288,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38183,6 +38357,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38252,6 +38427,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38325,6 +38501,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38402,6 +38579,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38478,6 +38656,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38588,6 +38767,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38671,6 +38851,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38739,6 +38920,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38808,6 +38990,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38881,6 +39064,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38957,6 +39141,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39036,6 +39221,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39120,6 +39306,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39199,6 +39386,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39299,6 +39487,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39382,6 +39571,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39450,6 +39640,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39519,6 +39710,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39592,6 +39784,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39668,6 +39861,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39747,6 +39941,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39847,6 +40042,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39930,6 +40126,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39998,6 +40195,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40067,6 +40265,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40140,6 +40339,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40217,6 +40417,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40293,6 +40494,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40393,6 +40595,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40476,6 +40679,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40544,6 +40748,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40613,6 +40818,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40686,6 +40892,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40763,6 +40970,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40839,6 +41047,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40935,6 +41144,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41017,6 +41227,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41085,6 +41296,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41154,6 +41366,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41227,6 +41440,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41304,6 +41518,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41402,6 +41617,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41484,6 +41700,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41552,6 +41769,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41624,6 +41842,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41693,6 +41912,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41796,6 +42016,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41878,6 +42099,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41946,6 +42168,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42018,6 +42241,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42087,6 +42311,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42179,6 +42404,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42261,6 +42487,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42329,6 +42556,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42398,6 +42626,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42471,6 +42700,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42581,6 +42811,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42664,6 +42895,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42732,6 +42964,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42801,6 +43034,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42874,6 +43108,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42950,6 +43185,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43058,6 +43294,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43141,6 +43378,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43209,6 +43447,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43278,6 +43517,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43351,6 +43591,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43427,6 +43668,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43535,6 +43777,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43618,6 +43861,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43686,6 +43930,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43755,6 +44000,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43828,6 +44074,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43904,6 +44151,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44012,6 +44260,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44095,6 +44344,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44163,6 +44413,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44232,6 +44483,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44305,6 +44557,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44381,6 +44634,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44460,6 +44714,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44556,6 +44811,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44638,6 +44894,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44706,6 +44963,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44775,6 +45033,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44848,6 +45107,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44944,6 +45204,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45026,6 +45287,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45094,6 +45356,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45163,6 +45426,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45236,6 +45500,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45334,6 +45599,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45417,6 +45683,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45485,6 +45752,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45554,6 +45822,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45627,6 +45896,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45704,6 +45974,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45780,6 +46051,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45880,6 +46152,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45963,6 +46236,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46031,6 +46305,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46100,6 +46375,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46173,6 +46449,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46250,6 +46527,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46326,6 +46604,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46434,6 +46713,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46517,6 +46797,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46585,6 +46866,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46654,6 +46936,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46727,6 +47010,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46803,6 +47087,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46903,6 +47188,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46986,6 +47272,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47054,6 +47341,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47123,6 +47411,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47196,6 +47485,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47273,6 +47563,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47349,6 +47640,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47445,6 +47737,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47527,6 +47820,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47595,6 +47889,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47667,6 +47962,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47763,6 +48059,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47845,6 +48142,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47913,6 +48211,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47985,6 +48284,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48083,6 +48383,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48166,6 +48467,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48234,6 +48536,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48303,6 +48606,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48376,6 +48680,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48453,6 +48758,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48529,6 +48835,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48598,6 +48905,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48695,6 +49003,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48778,6 +49087,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48846,6 +49156,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48915,6 +49226,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48988,6 +49300,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49105,6 +49418,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49188,6 +49502,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49268,6 +49583,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49351,6 +49667,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49419,6 +49736,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49488,6 +49806,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49577,6 +49896,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49659,6 +49979,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49727,6 +50048,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49799,6 +50121,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49909,6 +50232,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49992,6 +50316,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50060,6 +50385,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50129,6 +50455,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50202,6 +50529,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50278,6 +50606,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50357,6 +50686,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50469,6 +50799,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50552,6 +50883,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50620,6 +50952,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50689,6 +51022,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50762,6 +51096,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50839,6 +51174,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50915,6 +51251,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51011,6 +51348,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51093,6 +51431,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51161,6 +51500,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51233,6 +51573,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51329,6 +51670,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51411,6 +51753,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51479,6 +51822,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51551,6 +51895,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51623,6 +51968,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51705,6 +52051,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51775,6 +52122,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51850,6 +52198,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51949,6 +52298,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52032,6 +52382,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52124,6 +52475,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52207,6 +52559,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52275,6 +52628,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52344,6 +52698,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52417,6 +52772,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52494,6 +52850,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52602,6 +52959,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52685,6 +53043,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52753,6 +53112,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52822,6 +53182,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52895,6 +53256,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52992,6 +53354,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53075,6 +53438,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53163,6 +53527,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53245,6 +53610,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53313,6 +53679,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53385,6 +53752,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53479,6 +53847,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53561,6 +53930,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53629,6 +53999,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53698,6 +54069,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53791,6 +54163,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53874,6 +54247,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53942,6 +54316,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54011,6 +54386,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54084,6 +54460,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54161,6 +54538,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54237,6 +54615,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54333,6 +54712,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54415,6 +54795,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54525,6 +54906,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54607,6 +54989,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54721,6 +55104,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54839,6 +55223,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54953,6 +55338,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55069,6 +55455,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55177,6 +55564,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55287,6 +55675,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55399,6 +55788,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55497,6 +55887,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55628,6 +56019,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
