@@ -4,6 +4,7 @@ import type { BeginSessionOptions, BeginSessionResult } from "../../src/simulato
 import { startSystem, type System } from "../../src/testing/system.ts";
 import {
   E2E_CONFIG,
+  advanceUntil,
   READ,
   bringOnline,
   eventually,
@@ -159,4 +160,44 @@ test("an async call (202) says what is known; a call into a warm session has no 
   // The Request retrieved later is not an application operation: no Server-Timing on it.
   const retrieved = await sys.call("GET", `/v1/requests/${id}`);
   assert.equal(retrieved.headers.get("server-timing"), null);
+});
+
+test("a sync call that times out after the hand-over (504) carries the application's time so far", async (t) => {
+  const sys = await startSystem(t, E2E_CONFIG);
+  const clock = sys.fakeClock ?? assert.fail("a fake clock");
+  const eu = await sys.connectEndUser({ companyName: "Stalled Co" });
+  await bringOnline(sys, eu);
+  eu.ledger.setFault({ kind: "not_responding" });
+  const startedAt = clock.now();
+  const pending = sys.call("GET", "/v1/ledger-desktop/customers?limit=1", {
+    endUserId: eu.endUserId,
+    headers: { "svc-timeout-seconds": "5" },
+  });
+  const res = await advanceUntil(sys, pending, 1000, 60);
+  const text = await res.clone().text();
+  assert.equal(res.status, 504, text);
+  const { error } = await json<{ error: { code: string; details: { requestId: string } } }>(res);
+  assert.equal(error.code, "LEDGER_REQUEST_TIMEOUT", text);
+  const metrics = parseServerTiming(res.headers.get("server-timing"));
+  assert.deepEqual([...metrics.keys()], ["queue", "connector", "ledger", "svc"]);
+  assert.match(metrics.get("ledger")?.desc ?? "", /no answer yet/);
+  const stored = (await readRequest(sys, error.details.requestId)) as unknown as {
+    sentAt: string;
+    timings: Timings;
+  };
+  assert.equal(stored.timings.ledgerMs, null, "the Request has no answer yet");
+  assert.equal(stored.timings.connectorMs, 0, "the session was open before the call");
+  const dur = (name: string) => metrics.get(name)?.dur ?? assert.fail(`${name} has a figure`);
+  assert.equal(dur("connector"), 0);
+  assert.equal(dur("queue"), stored.timings.queuedMs);
+  // The wait ended at the caller's deadline, 5 s after the call began (or at a later step of the
+  // clock, while the answer was being written): the application's part runs from the hand-over.
+  const sentAfter = Date.parse(stored.sentAt) - startedAt;
+  assert.ok(dur("ledger") >= 5000 - sentAfter, `ledger so far ${dur("ledger")} ms`);
+  assert.ok(
+    dur("connector") + dur("queue") + dur("ledger") + dur("svc") >= 5000,
+    "the parts cover the call, which lasted until the caller's deadline at least",
+  );
+  eu.ledger.setFault(null);
+  await untilStatus(sys, error.details.requestId, "succeeded");
 });
