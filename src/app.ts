@@ -19,6 +19,7 @@ import {
 } from "./api/edge.ts";
 import { newCallId, registerRequestId } from "./api/request-id.ts";
 import { apiRoutes } from "./api/routes/index.ts";
+import { registerServerTiming } from "./api/server-timing.ts";
 import { registerPublicPages } from "./api/routes/public-pages.ts";
 import { registerConnectorEndpoint } from "./connector/endpoint.ts";
 import type { Deps } from "./deps.ts";
@@ -100,6 +101,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     );
   }
 
+  registerServerTiming(app, deps);
   registerRequestId(app);
   registerStorableText(app);
   registerAuth(app, deps);

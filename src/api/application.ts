@@ -12,12 +12,13 @@ import {
 } from "../requests/submit.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
 import { bindRequest } from "./request-id.ts";
+import { answeredBy } from "./server-timing.ts";
 import type { RouteResult } from "./route.ts";
 
 /**
  * Shapes the answer of an application operation: 202 + Request + `Location` (async), the result
  * (sync success), the stored error (sync failure), or 504 when the caller's wait ends first.
- * `Svc-Request-Id` is the Request's ID.
+ * `Svc-Request-Id` is the Request's ID; `Server-Timing` is cut from the row as it is now (decision 0047).
  */
 export async function runApplicationOperation(
   deps: Deps,
@@ -38,6 +39,7 @@ export async function runApplicationOperation(
   const row = outcome.row;
   // The response is the Request's (the original one for a replay), errors included.
   bindRequest(request, reply, row.id);
+  answeredBy(request, row);
   switch (outcome.kind) {
     case "accepted":
       return {

@@ -114,6 +114,11 @@ const responseHeaders = {
     description: "On an answer from the end user's mirror: whole seconds since `Svc-Data-As-Of`",
     schema: { type: "integer", minimum: 0 },
   },
+  "Server-Timing": {
+    description:
+      'On every answer of an application operation, errors included (W3C Server Timing, decision 0047): where the call\'s time went, in milliseconds. `connector`: from admission until the Web Connector opened the session that took the Request (0 when it was open already); `queue`: the rest of the wait before the hand-over, in that session (behind other Requests, the company file opening, write spacing); `ledger`: from the hand-over to the application\'s answer; `svc`: the rest of this HTTP call\'s wall time, the service\'s own. The Request\'s `timings` carry the same figures (`queuedMs` = `connector` + `queue`, `connectorMs`, `ledgerMs`). A figure this answer cannot tell yet is left out and its `desc` says why: a 202 carries the wait so far as `queue`; an answer from the mirror, or a call refused before a Request existed, carries `svc` alone. Example: `queue;dur=1500;desc="in the session before hand-over", connector;dur=4000;desc="waiting for the Web Connector", ledger;dur=2500;desc="the application", svc;dur=3;desc="service"`',
+    schema: { type: "string" },
+  },
 };
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const headerRefs = Object.fromEntries(
@@ -138,7 +143,7 @@ function sharedResponses(): Record<string, unknown> {
   const responses: Record<string, unknown> = {
     Accepted: {
       description: "`Prefer: respond-async`: the Request, queued; its `result` holds the success body later",
-      headers: { ...headerRefs, Location: ref("Location") },
+      headers: { ...headerRefs, Location: ref("Location"), "Server-Timing": ref("Server-Timing") },
       content: { "application/json": { schema: { $ref: "#/components/schemas/Request" } } },
     },
   };
@@ -246,9 +251,12 @@ export function buildOpenApi(routes: RouteDefinition[], serverUrl: string): Json
       const mirrored = headers.some((header) => header.name === "Svc-Max-Staleness-Seconds");
       responses[String(route.response.status)] = {
         description: route.response.description,
-        headers: mirrored
-          ? { ...headerRefs, "Svc-Data-As-Of": ref("Svc-Data-As-Of"), Age: ref("Age") }
-          : headerRefs,
+        headers: {
+          ...headerRefs,
+          ...(mirrored ? { "Svc-Data-As-Of": ref("Svc-Data-As-Of"), Age: ref("Age") } : {}),
+          // Where the time went (issue 28, decision 0047).
+          ...(application ? { "Server-Timing": ref("Server-Timing") } : {}),
+        },
         content: {
           "application/json": { schema: responseSchema },
           ...Object.fromEntries(Object.entries(media).map(([type, schema]) => [type, { schema }])),

@@ -33,6 +33,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, routes: RouteDe
       config: {
         auth: true,
         write,
+        // Application operations take `Prefer` (as in api/openapi.ts): they answer with Server-Timing.
+        application: (route.headers ?? []).some((h) => h.name === "Prefer"),
         svcHeaders: (route.headers ?? [])
           .map((h) => h.name.toLowerCase())
           .filter((name) => name.startsWith("svc-") && !KNOWN_SVC_HEADERS.has(name)),

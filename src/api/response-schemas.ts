@@ -326,10 +326,22 @@ const requestFields = {
   waitingReason: z.enum(WAITING_REASONS).nullable(),
   queuePosition: z.number().int().min(1).nullable(),
   queueTtlExpiresAt: nullable(timestamp()),
+  // Decision 0047: the same figures as the `Server-Timing` header of the call that answered it.
   timings: z.object({
-    queuedMs: z.number().int().nullable(),
-    ledgerMs: z.number().int().nullable(),
-    totalMs: z.number().int().nullable(),
+    queuedMs: z.number().int().nullable().meta({
+      description:
+        "Milliseconds from admission to the hand-over to the connector (to the end, for a Request never handed over): `connectorMs` plus the header's `queue`",
+    }),
+    connectorMs: z.number().int().nullable().meta({
+      description:
+        "The part of `queuedMs` before the Web Connector opened the session that took the Request (0 when it was open already): the header's `connector`. Null until handed over",
+    }),
+    ledgerMs: z.number().int().nullable().meta({
+      description: "Milliseconds from the hand-over to the application's answer: the header's `ledger`",
+    }),
+    totalMs: z.number().int().nullable().meta({
+      description: "Milliseconds from admission to the end (the same as `durationMs`)",
+    }),
   }),
   ledger: z.object({
     xmlVersion: z.enum(SUPPORTED_XML_VERSIONS).nullable(),

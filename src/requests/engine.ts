@@ -570,6 +570,7 @@ export async function completeSetFromAnswer(
           {
             alone: true,
             sent_at: null,
+            connector_asked_at: null,
             ticket_hash: null,
             message_set_id: null,
             set_position: null,

@@ -63,6 +63,7 @@ export function newRequestRow(
     message_set_id: null,
     ticket_hash: null,
     sent_at: null,
+    connector_asked_at: null,
     completed_at: refusal ? now : null,
     waiting_reason: null,
     recovered: false,

@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { queuePositionOf, type RequestRow } from "../store/requests.ts";
 import { waitingFacts } from "./diagnosis.ts";
+import { requestTimings, stampsOf } from "./timings.ts";
 
 /**
  * The Request resource (spec: Request), plus `error` (architecture §5). `lookups: false` leaves out
@@ -18,9 +19,7 @@ export async function serializeRequest(
   const facts = lookups
     ? await waitingFacts(deps, row, queuePosition)
     : { waitingReason: null, diagnosis: row.diagnosis ?? null };
-  const sentAt = row.sent_at?.getTime() ?? null;
-  const completedAt = row.completed_at?.getTime() ?? null;
-  const created = row.created_at.getTime();
+  const timings = requestTimings(stampsOf(row));
   return {
     id: row.id,
     objectType: "request" as const,
@@ -36,17 +35,14 @@ export async function serializeRequest(
     outcome: row.outcome,
     sentAt: row.sent_at?.toISOString() ?? null,
     completedAt: row.completed_at?.toISOString() ?? null,
-    durationMs: completedAt === null ? null : completedAt - created,
+    durationMs: timings.totalMs,
     idempotencyKeyPresent: row.idempotency_key_present,
     previousRequestId: row.previous_request_id,
     waitingReason: facts.waitingReason,
     queuePosition,
     queueTtlExpiresAt: row.queue_ttl_expires_at?.toISOString() ?? null,
-    timings: {
-      queuedMs: sentAt === null ? (completedAt === null ? null : completedAt - created) : sentAt - created,
-      ledgerMs: sentAt !== null && completedAt !== null ? completedAt - sentAt : null,
-      totalMs: completedAt === null ? null : completedAt - created,
-    },
+    // Decision 0047: the same cuts as the `Server-Timing` header of the call that answered it.
+    timings,
     ledger: {
       xmlVersion: row.xml_version,
       messageSetId: row.message_set_id,

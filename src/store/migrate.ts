@@ -22,6 +22,7 @@ import * as m0034 from "./migrations/0034-message-sets.ts";
 import * as m0035 from "./migrations/0035-connector-interruption-evidence.ts";
 import * as m0036 from "./migrations/0036-mirrors.ts";
 import * as m0037 from "./migrations/0037-request-programs.ts";
+import * as m0038 from "./migrations/0038-request-connector-asked.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   "0035-connector-interruption-evidence": m0035,
   "0036-mirrors": m0036,
   "0037-request-programs": m0037,
+  "0038-request-connector-asked": m0038,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

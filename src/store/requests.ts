@@ -358,6 +358,7 @@ const COLUMNS_BUT_RESULT = [
   "alone",
   "ticket_hash",
   "sent_at",
+  "connector_asked_at",
   "completed_at",
   "queue_ttl_expires_at",
   "idempotency_key_present",
@@ -636,6 +637,9 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     ), claimed as (
       update requests r set
         status = ${sql.lit(c.handOver.to)}, sent_at = coalesce(r.sent_at, ${c.now}), ticket_hash = ${c.ticketHash}, waiting_reason = null,
+        -- When the Web Connector opened this session (decision 0047: the wait's connector part ends there).
+        -- (A Request of several message sets keeps its first set's stamps: decision 0046.)
+        connector_asked_at = coalesce(r.connector_asked_at, (select created_at from connector_sessions where ticket_hash = ${c.ticketHash})),
         xml_version = ${c.xmlVersion}, updated_at = ${c.now}, set_position = next.n - 1,
         -- A write is sent with the set's ID (its recovery asks for it); so is every member of a set of several.
         message_set_id = case when r.is_write or (select count(*) from next) > 1 then ${c.messageSetId} else null end,

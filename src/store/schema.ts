@@ -161,6 +161,11 @@ export interface RequestsTable {
   message_set_id: string | null;
   ticket_hash: string | null;
   sent_at: NullableTimestamp;
+  /**
+   * When the Web Connector opened the session that was handed this Request (that session's
+   * `created_at`, stamped by the hand-over; migration 0038, decision 0047); null until handed over.
+   */
+  connector_asked_at: NullableTimestamp;
   completed_at: NullableTimestamp;
   queue_ttl_expires_at: NullableTimestamp;
   idempotency_key_present: boolean;

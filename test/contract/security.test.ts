@@ -676,3 +676,59 @@ const readySessionOf = (connectionId: string): Promise<string> => {
 let readsEndUserMade: Promise<string> | undefined;
 /** The end user the failed reads share (made once). */
 const readsEndUser = (): Promise<string> => (readsEndUserMade ??= freshEndUser(world, world.live));
+
+/** The metric names of a `Server-Timing` header, in order (null: no header). */
+function serverTimingNames(res: LightMyRequestResponse): string[] | null {
+  const header = res.headers["server-timing"];
+  if (header === undefined) return null;
+  return String(header)
+    .split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/)
+    .map((part) => part.trim().split(";")[0] ?? "");
+}
+
+/** The `svc` metric's figure (our own time), which every application operation's answer carries. */
+function svcDuration(res: LightMyRequestResponse): number | null {
+  const match = /(?:^|,\s*)svc;dur=(\d+(?:\.\d+)?)/.exec(String(res.headers["server-timing"] ?? ""));
+  return match?.[1] === undefined ? null : Number(match[1]);
+}
+
+describe("Where the time went: Server-Timing on every application operation (issue 28, decision 0047)", () => {
+  const FOUR = ["queue", "connector", "ledger", "svc"];
+
+  test(
+    "an accepted call (202, or the refusal of an operation the application cannot do) names queue, connector, ledger and svc",
+    eachOperation(
+      isApplicationOperation,
+      async (op, objects) => {
+        const res = await call(world, op, world.live, { objects });
+        assert.equal(res.statusCode, op.alwaysRefused ? 422 : 202, res.body);
+        assert.deepEqual(serverTimingNames(res), FOUR, String(res.headers["server-timing"]));
+        assert.notEqual(svcDuration(res), null, "svc carries a figure");
+      },
+      QUEUES,
+    ),
+  );
+
+  test(
+    "a call refused before any Request (an unknown query parameter) carries it too, svc alone with a figure",
+    eachOperation(isApplicationOperation, async (op, objects) => {
+      const res = await call(world, op, world.live, { objects, query: "timingProbe=1" });
+      assert.ok(res.statusCode === 400 || (op.alwaysRefused && res.statusCode === 422), res.body);
+      assert.deepEqual(serverTimingNames(res), FOUR, String(res.headers["server-timing"]));
+      assert.notEqual(svcDuration(res), null, "svc carries a figure");
+      assert.doesNotMatch(String(res.headers["server-timing"]), /(queue|connector|ledger);dur=/);
+    }),
+  );
+
+  test(
+    "platform operations carry none (they are not Requests)",
+    eachOperation(
+      (op) => !isApplicationOperation(op),
+      async (op, objects) => {
+        const res = await call(world, op, world.live, { objects, key: null });
+        assert.equal(res.statusCode, 401, res.body);
+        assert.equal(serverTimingNames(res), null, String(res.headers["server-timing"]));
+      },
+    ),
+  );
+});

@@ -205,6 +205,19 @@ test("an offline end user's waiting request shows its reason and expected check-
     (await page.locator('.timeline [data-segment="queued"]').textContent()) ?? "",
     /queued · 2 min/,
   );
+  // Where the time went (decision 0047): the bar's parts are the Request's timings.
+  const timed = await json<{ timings: { queuedMs: number; connectorMs: number; ledgerMs: number } }>(
+    await sys.call("GET", `/v1/requests/${id}`),
+  );
+  assert.ok(timed.timings.connectorMs >= 2 * MINUTE, "it waited two minutes for the connector");
+  for (const [name, ms] of [
+    ["connector", timed.timings.connectorMs],
+    ["queue", timed.timings.queuedMs - timed.timings.connectorMs],
+    ["ledger", timed.timings.ledgerMs],
+    ["svc", 0],
+  ] as const) {
+    assert.equal(await page.locator(`#timings [data-timing="${name}"]`).getAttribute("data-ms"), String(ms));
+  }
   await page.getByText("No diagnosis: the request did not wait or run long.").waitFor();
   assert.match(
     (await page.getByLabel("Result JSON").textContent()) ?? "",

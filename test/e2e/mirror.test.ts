@@ -159,6 +159,11 @@ describe("mirror: turning it on, filling, reading", () => {
     assert.ok(asOf && Number.isFinite(Date.parse(asOf)), "Svc-Data-As-Of is a time");
     assert.equal(asOf, ready.find((g) => g.resource === "customers")?.asOf);
     assert.match(response.headers.get("age") ?? "", /^\d+$/);
+    // Decision 0047: no Request, no connector, no application — the service's own time alone.
+    assert.match(
+      response.headers.get("server-timing") ?? "",
+      /^queue;desc="answered from the mirror", connector;desc="answered from the mirror", ledger;desc="answered from the mirror", svc;dur=\d+;desc="service \(mirror answer\)"$/,
+    );
     const page = await json(response);
     assert.equal(page.source, "mirror");
     assert.equal((page.data as Json[]).length, 2);

@@ -19,7 +19,12 @@ interface Resource {
   sentAt: string | null;
   completedAt: string | null;
   durationMs: number | null;
-  timings: { queuedMs: number | null; ledgerMs: number | null; totalMs: number | null };
+  timings: {
+    queuedMs: number | null;
+    connectorMs: number | null;
+    ledgerMs: number | null;
+    totalMs: number | null;
+  };
   ledger: {
     xmlVersion: string | null;
     messageSetId: string | null;
@@ -46,7 +51,7 @@ test("a write queued 7 s and answered 3 s after it was sent: durationMs, timings
   assert.equal(accepted.status, 202, await accepted.clone().text());
   const { id } = await json<Resource>(accepted);
   const queued = await get(sys, id);
-  assert.deepEqual(queued.timings, { queuedMs: null, ledgerMs: null, totalMs: null });
+  assert.deepEqual(queued.timings, { queuedMs: null, connectorMs: null, ledgerMs: null, totalMs: null });
   assert.equal(queued.durationMs, null);
   assert.equal(queued.ledger.messageSetId, null, "no message set before the hand-over");
 
@@ -59,6 +64,7 @@ test("a write queued 7 s and answered 3 s after it was sent: durationMs, timings
   const whileSent = await get(sys, id);
   assert.equal(Date.parse(whileSent.sentAt ?? "") - Date.parse(whileSent.createdAt), 7000);
   assert.equal(whileSent.timings.queuedMs, 7000);
+  assert.equal(whileSent.timings.connectorMs, 7000, "the connector was stopped: it waited for it to ask");
   assert.equal(whileSent.timings.ledgerMs, null, "not answered yet");
   assert.match(whileSent.ledger.messageSetId ?? "", /\S/, "a write carries a message set ID");
   assert.equal(whileSent.ledger.xmlVersion, "15.0", "the version negotiated with this application");
@@ -69,7 +75,7 @@ test("a write queued 7 s and answered 3 s after it was sent: durationMs, timings
   const final = await get(sys, done.id);
   assert.equal(final.outcome, "applied");
   assert.equal(final.durationMs, 10_000);
-  assert.deepEqual(final.timings, { queuedMs: 7000, ledgerMs: 3000, totalMs: 10_000 });
+  assert.deepEqual(final.timings, { queuedMs: 7000, connectorMs: 7000, ledgerMs: 3000, totalMs: 10_000 });
   assert.equal(final.ledger.messageSetId, whileSent.ledger.messageSetId, "kept once answered");
   assert.equal(final.ledger.statusCode, 0);
   assert.equal(final.ledger.statusSeverity, "Info");

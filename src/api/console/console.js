@@ -619,6 +619,60 @@ function timelinePicture(request, nowMs) {
   );
 }
 
+/**
+ * Where the request's time went (decision 0047), as its `timings` tell it and the answer's
+ * `Server-Timing` header does: waiting for the Web Connector to ask (connector), waiting in its
+ * session (queue), the application (ledger) and the service's own time between them (svc), each as
+ * wide as it took. A part not known yet is drawn empty and says so.
+ */
+function timingsPicture(request) {
+  const t = request.timings;
+  const connector = t.connectorMs;
+  const queue = t.queuedMs !== null && connector !== null ? t.queuedMs - connector : null;
+  const svc =
+    t.totalMs !== null && t.queuedMs !== null
+      ? Math.max(0, t.totalMs - t.queuedMs - (t.ledgerMs ?? 0))
+      : null;
+  const parts = [
+    { name: "connector", label: "connector", ms: connector },
+    // Not handed over: the wait is one figure (connector and queue are told apart at hand-over).
+    { name: "queue", label: connector === null ? "waiting" : "queue", ms: queue ?? t.queuedMs },
+    { name: "ledger", label: "application", ms: t.ledgerMs },
+    { name: "svc", label: "service", ms: svc },
+  ];
+  const known = parts.filter((part) => part.ms !== null);
+  const total = known.reduce((sum, part) => sum + part.ms, 0) || 1;
+  return h(
+    "figure",
+    { class: "timings-figure", id: "timings" },
+    h(
+      "div",
+      {
+        class: "timeline timings",
+        role: "img",
+        "aria-label": parts.map((part) => `${part.label} ${duration(part.ms)}`).join(", "),
+      },
+      parts.map((part) =>
+        h(
+          "div",
+          {
+            class: `segment ${part.ms === null ? "unknown" : part.name}`,
+            "data-timing": part.name,
+            "data-ms": part.ms === null ? "" : String(part.ms),
+            "data-grow": String(part.ms === null ? 1 : Math.max(1, Math.round((part.ms / total) * 100))),
+          },
+          `${part.label} · ${duration(part.ms)}`,
+        ),
+      ),
+    ),
+    h(
+      "figcaption",
+      { class: "muted" },
+      "Connector: until the Web Connector opened the session that took it. Queue: in that session, before the hand-over. Application: from the hand-over to its answer. Service: the rest; each HTTP call's own is in its Server-Timing header.",
+    ),
+  );
+}
+
 /** Segment widths: set through the CSS object model (CSP forbids inline `style` attributes). */
 function sizeSegments(root) {
   for (const segment of root.querySelectorAll(".segment, .band")) {
@@ -674,6 +728,8 @@ async function requestPage(id, myGeneration) {
     h("h2", {}, "Timeline"),
     // "Now" is the service's (the diagnosis's time) where it has one: the browser's clock may differ.
     timelinePicture(request, diagnosis ? Date.parse(diagnosis.at) : Date.now()),
+    h("h2", {}, "Where the time went"),
+    timingsPicture(request),
     table(
       "Timeline entries",
       ["At", "Status", "Detail", "Elapsed"],

@@ -16,6 +16,7 @@ import { BATCH_PATH, batchBody, prepareBatch } from "../../requests/batch.ts";
 import { BATCH_OPERATION, batchResponseSchema } from "../../ledger/batch.ts";
 import { APPLICATION_HEADERS, APPLICATION_WRITE_HEADERS, MAX_STALENESS_HEADER_DOC } from "../app-headers.ts";
 import { runApplicationOperation } from "../application.ts";
+import { answeredBy } from "../server-timing.ts";
 import { defineRoute, type RouteContext, type RouteDefinition, type RouteResult } from "../route.ts";
 
 /**
@@ -27,7 +28,10 @@ import { defineRoute, type RouteContext, type RouteDefinition, type RouteResult 
 async function handle(ctx: RouteContext<unknown, unknown>, operation: TypedOperation): Promise<RouteResult> {
   const { deps, principal, request, reply } = ctx;
   const mirrored = await fromMirror(ctx, operation);
-  if (mirrored) return mirrored;
+  if (mirrored) {
+    answeredBy(request, "mirror");
+    return mirrored;
+  }
   const call = await prepareTypedCall(
     deps,
     operation,

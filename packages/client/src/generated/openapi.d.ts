@@ -5853,8 +5853,13 @@ export interface components {
             queuePosition: number | null;
             queueTtlExpiresAt: string | null;
             timings: {
+                /** @description Milliseconds from admission to the hand-over to the connector (to the end, for a Request never handed over): `connectorMs` plus the header's `queue` */
                 queuedMs: number | null;
+                /** @description The part of `queuedMs` before the Web Connector opened the session that took the Request (0 when it was open already): the header's `connector`. Null until handed over */
+                connectorMs: number | null;
+                /** @description Milliseconds from the hand-over to the application's answer: the header's `ledger` */
                 ledgerMs: number | null;
+                /** @description Milliseconds from admission to the end (the same as `durationMs`) */
                 totalMs: number | null;
             };
             ledger: {
@@ -5981,8 +5986,13 @@ export interface components {
             queuePosition: number | null;
             queueTtlExpiresAt: string | null;
             timings: {
+                /** @description Milliseconds from admission to the hand-over to the connector (to the end, for a Request never handed over): `connectorMs` plus the header's `queue` */
                 queuedMs: number | null;
+                /** @description The part of `queuedMs` before the Web Connector opened the session that took the Request (0 when it was open already): the header's `connector`. Null until handed over */
+                connectorMs: number | null;
+                /** @description Milliseconds from the hand-over to the application's answer: the header's `ledger` */
                 ledgerMs: number | null;
+                /** @description Milliseconds from admission to the end (the same as `durationMs`) */
                 totalMs: number | null;
             };
             ledger: {
@@ -26471,6 +26481,7 @@ export interface components {
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 Location: components["headers"]["Location"];
+                "Server-Timing": components["headers"]["Server-Timing"];
                 [name: string]: unknown;
             };
             content: {
@@ -26713,6 +26724,8 @@ export interface components {
         "Svc-Data-As-Of": string;
         /** @description On an answer from the end user's mirror: whole seconds since `Svc-Data-As-Of` */
         Age: number;
+        /** @description On every answer of an application operation, errors included (W3C Server Timing, decision 0047): where the call's time went, in milliseconds. `connector`: from admission until the Web Connector opened the session that took the Request (0 when it was open already); `queue`: the rest of the wait before the hand-over, in that session (behind other Requests, the company file opening, write spacing); `ledger`: from the hand-over to the application's answer; `svc`: the rest of this HTTP call's wall time, the service's own. The Request's `timings` carry the same figures (`queuedMs` = `connector` + `queue`, `connectorMs`, `ledgerMs`). A figure this answer cannot tell yet is left out and its `desc` says why: a 202 carries the wait so far as `queue`; an answer from the mirror, or a call refused before a Request existed, carries `svc` alone. Example: `queue;dur=1500;desc="in the session before hand-over", connector;dur=4000;desc="waiting for the Web Connector", ledger;dur=2500;desc="the application", svc;dur=3;desc="service"` */
+        "Server-Timing": string;
     };
     pathItems: never;
 }
@@ -27518,6 +27531,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27583,6 +27597,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27644,6 +27659,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27751,6 +27767,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27833,6 +27850,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27901,6 +27919,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27970,6 +27989,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28043,6 +28063,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28118,6 +28139,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28197,6 +28219,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28273,6 +28296,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28381,6 +28405,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28464,6 +28489,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28532,6 +28558,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28601,6 +28628,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28674,6 +28702,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28748,6 +28777,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28827,6 +28857,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28906,6 +28937,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29014,6 +29046,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29097,6 +29130,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29165,6 +29199,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29237,6 +29272,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29313,6 +29349,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29392,6 +29429,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29504,6 +29542,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29587,6 +29626,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29655,6 +29695,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29724,6 +29765,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29797,6 +29839,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29871,6 +29914,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29950,6 +29994,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30029,6 +30074,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30107,6 +30153,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30220,6 +30267,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30303,6 +30351,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30371,6 +30420,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30440,6 +30490,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30513,6 +30564,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30587,6 +30639,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30666,6 +30719,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30776,6 +30830,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30859,6 +30914,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30927,6 +30983,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30996,6 +31053,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31069,6 +31127,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31143,6 +31202,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31222,6 +31282,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31301,6 +31362,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31397,6 +31459,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31479,6 +31542,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31547,6 +31611,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31616,6 +31681,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31689,6 +31755,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31764,6 +31831,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31843,6 +31911,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31911,6 +31980,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32011,6 +32081,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32094,6 +32165,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32162,6 +32234,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32231,6 +32304,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32304,6 +32378,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32378,6 +32453,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32457,6 +32533,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32536,6 +32613,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32644,6 +32722,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32727,6 +32806,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32795,6 +32875,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32864,6 +32945,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32937,6 +33019,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33011,6 +33094,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33090,6 +33174,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33169,6 +33254,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33277,6 +33363,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33360,6 +33447,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33428,6 +33516,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33500,6 +33589,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33576,6 +33666,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33655,6 +33746,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33765,6 +33857,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33848,6 +33941,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33916,6 +34010,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33985,6 +34080,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34058,6 +34154,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34132,6 +34229,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34211,6 +34309,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34290,6 +34389,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34386,6 +34486,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34468,6 +34569,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34536,6 +34638,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34605,6 +34708,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34678,6 +34782,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34753,6 +34858,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34851,6 +34957,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34933,6 +35040,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35001,6 +35109,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35073,6 +35182,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35185,6 +35295,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35268,6 +35379,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35336,6 +35448,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35405,6 +35518,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35478,6 +35592,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35553,6 +35668,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35632,6 +35748,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35708,6 +35825,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35804,6 +35922,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35886,6 +36005,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35954,6 +36074,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36026,6 +36147,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36102,6 +36224,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36185,6 +36308,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36288,6 +36412,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36371,6 +36496,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36439,6 +36565,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36508,6 +36635,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36581,6 +36709,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36655,6 +36784,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36734,6 +36864,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36813,6 +36944,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36913,6 +37045,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36996,6 +37129,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37064,6 +37198,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37133,6 +37268,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37206,6 +37342,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37281,6 +37418,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37360,6 +37498,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37436,6 +37575,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37532,6 +37672,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37614,6 +37755,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37682,6 +37824,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37751,6 +37894,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37824,6 +37968,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37899,6 +38044,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37978,6 +38124,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38088,6 +38235,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38171,6 +38319,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38239,6 +38388,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38308,6 +38458,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38381,6 +38532,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38455,6 +38607,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38534,6 +38687,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38640,6 +38794,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38722,6 +38877,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38790,6 +38946,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38859,6 +39016,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38932,6 +39090,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39008,6 +39167,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39087,6 +39247,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39187,6 +39348,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39270,6 +39432,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39338,6 +39501,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39407,6 +39571,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39480,6 +39645,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39555,6 +39721,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39634,6 +39801,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39708,6 +39876,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39800,6 +39969,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39883,6 +40053,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39951,6 +40122,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40020,6 +40192,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40093,6 +40266,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40168,6 +40342,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40247,6 +40422,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40323,6 +40499,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40417,6 +40594,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40499,6 +40677,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40567,6 +40746,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40636,6 +40816,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40709,6 +40890,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40784,6 +40966,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40898,6 +41081,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40981,6 +41165,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41049,6 +41234,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41118,6 +41304,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41191,6 +41378,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41265,6 +41453,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41344,6 +41533,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41423,6 +41613,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41521,6 +41712,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41604,6 +41796,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41672,6 +41865,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41741,6 +41935,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41814,6 +42009,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41889,6 +42085,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41968,6 +42165,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42044,6 +42242,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42154,6 +42353,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42237,6 +42437,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42305,6 +42506,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42374,6 +42576,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42447,6 +42650,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42521,6 +42725,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42600,6 +42805,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42679,6 +42885,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42763,6 +42970,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42842,6 +43050,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42942,6 +43151,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43025,6 +43235,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43093,6 +43304,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43162,6 +43374,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43235,6 +43448,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43311,6 +43525,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43390,6 +43605,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43490,6 +43706,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43573,6 +43790,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43641,6 +43859,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43710,6 +43929,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43783,6 +44003,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43858,6 +44079,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43937,6 +44159,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44013,6 +44236,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44113,6 +44337,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44196,6 +44421,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44264,6 +44490,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44333,6 +44560,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44406,6 +44634,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44481,6 +44710,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44560,6 +44790,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44636,6 +44867,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44732,6 +44964,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44814,6 +45047,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44882,6 +45116,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44951,6 +45186,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45024,6 +45260,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45099,6 +45336,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45178,6 +45416,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45276,6 +45515,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45358,6 +45598,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45426,6 +45667,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45498,6 +45740,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45567,6 +45810,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45670,6 +45914,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45752,6 +45997,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45820,6 +46066,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45892,6 +46139,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45961,6 +46209,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46053,6 +46302,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46135,6 +46385,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46203,6 +46454,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46272,6 +46524,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46345,6 +46598,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46420,6 +46674,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46532,6 +46787,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46615,6 +46871,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46683,6 +46940,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46752,6 +47010,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46825,6 +47084,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46899,6 +47159,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46978,6 +47239,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47086,6 +47348,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47169,6 +47432,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47237,6 +47501,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47306,6 +47571,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47379,6 +47645,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47453,6 +47720,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47532,6 +47800,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47640,6 +47909,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47723,6 +47993,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47791,6 +48062,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47860,6 +48132,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47933,6 +48206,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48007,6 +48281,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48086,6 +48361,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48194,6 +48470,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48277,6 +48554,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48345,6 +48623,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48414,6 +48693,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48487,6 +48767,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48561,6 +48842,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48640,6 +48922,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48719,6 +49002,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48815,6 +49099,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48897,6 +49182,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48965,6 +49251,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49034,6 +49321,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49107,6 +49395,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49203,6 +49492,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49285,6 +49575,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49353,6 +49644,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49422,6 +49714,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49495,6 +49788,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49570,6 +49864,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49670,6 +49965,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49753,6 +50049,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49821,6 +50118,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49890,6 +50188,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49963,6 +50262,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50038,6 +50338,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50117,6 +50418,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50193,6 +50495,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50293,6 +50596,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50376,6 +50680,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50444,6 +50749,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50513,6 +50819,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50586,6 +50893,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50661,6 +50969,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50740,6 +51049,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50816,6 +51126,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -50924,6 +51235,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51007,6 +51319,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51075,6 +51388,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51144,6 +51458,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51217,6 +51532,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51293,6 +51609,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51393,6 +51710,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51476,6 +51794,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51544,6 +51863,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51613,6 +51933,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51686,6 +52007,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51761,6 +52083,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51840,6 +52163,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -51916,6 +52240,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52012,6 +52337,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52094,6 +52420,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52162,6 +52489,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52234,6 +52562,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52330,6 +52659,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52412,6 +52742,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52480,6 +52811,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52552,6 +52884,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52650,6 +52983,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52733,6 +53067,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52801,6 +53136,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52870,6 +53206,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -52943,6 +53280,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53018,6 +53356,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53097,6 +53436,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53173,6 +53513,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53242,6 +53583,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53339,6 +53681,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53422,6 +53765,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53490,6 +53834,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53559,6 +53904,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53632,6 +53978,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53706,6 +54053,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53826,6 +54174,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53909,6 +54258,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53989,6 +54339,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54072,6 +54423,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54140,6 +54492,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54209,6 +54562,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54298,6 +54652,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54380,6 +54735,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54448,6 +54804,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54520,6 +54877,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54630,6 +54988,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54713,6 +55072,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54781,6 +55141,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54850,6 +55211,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54923,6 +55285,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -54997,6 +55360,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55076,6 +55440,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55155,6 +55520,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55267,6 +55633,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55350,6 +55717,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55418,6 +55786,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55487,6 +55856,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55560,6 +55930,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55635,6 +56006,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55714,6 +56086,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55790,6 +56163,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55886,6 +56260,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -55968,6 +56343,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56036,6 +56412,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56108,6 +56485,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56204,6 +56582,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56286,6 +56665,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56354,6 +56734,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56426,6 +56807,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56498,6 +56880,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56580,6 +56963,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56650,6 +57034,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56725,6 +57110,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56824,6 +57210,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56907,6 +57294,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -56999,6 +57387,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57082,6 +57471,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57150,6 +57540,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57219,6 +57610,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57292,6 +57684,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57367,6 +57760,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57446,6 +57840,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57554,6 +57949,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57637,6 +58033,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57705,6 +58102,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57774,6 +58172,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57847,6 +58246,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -57921,6 +58321,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58021,6 +58422,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58104,6 +58506,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58192,6 +58595,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58274,6 +58678,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58342,6 +58747,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58414,6 +58820,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58508,6 +58915,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58590,6 +58998,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58658,6 +59067,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58727,6 +59137,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58820,6 +59231,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58903,6 +59315,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -58971,6 +59384,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59040,6 +59454,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59113,6 +59528,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59188,6 +59604,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59267,6 +59684,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59343,6 +59761,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59439,6 +59858,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59521,6 +59941,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Svc-Data-As-Of": components["headers"]["Svc-Data-As-Of"];
                     Age: components["headers"]["Age"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59631,6 +60052,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59713,6 +60135,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59827,6 +60250,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -59945,6 +60369,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60059,6 +60484,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60175,6 +60601,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60283,6 +60710,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60393,6 +60821,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60505,6 +60934,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60603,6 +61033,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -60734,6 +61165,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
                     [name: string]: unknown;
                 };
                 content: {
