@@ -1,5 +1,6 @@
 import type { RawBuilder } from "kysely";
 import type { Deps } from "../deps.ts";
+import { traceHandOver } from "../platform/tracing.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { memberAnswers, readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
@@ -298,6 +299,7 @@ export async function nextWork(
     deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - row.created_at.getTime()) / 1000);
   }
   deps.metrics.messageSetRequests.observe(claimed.length);
+  traceHandOver(deps, claimed, now);
   deps.logger.debug(
     { requestIds: claimed.map((row) => row.id), connectionId },
     "message set handed to the connector",

@@ -197,6 +197,11 @@ export interface RequestsTable {
   set_position: number | null;
   /** A batch's members, in order (ledger/batch.ts `BatchPlan`); null for every other Request. */
   batch: ColumnType<unknown, string | null | undefined, string | null>;
+  /**
+   * The W3C `traceparent` of the trace the Request belongs to (migration 0039, decision 0048);
+   * written at admission only while tracing is on, else null.
+   */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TimelineEntryRow {
