@@ -362,7 +362,8 @@ export async function traceDelivery<T>(
         "ledger_bridge.event.type": delivery.event.type,
       },
     },
-    contextOf(await requestTrace()),
+    // A trace that cannot be read (the store does not answer) never holds a delivery back.
+    contextOf(await requestTrace().catch(() => null)),
   );
   const traceparent = traceparentOf(span.spanContext());
   try {
