@@ -100,7 +100,7 @@ export interface TracingSettings {
 /**
  * Tracing as configured, or undefined (off): on when `OTEL_TRACES_EXPORTER=otlp` or an OTLP
  * endpoint is set, unless `OTEL_TRACES_EXPORTER=none` or `OTEL_SDK_DISABLED=true`. Spans go out in
- * batches over OTLP/HTTP (protobuf) to `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else
+ * batches over OTLP/HTTP (JSON bodies, `http/json`) to `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else
  * `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`, else the exporter's default (localhost:4318).
  */
 export function startTracing(settings: TracingSettings): Tracing | undefined {
