@@ -50,8 +50,9 @@ import type { Clock } from "./clock.ts";
  *
  * Spans: `{method} {route}` (server; joins an incoming `traceparent`) ⊃ `request.admission`,
  * `request.wait` (a sync caller); children of the Request's context: `request.queued`,
- * `connector.hand_over`, `ledger.application`, `request.settle`, `webhook.delivery` (client; sends
- * its own `traceparent` to the receiver).
+ * `connector.hand_over`, `ledger.application`, `request.settle`, `request.interrupted` and
+ * `request.recovery` (a write whose answer was lost), `webhook.delivery` (client; sends its own
+ * `traceparent` to the receiver).
  */
 export class Tracing {
   readonly tracer: Tracer;
@@ -324,6 +325,41 @@ export function traceSettle<T>(
       throw error;
     },
   );
+}
+
+/**
+ * What happened to a Request off the answer's path, as an instant span of its trace (service
+ * clock): `request.interrupted` (its session broke while it was sent; `detail` says how).
+ */
+export function traceRequestEvent(
+  deps: TracedInstance,
+  name: string,
+  row: { id: string; traceparent: string | null },
+  detail: string,
+): void {
+  const tracing = deps.tracing;
+  if (tracing === undefined || row.traceparent === null) return;
+  const at = deps.clock.now();
+  const attributes: Attributes = {
+    [REQUEST_ID]: row.id,
+    [INSTANCE_ID]: deps.instanceId,
+    "ledger_bridge.detail": detail,
+  };
+  tracing.tracer.startSpan(name, { attributes, startTime: at }, contextOf(row.traceparent)).end(at);
+}
+
+/** A step on one Request measured where it runs, in its trace: `request.recovery` (the recovery query's answer read). */
+export function traceRequestStep<T>(
+  deps: TracedInstance,
+  name: string,
+  row: { id: string; traceparent: string | null },
+  step: () => Promise<T>,
+): Promise<T> {
+  const tracing = deps.tracing;
+  if (tracing === undefined || row.traceparent === null) return step();
+  const attributes: Attributes = { [REQUEST_ID]: row.id, [INSTANCE_ID]: deps.instanceId };
+  const span = tracing.tracer.startSpan(name, { attributes }, contextOf(row.traceparent));
+  return runIn(trace.setSpan(ROOT_CONTEXT, span), span, step);
 }
 
 // ---- webhook deliveries --------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import type { RawBuilder } from "kysely";
 import type { Deps } from "../deps.ts";
-import { traceHandOver } from "../platform/tracing.ts";
+import { traceHandOver, traceRequestEvent } from "../platform/tracing.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { memberAnswers, readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
@@ -691,6 +691,7 @@ function outcomeUnknownError(row: RequestRow): ServiceError {
  * reads fail with LEDGER_READ_INTERRUPTED (safe to retry). Never re-sent.
  */
 export async function interruptSent(deps: Deps, row: RequestRow, why: string): Promise<RequestRow | null> {
+  traceRequestEvent(deps, "request.interrupted", row, why);
   const now = deps.clock.now();
   // Evidence for the diagnosis of what waits next (`session_interrupted`).
   if (row.connection_id !== null)

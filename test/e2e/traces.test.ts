@@ -7,7 +7,7 @@ import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { openTestStore } from "../../src/testing/harness.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
 import { startWebhookReceiver } from "../../src/testing/webhook-receiver.ts";
-import { E2E_CONFIG, READ, bringOnline, eventually, json, passthroughPath } from "./helpers.ts";
+import { E2E_CONFIG, READ, bringOnline, customerAdd, eventually, json, passthroughPath } from "./helpers.ts";
 import { pointedAt } from "./processes.ts";
 import { SYSTEM_CONFIG, endpointFor, ofType } from "./webhook-helpers.ts";
 
@@ -192,6 +192,47 @@ test("a webhook delivery of a Request's event carries the Request's trace to the
   assert.equal(delivery.attributes["ledger_bridge.event.type"], "request.succeeded");
   assert.equal(delivery.attributes["http.response.status_code"], 200);
   assert.ok(!named.has("request.wait"), "an async caller does not wait");
+});
+
+test("a write whose answer was lost stays in its trace: interrupted, then recovered by the next query", async (t) => {
+  const exporter = new InMemorySpanExporter();
+  const sys = await startSystem(t, { ...E2E_CONFIG, tracing: Tracing.exportingTo(exporter) });
+  const eu = await sys.connectEndUser({ companyName: "Traced Recovery Co" });
+  await bringOnline(sys, eu);
+  eu.connector.setFault({ kind: "send_again_without_answer", match: "write" });
+  const res = await sys.call("POST", passthroughPath(eu.endUserId), {
+    body: customerAdd("Traced Lost Ltd"),
+    headers: { traceparent: TRACEPARENT, prefer: "respond-async" },
+  });
+  assert.equal(res.status, 202, await res.clone().text());
+  const requestId = (await json<{ id: string }>(res)).id;
+  const done = await eventually("recovered", async () => {
+    const r = await json<{ status: string; recovered: boolean }>(
+      await sys.call("GET", `/v1/requests/${requestId}`),
+    );
+    return r.status === "succeeded" ? r : null;
+  });
+  assert.equal(done.recovered, true);
+  await untilSpan(exporter, "request.recovery");
+
+  const named = byName(exporter.getFinishedSpans());
+  const callId = span(named, "POST /v1/end-users/:id/passthrough/:integrationSlug").spanContext().spanId;
+  for (const name of [
+    "request.admission",
+    "request.queued",
+    "connector.hand_over",
+    "request.interrupted",
+    "request.recovery",
+  ]) {
+    const step = span(named, name);
+    assert.equal(parentOf(step), callId, `${name} is a child of the HTTP call`);
+    assert.equal(step.attributes["ledger_bridge.request.id"], requestId);
+  }
+  assert.match(
+    String(span(named, "request.interrupted").attributes["ledger_bridge.detail"]),
+    /answer was lost/,
+  );
+  assert.ok(!named.has("request.settle"), "no answer was received for it");
 });
 
 test("off (no OTEL_* configured): calls and webhooks work, nothing is stored or sent", async (t) => {

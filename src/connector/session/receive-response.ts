@@ -3,7 +3,7 @@ import type { ServiceError } from "../../errors/service-error.ts";
 import { memberAnswers, readAnswer } from "../../ledger/xml/answer.ts";
 import { isFailureHResult } from "../../ledger/xml/status-codes.ts";
 import { hashSecret } from "../../platform/secrets.ts";
-import { traceSettle } from "../../platform/tracing.ts";
+import { traceRequestStep, traceSettle } from "../../platform/tracing.ts";
 import { completeSetFromAnswer, resolveRecovery } from "../../requests/engine.ts";
 import type { ConnectorSessionRow } from "../../store/connector-sessions.ts";
 import { findSessionWithInFlight, pendingRecoveries, waitingRequests } from "../../store/requests.ts";
@@ -101,7 +101,10 @@ async function recoveryAnswered(
       // A request that went alone (a batch: several messages of its own) reads the whole answer.
       const shared = views !== null && !row.alone && row.set_position !== null;
       const view = shared ? (views[row.set_position ?? 0] ?? null) : answer;
-      if ((await resolveRecovery(deps, row, view, session.ticket_hash)) === "unresolved") unresolved = true;
+      const resolved = traceRequestStep(deps, "request.recovery", row, () =>
+        resolveRecovery(deps, row, view, session.ticket_hash),
+      );
+      if ((await resolved) === "unresolved") unresolved = true;
     }
   }
   const lastError = !unresolved
