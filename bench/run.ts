@@ -57,7 +57,8 @@ import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../src/store/events.ts"
 import { openStore } from "../src/store/database.ts";
 import { settledRequestsOf } from "../src/requests/settled-cache.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
-import { Tracing } from "../src/platform/tracing.ts";
+import type { Tracing } from "../src/platform/tracing.ts";
+import { sdkTracing } from "../src/platform/tracing-sdk.ts";
 import { ExportResultCode } from "@opentelemetry/core";
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { LOAD_CONNECTIONS, LOAD_SECONDS, measureApiRate, type ApiRate } from "./api-rate.ts";
@@ -620,10 +621,7 @@ async function tracingCostRows(serverUrl: string | undefined): Promise<Row[]> {
   const sections = new Set(["p1-core", "p3"]);
   const off = await runOnStore(serverUrl, sections);
   const exporter = new DroppingExporter();
-  const tracing = new Tracing({
-    serviceName: "ledger-bridge-bench",
-    processor: new BatchSpanProcessor(exporter),
-  });
+  const tracing = sdkTracing("ledger-bridge-bench", new BatchSpanProcessor(exporter));
   const on = await runOnStore(serverUrl, sections, tracing);
   await tracing.shutdown();
   const label = `${on.engine}] traces off → on`;

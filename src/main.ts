@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     sealing: sealingFor(config),
     metrics: new Metrics({ defaults: true }),
     // OpenTelemetry traces only when configured (decision 0048): otherwise no SDK at all.
-    tracing: startTracing(config),
+    tracing: await startTracing(config),
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
   logSecretsAtRest(deps);

@@ -1,29 +1,30 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../config.ts";
-import { startTracing, traceAdmission, traceparentColumn, Tracing } from "./tracing.ts";
+import { startTracing, traceAdmission, traceparentColumn, type Tracing } from "./tracing.ts";
+import { exportingTo } from "./tracing-sdk.ts";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 
 /** When traces are on (decision 0048): the OpenTelemetry SDK's environment variables, as config.ts reads them. */
 describe("startTracing", () => {
-  const started = (env: Record<string, string>): Tracing | undefined => {
-    const tracing = startTracing(loadConfig(env));
-    if (tracing) void tracing.shutdown();
+  const started = async (env: Record<string, string>): Promise<Tracing | undefined> => {
+    const tracing = await startTracing(loadConfig(env));
+    await tracing?.shutdown();
     return tracing;
   };
 
-  it("is off unless an endpoint or OTEL_TRACES_EXPORTER=otlp says otherwise", () => {
-    assert.equal(started({}), undefined);
+  it("is off unless an endpoint or OTEL_TRACES_EXPORTER=otlp says otherwise", async () => {
+    assert.equal(await started({}), undefined);
     assert.equal(loadConfig({}).OTEL_SERVICE_NAME, "ledger-bridge");
-    assert.ok(started({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }) instanceof Tracing);
-    assert.ok(started({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://127.0.0.1:4318/v1/traces" }));
-    assert.ok(started({ OTEL_TRACES_EXPORTER: "otlp" }));
+    assert.ok(await started({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }));
+    assert.ok(await started({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://127.0.0.1:4318/v1/traces" }));
+    assert.ok(await started({ OTEL_TRACES_EXPORTER: "otlp" }));
   });
 
-  it("OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED=true win over an endpoint", () => {
+  it("OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED=true win over an endpoint", async () => {
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" };
-    assert.equal(started({ ...endpoint, OTEL_TRACES_EXPORTER: "none" }), undefined);
-    assert.equal(started({ ...endpoint, OTEL_SDK_DISABLED: "true" }), undefined);
+    assert.equal(await started({ ...endpoint, OTEL_TRACES_EXPORTER: "none" }), undefined);
+    assert.equal(await started({ ...endpoint, OTEL_SDK_DISABLED: "true" }), undefined);
   });
 
   it("refuses values the specification does not know", () => {
@@ -45,7 +46,7 @@ describe("admission", () => {
 
   it("on, without a caller's span: the admission starts the Request's trace and the row stores it", async () => {
     const exporter = new InMemorySpanExporter();
-    const deps = { tracing: Tracing.exportingTo(exporter) };
+    const deps = { tracing: exportingTo(exporter) };
     const column = await traceAdmission(deps, "ledger.customers.list", async () =>
       traceparentColumn(deps, "req_x"),
     );

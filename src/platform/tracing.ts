@@ -12,26 +12,9 @@ import {
   type Context,
   type Span,
   type SpanContext,
+  type TextMapPropagator,
   type Tracer,
 } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  SimpleSpanProcessor,
-  type SpanExporter,
-  type SpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
-import {
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
-  ATTR_SERVICE_NAME,
-  ATTR_URL_PATH,
-} from "@opentelemetry/semantic-conventions";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "./clock.ts";
 
@@ -39,8 +22,8 @@ import type { Clock } from "./clock.ts";
  * Traces (issue 28, decision 0048): one OpenTelemetry trace per Request, from the HTTP call that
  * made it through admission, the wait, the hand-over in a connector session (on whichever
  * instance holds it), the application and the settling answer, to the webhook deliveries of its
- * events. Off unless configured (`OTEL_*`, config.ts): then `deps.tracing` is absent, no SDK runs,
- * and every helper here returns at its first line without allocating.
+ * events. Off unless configured (`OTEL_*`, config.ts): then `deps.tracing` is absent, the SDK's
+ * module (tracing-sdk.ts) is never loaded, and every helper here returns at its first line.
  *
  * A Request's trace crosses instances through the store: admission writes the W3C `traceparent`
  * of the span the Request belongs to on its row (`requests.traceparent`, migration 0039), and the
@@ -54,28 +37,12 @@ import type { Clock } from "./clock.ts";
  * `request.recovery` (a write whose answer was lost), `webhook.delivery` (client; sends its own
  * `traceparent` to the receiver).
  */
-export class Tracing {
+export interface Tracing {
   readonly tracer: Tracer;
-  private readonly provider: BasicTracerProvider;
-
-  constructor(options: { serviceName: string; processor: SpanProcessor }) {
-    installContextManager();
-    this.provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
-      spanProcessors: [options.processor],
-    });
-    this.tracer = this.provider.getTracer("ledger-bridge");
-  }
-
-  /** Spans exported one by one as they end (tests: an `InMemorySpanExporter`; the bench). */
-  static exportingTo(exporter: SpanExporter, serviceName = "ledger-bridge"): Tracing {
-    return new Tracing({ serviceName, processor: new SimpleSpanProcessor(exporter) });
-  }
-
+  /** The W3C trace context propagator (`@opentelemetry/core`). */
+  readonly propagator: TextMapPropagator;
   /** Exports what is still buffered (the service's shutdown). */
-  async shutdown(): Promise<void> {
-    await this.provider.shutdown();
-  }
+  shutdown(): Promise<void>;
 }
 
 /** What the helpers need of `deps`: tracing when it is on. */
@@ -104,46 +71,36 @@ export interface TracingSettings {
  * batches over OTLP/HTTP (JSON bodies, `http/json`) to `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else
  * `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`, else the exporter's default (localhost:4318).
  */
-export function startTracing(settings: TracingSettings): Tracing | undefined {
+export async function startTracing(settings: TracingSettings): Promise<Tracing | undefined> {
   if (settings.OTEL_SDK_DISABLED || settings.OTEL_TRACES_EXPORTER === "none") return undefined;
   const base = settings.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
   const url = settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base}/v1/traces` : undefined);
   if (settings.OTEL_TRACES_EXPORTER !== "otlp" && url === undefined) return undefined;
-  const exporter = new OTLPTraceExporter(url === undefined ? {} : { url });
-  return new Tracing({
-    serviceName: settings.OTEL_SERVICE_NAME,
-    processor: new BatchSpanProcessor(exporter),
-  });
+  // Loaded only now: off, the SDK's modules are never loaded (start-up time, memory).
+  const { otlpTracing } = await import("./tracing-sdk.ts");
+  return otlpTracing(settings.OTEL_SERVICE_NAME, url);
 }
 
-let contextManagerInstalled = false;
-
-/** Active spans follow async calls (a route handler's awaits) through AsyncLocalStorage, once per process. */
-function installContextManager(): void {
-  if (contextManagerInstalled) return;
-  contextManagerInstalled = true;
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-}
-
-const propagator = new W3CTraceContextPropagator();
 /** The `traceparent` admission stores on the Request, carried in the admission's context. */
 const REQUEST_TRACE = createContextKey("ledger-bridge request traceparent");
 const REQUEST_ID = "ledger_bridge.request.id";
+/** The semantic conventions' `http.response.status_code` (named here: the helpers load no SDK module). */
+const HTTP_STATUS = "http.response.status_code";
 const INSTANCE_ID = "ledger_bridge.instance.id";
 const NO_COLUMN: { traceparent?: string } = Object.freeze({});
 
 /** The W3C `traceparent` of a span context, or undefined when it is not a valid one. */
-export function traceparentOf(spanContext: SpanContext): string | undefined {
+export function traceparentOf(tracing: Tracing, spanContext: SpanContext): string | undefined {
   if (!isSpanContextValid(spanContext)) return undefined;
   const carrier: Record<string, string> = {};
-  propagator.inject(trace.setSpanContext(ROOT_CONTEXT, spanContext), carrier, defaultTextMapSetter);
+  tracing.propagator.inject(trace.setSpanContext(ROOT_CONTEXT, spanContext), carrier, defaultTextMapSetter);
   return carrier.traceparent;
 }
 
 /** The context a stored (or received) `traceparent` names; the root context when there is none. */
-function contextOf(traceparent: string | null | undefined): Context {
+function contextOf(tracing: Tracing, traceparent: string | null | undefined): Context {
   if (!traceparent) return ROOT_CONTEXT;
-  return propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
+  return tracing.propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
 }
 
 // ---- the HTTP call -------------------------------------------------------------------------------
@@ -162,15 +119,15 @@ export function traceHttpCalls(app: FastifyInstance, tracing: Tracing): void {
       done();
       return;
     }
-    const parent = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
+    const parent = tracing.propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
     const span = tracing.tracer.startSpan(
       `${request.method} ${route}`,
       {
         kind: SpanKind.SERVER,
         attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: request.method,
-          [ATTR_HTTP_ROUTE]: route,
-          [ATTR_URL_PATH]: request.url.split("?")[0] ?? "",
+          ["http.request.method"]: request.method,
+          ["http.route"]: route,
+          ["url.path"]: request.url.split("?")[0] ?? "",
           "ledger_bridge.call.id": request.id,
         },
       },
@@ -201,7 +158,7 @@ function endHttpSpan(request: FastifyRequest, statusCode: number | null): void {
   HTTP_SPANS.delete(request);
   if (statusCode === null) span.setStatus({ code: SpanStatusCode.ERROR, message: "the caller hung up" });
   else {
-    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, statusCode);
+    span.setAttribute(HTTP_STATUS, statusCode);
     if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end();
@@ -224,7 +181,7 @@ export function traceAdmission<T>(deps: Traced, operationId: string, admit: () =
     { attributes: { "ledger_bridge.operation": operationId } },
     active,
   );
-  const stored = traceparentOf((parent ?? span).spanContext());
+  const stored = traceparentOf(tracing, (parent ?? span).spanContext());
   return runIn(trace.setSpan(active, span).setValue(REQUEST_TRACE, stored), span, admit);
 }
 
@@ -267,7 +224,7 @@ export function traceHandOver(deps: TracedInstance, rows: readonly TracedRequest
   const ready = deps.clock.now();
   for (const row of rows) {
     if (row.traceparent === null) continue;
-    const parent = contextOf(row.traceparent);
+    const parent = contextOf(tracing, row.traceparent);
     const attributes: Attributes = { [REQUEST_ID]: row.id, [INSTANCE_ID]: deps.instanceId };
     tracing.tracer
       .startSpan("request.queued", { attributes, startTime: row.created_at }, parent)
@@ -308,7 +265,7 @@ export function traceSettle<T>(
   const spans: Span[] = [];
   for (const row of rows) {
     if (row.traceparent === null) continue;
-    const parent = contextOf(row.traceparent);
+    const parent = contextOf(tracing, row.traceparent);
     const attributes: Attributes = { [REQUEST_ID]: row.id, [INSTANCE_ID]: deps.instanceId };
     tracing.tracer
       .startSpan("ledger.application", { attributes, startTime: row.sent_at ?? answeredAt }, parent)
@@ -345,7 +302,7 @@ export function traceRequestEvent(
     [INSTANCE_ID]: deps.instanceId,
     "ledger_bridge.detail": detail,
   };
-  tracing.tracer.startSpan(name, { attributes, startTime: at }, contextOf(row.traceparent)).end(at);
+  tracing.tracer.startSpan(name, { attributes, startTime: at }, contextOf(tracing, row.traceparent)).end(at);
 }
 
 /** A step on one Request measured where it runs, in its trace: `request.recovery` (the recovery query's answer read). */
@@ -358,7 +315,7 @@ export function traceRequestStep<T>(
   const tracing = deps.tracing;
   if (tracing === undefined || row.traceparent === null) return step();
   const attributes: Attributes = { [REQUEST_ID]: row.id, [INSTANCE_ID]: deps.instanceId };
-  const span = tracing.tracer.startSpan(name, { attributes }, contextOf(row.traceparent));
+  const span = tracing.tracer.startSpan(name, { attributes }, contextOf(tracing, row.traceparent));
   return runIn(trace.setSpan(ROOT_CONTEXT, span), span, step);
 }
 
@@ -399,13 +356,13 @@ export async function traceDelivery<T>(
       },
     },
     // A trace that cannot be read (the store does not answer) never holds a delivery back.
-    contextOf(await requestTrace().catch(() => null)),
+    contextOf(tracing, await requestTrace().catch(() => null)),
   );
-  const traceparent = traceparentOf(span.spanContext());
+  const traceparent = traceparentOf(tracing, span.spanContext());
   try {
     const result = await attempt(traceparent === undefined ? undefined : { traceparent });
     const seen = outcome(result);
-    if (seen?.statusCode != null) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, seen.statusCode);
+    if (seen?.statusCode != null) span.setAttribute(HTTP_STATUS, seen.statusCode);
     if (seen?.error) span.setStatus({ code: SpanStatusCode.ERROR, message: seen.error });
     span.end();
     return result;

@@ -39,7 +39,7 @@ export interface TestAppOptions {
   gate?: StatementGate;
   /** The service's logger; silent by default (tests of what is logged give their own). */
   logger?: Logger;
-  /** OpenTelemetry traces (tests: `Tracing.exportingTo` an in-memory exporter); off when absent. */
+  /** OpenTelemetry traces (tests: `exportingTo` an in-memory exporter, platform/tracing-sdk.ts); off when absent. */
   tracing?: Tracing;
 }
 

@@ -74,7 +74,7 @@ export interface SystemOptions {
    * same clock.
    */
   latency?: { profile?: LatencyProfile; clock?: Clock };
-  /** OpenTelemetry traces (tests: `Tracing.exportingTo` an in-memory exporter); off when absent. */
+  /** OpenTelemetry traces (tests: `exportingTo` an in-memory exporter, platform/tracing-sdk.ts); off when absent. */
   tracing?: Tracing;
 }
 

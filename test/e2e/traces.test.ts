@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { FakeClock } from "../../src/platform/clock.ts";
-import { Tracing } from "../../src/platform/tracing.ts";
+import { exportingTo } from "../../src/platform/tracing-sdk.ts";
 import { SimulatedWebConnector } from "../../src/simulator/web-connector.ts";
 import { openTestStore } from "../../src/testing/harness.ts";
 import { startSystem, type System } from "../../src/testing/system.ts";
@@ -59,7 +59,7 @@ async function storedTraceparent(sys: System, requestId: string): Promise<string
 
 test("a sync typed call is one trace under the caller's traceparent: HTTP, admission, wait, queue, hand-over, application, settle", async (t) => {
   const exporter = new InMemorySpanExporter();
-  const sys = await startSystem(t, { ...E2E_CONFIG, tracing: Tracing.exportingTo(exporter) });
+  const sys = await startSystem(t, { ...E2E_CONFIG, tracing: exportingTo(exporter) });
   const eu = await sys.connectEndUser({ companyName: "Traced Co" });
   await bringOnline(sys, eu);
   const res = await sys.call("GET", "/v1/ledger-desktop/customers?limit=1", {
@@ -117,9 +117,9 @@ test("a Request handed over by another instance lands in the same trace", async 
   const config = { ...E2E_CONFIG.config, CONNECTOR_HOLD_MS: "150" };
   const onA = new InMemorySpanExporter();
   const onB = new InMemorySpanExporter();
-  const a = await startSystem(null, { store, clock, config, tracing: Tracing.exportingTo(onA) });
+  const a = await startSystem(null, { store, clock, config, tracing: exportingTo(onA) });
   closing.push(() => a.close());
-  const b = await startSystem(null, { store, clock, config, tracing: Tracing.exportingTo(onB) });
+  const b = await startSystem(null, { store, clock, config, tracing: exportingTo(onB) });
   closing.push(() => b.close());
   // The end user is set up through A; its Web Connector talks to B only.
   const eu = await a.connectEndUser({ companyName: "Two Instances Traced Co" });
@@ -164,7 +164,7 @@ test("a Request handed over by another instance lands in the same trace", async 
 
 test("a webhook delivery of a Request's event carries the Request's trace to the receiver", async (t) => {
   const exporter = new InMemorySpanExporter();
-  const sys = await startSystem(t, { ...SYSTEM_CONFIG, tracing: Tracing.exportingTo(exporter) });
+  const sys = await startSystem(t, { ...SYSTEM_CONFIG, tracing: exportingTo(exporter) });
   const receiver = await startWebhookReceiver(t);
   await endpointFor(sys, receiver.url, { eventTypes: ["request.*"] });
   const eu = await sys.connectEndUser({ companyName: "Traced Hooks Co" });
@@ -196,7 +196,7 @@ test("a webhook delivery of a Request's event carries the Request's trace to the
 
 test("a write whose answer was lost stays in its trace: interrupted, then recovered by the next query", async (t) => {
   const exporter = new InMemorySpanExporter();
-  const sys = await startSystem(t, { ...E2E_CONFIG, tracing: Tracing.exportingTo(exporter) });
+  const sys = await startSystem(t, { ...E2E_CONFIG, tracing: exportingTo(exporter) });
   const eu = await sys.connectEndUser({ companyName: "Traced Recovery Co" });
   await bringOnline(sys, eu);
   eu.connector.setFault({ kind: "send_again_without_answer", match: "write" });
