@@ -39,7 +39,10 @@
  *     coalesced (bench/latency.ts).
  * 12. The mirror (issue 26): fill rate, a mirrored page of 150 invoices, freshness lag of a change
  *     made in the company file, store bytes per mirrored invoice (bench/mirror.ts).
- * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency,mirror` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
+ * 13. What traces cost (issue 28, decision 0048): P1's hand-over and sequential sync round trips and
+ *     P3, on each store, with tracing off (no SDK) and on (the SDK started, every span made and
+ *     handed to a batch processor whose exporter drops them), in one run.
+ * `BENCH_ONLY=p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency,mirror,traces` (any subset) runs only some figures (p1 covers P1, P2 and webhooks).
  */
 import { loadConfig } from "../src/config.ts";
 import { readFileSync } from "node:fs";
@@ -54,6 +57,10 @@ import { EVENTS_CHANNEL, insertEventIfSubscribed } from "../src/store/events.ts"
 import { openStore } from "../src/store/database.ts";
 import { settledRequestsOf } from "../src/requests/settled-cache.ts";
 import { startSystem, type System } from "../src/testing/system.ts";
+import type { Tracing } from "../src/platform/tracing.ts";
+import { sdkTracing } from "../src/platform/tracing-sdk.ts";
+import { ExportResultCode } from "@opentelemetry/core";
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { LOAD_CONNECTIONS, LOAD_SECONDS, measureApiRate, type ApiRate } from "./api-rate.ts";
 import { EndUserThread, setUpEndUser } from "./end-user-thread.ts";
 import { IDLE_STEPS, measureIdleSessions, type IdleResult } from "./idle-sessions.ts";
@@ -320,7 +327,11 @@ async function settledRequestId(sys: System, endUserId: string): Promise<string>
  * One full pass on a store as users run it: an on-disk PGlite in a fresh data directory (no
  * DATABASE_URL) or a fresh PostgreSQL database, info logging to a file.
  */
-async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<string>): Promise<StoreRun> {
+async function runOnStore(
+  serverUrl: string | undefined,
+  sections: ReadonlySet<string>,
+  tracing?: Tracing,
+): Promise<StoreRun> {
   const target = await freshStore(serverUrl);
   const store = await openStore({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   const logFile = join(target.dataDir, "service.log");
@@ -332,6 +343,7 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
     webhooks: true,
     store,
     logger: log.logger,
+    ...(tracing ? { tracing } : {}),
     config: {
       CONNECTOR_HOLD_MS: "20000",
       LOG_LEVEL: "info",
@@ -348,7 +360,9 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
     await untilOnline(sys, setup.endUserId);
     const none: ThroughputResult = { perSecond: Number.NaN, latency: percentiles([]), failures: 0 };
     const p1 = sections.has("p1");
-    const handOver = p1
+    // The traces section: P1's hand-over and sequential round trips only.
+    const core = p1 || sections.has("p1-core");
+    const handOver = core
       ? await measureHandOver(endUser, wakes)
       : {
           fromCallStart: percentiles([]),
@@ -356,7 +370,7 @@ async function runOnStore(serverUrl: string | undefined, sections: ReadonlySet<s
           callTotal: percentiles([]),
           failures: 0,
         };
-    const sequential = p1 ? await measureThroughput(endUser, SEQUENTIAL_REQUESTS, 1) : none;
+    const sequential = core ? await measureThroughput(endUser, SEQUENTIAL_REQUESTS, 1) : none;
     const throughput = p1
       ? await measureThroughput(endUser, THROUGHPUT_REQUESTS, THROUGHPUT_CONCURRENCY)
       : none;
@@ -587,7 +601,65 @@ async function batchOrFailure(databaseUrl: string | undefined): Promise<Row[]> {
   }
 }
 
-const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency,mirror";
+const ALL_SECTIONS = "p1,p3,p4,p5,typed,batch,startup,memory,hostile,latency,mirror,traces";
+
+/** Takes every span and drops it: the cost of tracing on, without a collector's. */
+class DroppingExporter implements SpanExporter {
+  spans = 0;
+  export(spans: ReadableSpan[], done: (result: { code: ExportResultCode }) => void): void {
+    this.spans += spans.length;
+    done({ code: ExportResultCode.SUCCESS });
+  }
+  async shutdown(): Promise<void> {}
+}
+
+/**
+ * Issue 28: P1 (hand-over, sequential sync round trips) and P3 with tracing off, then on (the SDK
+ * started as `startTracing` starts it, a batch processor, spans dropped by the exporter), on one store.
+ */
+async function tracingCostRows(serverUrl: string | undefined): Promise<Row[]> {
+  const sections = new Set(["p1-core", "p3"]);
+  const off = await runOnStore(serverUrl, sections);
+  const exporter = new DroppingExporter();
+  const tracing = sdkTracing("ledger-bridge-bench", new BatchSpanProcessor(exporter));
+  const on = await runOnStore(serverUrl, sections, tracing);
+  await tracing.shutdown();
+  const label = `${on.engine}] traces off → on`;
+  const both = (value: (run: StoreRun) => string): string => `${value(off)} → ${value(on)}`;
+  const rate = (run: StoreRun): number => run.apiRate?.retrieve.perSecond ?? Number.NaN;
+  const p3p50 = (run: StoreRun): number => run.apiRate?.retrieve.latencyP50 ?? Number.NaN;
+  const failed = (run: StoreRun): number =>
+    run.handOver.failures +
+    run.sequential.failures +
+    (run.apiRate ? run.apiRate.retrieve.non2xx + run.apiRate.retrieve.errors : 0);
+  return [
+    {
+      figure: `[${label}: P1 hand-over p50 / p99, from HTTP call start (n=${on.handOver.fromCallStart.count})`,
+      value: both((r) => `${ms(r.handOver.fromCallStart.p50)} / ${ms(r.handOver.fromCallStart.p99)}`),
+      goal: "off ≈ before",
+    },
+    {
+      figure: `[${label}: P1 sync call total p50 / p99 (held connector, 1 at a time)`,
+      value: both((r) => `${ms(r.handOver.callTotal.p50)} / ${ms(r.handOver.callTotal.p99)}`),
+      goal: "-",
+    },
+    {
+      figure: `[${label}: P1 sync round trips/s, 1 in flight (n=${SEQUENTIAL_REQUESTS})`,
+      value: both((r) => `${rps(r.sequential.perSecond)} (p50 ${ms(r.sequential.latency.p50)})`),
+      goal: "-",
+    },
+    {
+      figure: `[${label}: P3 GET /v1/requests/{id} requests/s (p50)`,
+      value: both((r) => `${rps(rate(r))} (${ms(p3p50(r))})`),
+      goal: "-",
+    },
+    {
+      figure: `[${label}: spans exported while on; failed calls`,
+      value: `${exporter.spans}; ${failed(off)} → ${failed(on)}`,
+      goal: "0 failed",
+    },
+  ];
+}
 
 function footer(started: number, sections: ReadonlySet<string>, logLines: number[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -699,6 +771,16 @@ async function main(): Promise<void> {
         rows.push(...(await latencyRows(store)));
       } catch (error) {
         rows.push(failureRow(`[${store ? "postgres" : "pglite"}] latency`, error));
+      }
+    }
+  }
+  if (sections.has("traces")) {
+    // Issue 28: what traces cost on P1 and P3, off against on, on each store.
+    for (const store of stores) {
+      try {
+        rows.push(...(await tracingCostRows(store)));
+      } catch (error) {
+        rows.push(failureRow(`[${store ? "postgres" : "pglite"}] traces off → on`, error));
       }
     }
   }

@@ -24,6 +24,7 @@ import { registerPublicPages } from "./api/routes/public-pages.ts";
 import { registerConnectorEndpoint } from "./connector/endpoint.ts";
 import type { Deps } from "./deps.ts";
 import { ServiceError } from "./errors/service-error.ts";
+import { traceHttpCalls } from "./platform/tracing.ts";
 
 /** 20 MiB (spec: Limits, request body size). */
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
@@ -103,6 +104,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   registerServerTiming(app, deps);
   registerRequestId(app);
+  // A server span per API call, only while traces are on (decision 0048).
+  if (deps.tracing) traceHttpCalls(app, deps.tracing);
   registerStorableText(app);
   registerAuth(app, deps);
   await registerRateLimit(app, deps);

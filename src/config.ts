@@ -365,6 +365,28 @@ export const configSchema = z.object({
           .every((part) => parseSecretsKey(part) !== null),
       { message: "must be comma-separated keys of 32 random bytes in base64 or hex" },
     ),
+  /**
+   * OpenTelemetry traces (decision 0048), as the OpenTelemetry specification names them: base URL
+   * of an OTLP/HTTP collector (`http://collector:4318`); spans go to its `/v1/traces`. Setting it
+   * turns traces on (one trace per Request: README, Traces). Unset, and with no
+   * `OTEL_TRACES_EXPORTER=otlp`: no tracing SDK runs. Headers for the collector (an API key) are
+   * read from `OTEL_EXPORTER_OTLP_HEADERS` by the exporter itself.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** The full URL spans are sent to, instead of `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`; also turns traces on. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  /**
+   * `otlp` turns traces on (to `http://localhost:4318/v1/traces` when no endpoint is set); `none`
+   * keeps them off whatever endpoint is set. Unset: on exactly when an endpoint is set.
+   */
+  OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"]).optional(),
+  /** `true` turns traces off whatever else is set (the OpenTelemetry SDK's switch). */
+  OTEL_SDK_DISABLED: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((text) => text === "true"),
+  /** The `service.name` of the spans. */
+  OTEL_SERVICE_NAME: z.string().min(1).default("ledger-bridge"),
   /** Log level (pino); logs are JSON lines on standard output. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -4,6 +4,7 @@ import type { ActivityStamps } from "./store/activity-stamps.ts";
 import type { Clock } from "./platform/clock.ts";
 import type { Metrics } from "./platform/metrics.ts";
 import type { Sealing } from "./platform/sealing.ts";
+import type { Tracing } from "./platform/tracing.ts";
 import type { ConnectionRow } from "./store/connections.ts";
 import type { Db, Store } from "./store/database.ts";
 
@@ -37,6 +38,11 @@ export interface Deps {
    * decision 0032): built from `SECRETS_KEY` and `SECRETS_KEY_PREVIOUS` with {@link sealingFor}.
    */
   sealing: Sealing;
+  /**
+   * OpenTelemetry traces (platform/tracing.ts, decision 0048), when configured (`OTEL_*`); absent
+   * when off, and then no span is made anywhere.
+   */
+  tracing?: Tracing | undefined;
   /**
    * Simulator mode only (`SIMULATOR=on`): attaches simulated Web Connectors and company files to
    * connections (the setup page's button, the CLI). Absent otherwise, and then nothing offers it.

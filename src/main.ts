@@ -13,6 +13,7 @@ import { formatLatencyProfile, isZeroLatency } from "./platform/latency-profile.
 import { serviceLogger } from "./platform/logging.ts";
 import { newInstanceId } from "./platform/ids.ts";
 import { Metrics } from "./platform/metrics.ts";
+import { startTracing } from "./platform/tracing.ts";
 import { startMetricsServer } from "./platform/metrics-server.ts";
 import { sampleStoredState } from "./store/state-sample.ts";
 import { openStore } from "./store/database.ts";
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
     activity: new ActivityStamps(),
     sealing: sealingFor(config),
     metrics: new Metrics({ defaults: true }),
+    // OpenTelemetry traces only when configured (decision 0048): otherwise no SDK at all.
+    tracing: await startTracing(config),
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
   logSecretsAtRest(deps);
@@ -114,6 +117,10 @@ async function main(): Promise<void> {
     // Released once no call is held any more: a neighbour may recover what is left at once.
     await instance.stop({ release: true });
     await store.close();
+    // The spans still buffered go to the collector before the process ends.
+    await deps.tracing
+      ?.shutdown()
+      .catch((error: unknown) => logger.warn({ err: error }, "spans not exported"));
     dataDirLock?.release();
     process.exit(0);
   };

@@ -1,5 +1,6 @@
 import type { RawBuilder } from "kysely";
 import type { Deps } from "../deps.ts";
+import { traceHandOver, traceRequestEvent } from "../platform/tracing.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { memberAnswers, readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
@@ -307,6 +308,7 @@ export async function nextWork(
     deps.metrics.handOverSeconds.observe(Math.max(0, now.getTime() - row.created_at.getTime()) / 1000);
   }
   deps.metrics.messageSetRequests.observe(claimed.length);
+  traceHandOver(deps, claimed, now);
   deps.logger.debug(
     { requestIds: claimed.map((row) => row.id), connectionId },
     "message set handed to the connector",
@@ -767,6 +769,7 @@ function outcomeUnknownError(row: RequestRow): ServiceError {
  * reads fail with LEDGER_READ_INTERRUPTED (safe to retry). Never re-sent.
  */
 export async function interruptSent(deps: Deps, row: RequestRow, why: string): Promise<RequestRow | null> {
+  traceRequestEvent(deps, "request.interrupted", row, why);
   const now = deps.clock.now();
   // Evidence for the diagnosis of what waits next (`session_interrupted`).
   if (row.connection_id !== null)

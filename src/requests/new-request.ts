@@ -34,6 +34,8 @@ export type NewRequestFields = Pick<
   request_secrets?: string | null;
   /** Goes in a message set of its own (decision 0036). */
   alone?: boolean;
+  /** The W3C `traceparent` of the Request's trace, while tracing is on (decision 0048). */
+  traceparent?: string;
 };
 
 /** Why a new request is refused at admission: it is created `failed` with this error. */

@@ -39,6 +39,7 @@ import type { DatabaseSchema } from "../store/schema.ts";
 import type { ProjectStanding } from "../store/projects.ts";
 import { chargeOrRefuse, paymentRefusal, standingOf, unlimitedCharge } from "../tenancy/billing.ts";
 import type { UnlimitedCharge } from "../store/usage.ts";
+import { traceAdmission, traceCallerWait, traceparentColumn } from "../platform/tracing.ts";
 
 /**
  * Submitting an application operation (spec: Headers on application operations; architecture §1, §3).
@@ -122,13 +123,17 @@ export async function submit(deps: Deps, s: Submission): Promise<SubmitOutcome> 
   // A sync caller watches its request from before the row exists: it may settle before the wait.
   const watch = s.options.async ? null : new CallerWatch(deps);
   try {
-    const { row, created, refused } = await createOrAttach(deps, s, connection, refusal, charge, watch);
+    const { row, created, refused } = await traceAdmission(deps, s.operationId, () =>
+      createOrAttach(deps, s, connection, refusal, charge, watch),
+    );
     // Refused at admission: nothing was queued, and the caller (sync or async) gets the error with its
     // own status; the Request records it (spec: `connectionId` is null when rejected before setup).
     if (created && refused) return { kind: "settled", row };
     if (!watch) return { kind: "accepted", row };
     try {
-      return await waitForCaller(deps, row, watch, s.options.timeoutSeconds * 1000, s.hungUp);
+      return await traceCallerWait(deps, row.id, () =>
+        waitForCaller(deps, row, watch, s.options.timeoutSeconds * 1000, s.hungUp),
+      );
     } catch (error) {
       throw isStoreUnavailable(error) ? storeLostDuringWait(row, error) : error;
     }
@@ -247,6 +252,7 @@ async function createOrAttach(
         ...(s.program === undefined ? {} : { program: s.program }),
         ...(input === undefined ? {} : { input }),
         ...writeTargetsColumn(s),
+        ...traceparentColumn(deps, id),
       },
       now,
       refused

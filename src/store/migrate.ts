@@ -23,6 +23,7 @@ import * as m0035 from "./migrations/0035-connector-interruption-evidence.ts";
 import * as m0036 from "./migrations/0036-mirrors.ts";
 import * as m0037 from "./migrations/0037-request-programs.ts";
 import * as m0038 from "./migrations/0038-request-connector-asked.ts";
+import * as m0039 from "./migrations/0039-request-traceparent.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   "0036-mirrors": m0036,
   "0037-request-programs": m0037,
   "0038-request-connector-asked": m0038,
+  "0039-request-traceparent": m0039,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -28,7 +28,10 @@ export type NewRequestRow = Omit<
   | "request_secrets"
   | "alone"
   | "set_position"
+  | "traceparent"
 > & {
+  /** The W3C `traceparent` of the Request's trace, while tracing is on (migration 0039). */
+  traceparent?: string | null;
   /** Goes in a message set of its own (a passthrough, a batch: migration 0034). */
   alone?: boolean;
   /** A batch's members (ledger/batch.ts). */
@@ -382,6 +385,7 @@ const COLUMNS_BUT_RESULT = [
   "batch",
   "program",
   "step",
+  "traceparent",
 ] as const satisfies ReadonlyArray<Exclude<keyof RequestsTable, "result">>;
 
 /** True only when {@link COLUMNS_BUT_RESULT} names every column but `result`. */
@@ -500,6 +504,7 @@ export type ClaimedRequest = Pick<
   | "message_set_id"
   | "request_secrets"
   | "set_position"
+  | "traceparent"
 >;
 
 export interface ClaimResult {
@@ -570,6 +575,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
     message_set_id: string | null;
     request_secrets: string | null;
     set_position: number | null;
+    traceparent: string | null;
     recovery_id: string | null;
     lost_ids: string[] | null;
     has_expired: boolean;
@@ -650,7 +656,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
           to_jsonb(greatest(0, floor(extract(epoch from (${c.now}::timestamptz - r.created_at)) * 1000)::bigint)))
       from next where r.id = next.id
       returning r.id, r.is_write, r.created_at, r.request_xml, r.request_on_error, r.message_set_id,
-        next.request_secrets, r.set_position
+        next.request_secrets, r.set_position, r.traceparent
     ), touch_session as (
       update connector_sessions set last_work_at = ${c.now}
       where ticket_hash = ${c.ticketHash} and exists (select 1 from claimed)
@@ -689,6 +695,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       message_set_id: r.message_set_id,
       request_secrets: r.request_secrets,
       set_position: r.set_position,
+      traceparent: r.traceparent,
     });
   }
   return {
@@ -825,4 +832,14 @@ export async function findRequestAnswer(
   requestId: string,
 ): Promise<Selectable<RequestAnswersTable> | undefined> {
   return db.selectFrom("request_answers").selectAll().where("request_id", "=", requestId).executeTakeFirst();
+}
+
+/** The W3C `traceparent` of a Request's trace (decision 0048), or null (tracing was off, no such Request). */
+export async function findRequestTraceparent(db: Executor, requestId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom("requests")
+    .select("traceparent")
+    .where("id", "=", requestId)
+    .executeTakeFirst();
+  return row?.traceparent ?? null;
 }

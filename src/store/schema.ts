@@ -209,6 +209,11 @@ export interface RequestsTable {
   program: ColumnType<unknown, string | null | undefined, string | null>;
   /** How many of its message sets the application has answered (migration 0037). */
   step: ColumnType<number, number | undefined, number>;
+  /**
+   * The W3C `traceparent` of the trace the Request belongs to (migration 0039, decision 0048);
+   * written at admission only while tracing is on, else null.
+   */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TimelineEntryRow {

@@ -11,6 +11,7 @@ import type { Deps } from "../deps.ts";
 import { FakeClock, type Clock } from "../platform/clock.ts";
 import { newInstanceId } from "../platform/ids.ts";
 import { Metrics } from "../platform/metrics.ts";
+import type { Tracing } from "../platform/tracing.ts";
 import { sampleStoredState } from "../store/state-sample.ts";
 import { openStore, type QueryObserver, type StatementGate, type Store } from "../store/database.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
@@ -38,6 +39,8 @@ export interface TestAppOptions {
   gate?: StatementGate;
   /** The service's logger; silent by default (tests of what is logged give their own). */
   logger?: Logger;
+  /** OpenTelemetry traces (tests: `exportingTo` an in-memory exporter, platform/tracing-sdk.ts); off when absent. */
+  tracing?: Tracing;
 }
 
 /**
@@ -105,6 +108,7 @@ export async function buildTestApp(t: TestContext | null, options: TestAppOption
     sealing: sealingFor(config),
     metrics: new Metrics(),
     transportClock: options.transportClock,
+    tracing: options.tracing,
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(store.db, deps.instanceId));
   const app = await buildApp(deps);

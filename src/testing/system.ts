@@ -11,6 +11,7 @@ import { FakeClock, type Clock } from "../platform/clock.ts";
 import type { LatencyProfile } from "../platform/latency-profile.ts";
 import { newInstanceId } from "../platform/ids.ts";
 import { Metrics } from "../platform/metrics.ts";
+import type { Tracing } from "../platform/tracing.ts";
 import { sampleStoredState } from "../store/state-sample.ts";
 import { startInstance, type ServiceInstance } from "../requests/instances.ts";
 import { startSweeper } from "../requests/sweeper.ts";
@@ -73,6 +74,8 @@ export interface SystemOptions {
    * same clock.
    */
   latency?: { profile?: LatencyProfile; clock?: Clock };
+  /** OpenTelemetry traces (tests: `exportingTo` an in-memory exporter, platform/tracing-sdk.ts); off when absent. */
+  tracing?: Tracing;
 }
 
 export interface System {
@@ -186,6 +189,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     sealing: sealingFor(config),
     metrics: new Metrics(),
     transportClock: options.transportClock,
+    tracing: options.tracing,
   };
   deps.metrics.sampleStateWith(() => sampleStoredState(opened.store.db, deps.instanceId));
   const latency: SimulatedLatency = simulatedLatency(

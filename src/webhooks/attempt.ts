@@ -56,6 +56,7 @@ export async function attemptDelivery(
   env: AttemptEnvironment,
   work: DeliveryWork,
   shutdown: AbortSignal,
+  traceHeaders?: Record<string, string>,
 ): Promise<AttemptOutcome | null> {
   const started = env.clock.now();
   const at = new Date(started).toISOString();
@@ -96,7 +97,12 @@ export async function attemptDelivery(
     const response = await env.transport.send({
       url,
       address: destination.address,
-      headers: { ...signed, "content-type": "application/json", "user-agent": env.userAgent },
+      headers: {
+        ...traceHeaders,
+        ...signed,
+        "content-type": "application/json",
+        "user-agent": env.userAgent,
+      },
       body,
       signal: timeout.signal,
     });

@@ -2,6 +2,8 @@ import { setMaxListeners } from "node:events";
 import type { Deps } from "../deps.ts";
 import { systemClock } from "../platform/clock.ts";
 import { newId } from "../platform/ids.ts";
+import { traceDelivery } from "../platform/tracing.ts";
+import { findRequestTraceparent } from "../store/requests.ts";
 import { randomFraction, randomToken } from "../platform/random.ts";
 import { EVENTS_CHANNEL } from "../store/events.ts";
 import {
@@ -190,7 +192,13 @@ export function startDispatcher(deps: Deps, options: DispatcherOptions = {}): Di
     // a configuration error: nothing is attempted, and the lease lets the delivery wait.
     const work = openedSecrets(deps, stored);
     if (work === null) return;
-    const outcome = await attemptDelivery(env, work, shutdown.signal);
+    const outcome = await traceDelivery(
+      deps,
+      work,
+      () => requestTraceOf(deps, work.event),
+      (headers) => attemptDelivery(env, work, shutdown.signal, headers),
+      (done) => done && { statusCode: done.record.statusCode, error: done.record.error },
+    );
     if (outcome === null) {
       await releaseLease(deps.db, work.deliveryId, work.leaseToken);
       return;
@@ -355,4 +363,14 @@ function openedSecrets(deps: Deps, work: DeliveryWork): DeliveryWork | null {
     );
   }
   return { ...work, secret, previousSecret };
+}
+
+/**
+ * The trace of the Request a `request.*` event is about (its `data.id`; decision 0048), read only
+ * while tracing is on: its deliveries continue that trace.
+ */
+async function requestTraceOf(deps: Deps, event: DeliveryWork["event"]): Promise<string | null> {
+  if (!event.type.startsWith("request.")) return null;
+  const id = (JSON.parse(event.data) as { id?: unknown }).id;
+  return typeof id === "string" ? findRequestTraceparent(deps.db, id) : null;
 }

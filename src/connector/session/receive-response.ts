@@ -3,6 +3,7 @@ import type { ServiceError } from "../../errors/service-error.ts";
 import { memberAnswers, readAnswer } from "../../ledger/xml/answer.ts";
 import { isFailureHResult } from "../../ledger/xml/status-codes.ts";
 import { hashSecret } from "../../platform/secrets.ts";
+import { traceRequestStep, traceSettle } from "../../platform/tracing.ts";
 import { completeSetFromAnswer, resolveRecovery } from "../../requests/engine.ts";
 import type { ConnectorSessionRow } from "../../store/connector-sessions.ts";
 import { findSessionWithInFlight, pendingRecoveries, waitingRequests } from "../../store/requests.ts";
@@ -42,12 +43,14 @@ export async function receiveResponseXML(
   if (session.phase === "recovering") return recoveryAnswered(deps, session, response, failed, hresult);
   const inFlight = found?.inFlight ?? [];
   if (inFlight.length > 0) {
-    const { retried } = await completeSetFromAnswer(
-      deps,
-      inFlight,
-      { responseXml: response, hresult, message },
-      session.ticket_hash,
-      { personalDataWithheld: session.personal_data_allowed === false },
+    const { retried } = await traceSettle(deps, inFlight, () =>
+      completeSetFromAnswer(
+        deps,
+        inFlight,
+        { responseXml: response, hresult, message },
+        session.ticket_hash,
+        { personalDataWithheld: session.personal_data_allowed === false },
+      ),
     );
     // A shared message set the application refused unprocessed: its requests go again, alone.
     if (retried) return PROGRESS;
@@ -98,7 +101,10 @@ async function recoveryAnswered(
       // A request that went alone (a batch: several messages of its own) reads the whole answer.
       const shared = views !== null && !row.alone && row.set_position !== null;
       const view = shared ? (views[row.set_position ?? 0] ?? null) : answer;
-      if ((await resolveRecovery(deps, row, view, session.ticket_hash)) === "unresolved") unresolved = true;
+      const resolved = traceRequestStep(deps, "request.recovery", row, () =>
+        resolveRecovery(deps, row, view, session.ticket_hash),
+      );
+      if ((await resolved) === "unresolved") unresolved = true;
     }
   }
   const lastError = !unresolved
