@@ -21,6 +21,7 @@ const USAGE = `Usage:
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
   ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--xml-version 13.0|14.0|15.0|16.0] [--country US|CA|UK]
   ledger-bridge end-users mirror --project PROJECT_ID --end-user END_USER_ID [--resources customers,invoices | --off]
+  ledger-bridge support-bundle --end-user END_USER_ID [--since 2h|ISO] [--until ISO] [--project PROJECT_ID] > bundle.json
   ledger-bridge secrets reseal
   ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes]   (ledger-bridge mcp --help)
 
@@ -37,6 +38,12 @@ company file). Environment: DATA_DIR, DATABASE_URL, as for the service.
 makes the mirrored groups exactly those named (comma-separated typed groups, e.g. customers,invoices);
 --off or --resources '' turns the mirror off and deletes the copy. As PUT/GET /v1/end-users/{id}/mirror,
 in the end user's own mode.
+'support-bundle' (issue 28) prints the end user's support bundle: its connection (status history,
+check-in evidence, company file), every Request of the window with its input, message and answer
+(secrets masked), timeline and error, the connector sessions and the webhook deliveries; as GET
+/v1/end-users/{id}/support-bundle in the end user's own mode. --since/--until take an ISO 8601 time
+or a duration before now (30m, 2h, 7d); the default window is the last day. SUPPORT_BUNDLE_MAX_BYTES
+bounds it (the oldest Requests are left out first, and 'truncated' says so).
 'secrets reseal' (decision 0032) seals every stored secret again under the current SECRETS_KEY:
 after a rotation (old key moved to SECRETS_KEY_PREVIOUS, new one in SECRETS_KEY, service restarted),
 or once after a key is first set (values stored in clear). It runs in the running service with its
@@ -60,6 +67,8 @@ const options = {
   reason: { type: "string" },
   resources: { type: "string" },
   off: { type: "boolean", default: false },
+  since: { type: "string" },
+  until: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -179,6 +188,11 @@ function command(
         return 0;
       };
     }
+    case "support-bundle ": {
+      const endUserId = required(values, "end-user");
+      const input = { endUserId, projectId: values.project, since: values.since, until: values.until };
+      return async (ops) => (print(await ops.supportBundle(input)), 0);
+    }
     case "secrets reseal":
       return async (ops) => {
         const report = await ops.resealSecrets();
@@ -220,7 +234,7 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [noun, verb] = positionals;
   if (values.help) return (console.log(USAGE), 0);
-  const run = noun && verb ? command(noun, verb, values) : null;
+  const run = noun ? command(noun, verb ?? "", values) : null;
   if (!run) return (console.error(USAGE), 1);
   const session = await openAdmin(loadConfig());
   try {
@@ -231,8 +245,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// On a pipe stdout is written asynchronously: exit once what was printed has left (a support
+// bundle is megabytes), as the empty write's callback runs after the writes before it.
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => process.stdout.write("", () => process.exit(code)),
   (error: unknown) => {
     console.error(
       error instanceof UsageError
