@@ -187,6 +187,8 @@ export default tseslint.config(
           "location",
           "fetch",
           "URLSearchParams",
+          "URL",
+          "Blob",
           "FormData",
           "Node",
           "setTimeout",
