@@ -149,9 +149,9 @@ async function main(argv: string[]): Promise<void> {
         connector.setFault(
           write ? { kind: "lose_answer_after_write" } : { kind: "send_again_without_answer", match: "read" },
         ),
+      onDivergence: (divergence) => console.log(`divergence: ${JSON.stringify(divergence)}`),
     });
   }
-  let divergences = 0;
   const connector: SimulatedWebConnector = new SimulatedWebConnector({
     qwc: withConnectorUrl(registration.qwc, values["connector-url"]),
     password: registration.password,
@@ -163,10 +163,10 @@ async function main(argv: string[]): Promise<void> {
       console.log(
         `${new Date().toISOString()} check-in: ${outcome}${message ? ` (${message})` : ""}, ${requestsProcessed} request(s)`,
       );
-      for (const divergence of replay?.divergences.slice(divergences) ?? [])
-        console.log(`divergence: ${JSON.stringify(divergence)}`);
-      divergences = replay?.divergences.length ?? 0;
-      if (replay) console.log(`replay: ${replay.played.length} played, ${replay.unplayed.length} to come`);
+      if (replay)
+        console.log(
+          `replay: ${replay.played.length} played, ${replay.unplayed.length} not played, ${replay.divergences.length} divergence(s)`,
+        );
     },
   });
   const every = connector.intervalSeconds;

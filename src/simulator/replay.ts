@@ -131,6 +131,8 @@ export interface ReplayOptions {
   loseAnswer: (write: boolean) => void;
   /** Waits the recorded application time (none by default). */
   sleep?: (ms: number) => Promise<void>;
+  /** Told of each divergence as it happens (the standalone simulator prints it). */
+  onDivergence?: (divergence: Divergence) => void;
 }
 
 /** Answers as the bundle did; what it holds no answer for goes to the fallback, noted. */
@@ -199,12 +201,14 @@ export class ReplayApplication implements SimulatedApplication {
     const entry = sent === null ? undefined : entries[at];
     if (entry === undefined || msgs === undefined) {
       const expected = entries[this.next];
-      this.divergences.push({
+      const divergence: Divergence = {
         index,
         sent: sent ?? maskSecretsInText(xml),
         expected: expected?.expected ?? null,
         expectedRequestId: expected?.requestId ?? null,
-      });
+      };
+      this.divergences.push(divergence);
+      this.options.onDivergence?.(divergence);
       return session.processRequest(xml);
     }
     this.skipped.push(...entries.slice(this.next, at).map((e) => e.requestId));
