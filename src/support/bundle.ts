@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import { checkInGapMs, lastSeenAt } from "../connections/seen.ts";
+import { lastSeenAt } from "../connections/seen.ts";
 import { findConnectionForEndUser } from "../store/connections.ts";
 import {
   bundleDeliveries,
@@ -81,6 +81,7 @@ export interface BundleConnection {
   checkIn: {
     lastCheckInAt: string | null;
     lastSeenAt: string | null;
+    /** How long the connector had been silent when it last checked in (its observed schedule). */
     checkInGapMs: number | null;
     recentCheckIns: string[];
     lastConnectionErrorCode: string | null;
@@ -178,7 +179,7 @@ function connectionView(
     checkIn: {
       lastCheckInAt: iso(row.last_check_in_at),
       lastSeenAt: iso(lastSeenAt(seen)),
-      checkInGapMs: checkInGapMs(seen, deps.clock.now()) ?? row.check_in_gap_ms,
+      checkInGapMs: row.check_in_gap_ms,
       recentCheckIns: row.recent_check_ins.map((ms) => new Date(ms).toISOString()),
       lastConnectionErrorCode: row.last_connection_error_code,
       retryAt: iso(row.retry_at),
