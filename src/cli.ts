@@ -21,6 +21,8 @@ const USAGE = `Usage:
   ledger-bridge keys revoke --project PROJECT_ID --key KEY_ID
   ledger-bridge end-users simulate --project PROJECT_ID --end-user END_USER_ID [--xml-version 13.0|14.0|15.0|16.0] [--country US|CA|UK]
   ledger-bridge end-users mirror --project PROJECT_ID --end-user END_USER_ID [--resources customers,invoices | --off]
+  ledger-bridge support-bundle --end-user END_USER_ID [--since 2h|ISO] [--until ISO] [--project PROJECT_ID] > bundle.json
+  ledger-bridge replay bundle.json [--timing recorded]
   ledger-bridge secrets reseal
   ledger-bridge mcp [--base-url URL] [--end-user END_USER_ID] [--allow-writes]   (ledger-bridge mcp --help)
 
@@ -37,6 +39,18 @@ company file). Environment: DATA_DIR, DATABASE_URL, as for the service.
 makes the mirrored groups exactly those named (comma-separated typed groups, e.g. customers,invoices);
 --off or --resources '' turns the mirror off and deletes the copy. As PUT/GET /v1/end-users/{id}/mirror,
 in the end user's own mode.
+'support-bundle' (issue 28) prints the end user's support bundle: its connection (status history,
+check-in evidence, company file), every Request of the window with its input, message and answer
+(secrets masked), timeline and error, the connector sessions and the webhook deliveries; as GET
+/v1/end-users/{id}/support-bundle in the end user's own mode. --since/--until take an ISO 8601 time
+or a duration before now (30m, 2h, 7d); the default window is the last day. SUPPORT_BUNDLE_MAX_BYTES
+bounds it (the oldest Requests are left out first, and 'truncated' says so).
+'replay' (issue 28) runs a bundle's calls again against a fresh in-memory service on this machine
+whose simulated Web Connector answers with the bundle's answers and faults, in order, and prints
+how each Request ended beside how it ended then, and every divergence (a message the bundle does
+not hold, answered by the simulator); it exits 1 when anything differs. --timing recorded waits
+the application's recorded time on each answer. (npm run simulator -- --replay bundle.json does
+the same against a service you run and call yourself.)
 'secrets reseal' (decision 0032) seals every stored secret again under the current SECRETS_KEY:
 after a rotation (old key moved to SECRETS_KEY_PREVIOUS, new one in SECRETS_KEY, service restarted),
 or once after a key is first set (values stored in clear). It runs in the running service with its
@@ -60,6 +74,8 @@ const options = {
   reason: { type: "string" },
   resources: { type: "string" },
   off: { type: "boolean", default: false },
+  since: { type: "string" },
+  until: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -179,6 +195,11 @@ function command(
         return 0;
       };
     }
+    case "support-bundle ": {
+      const endUserId = required(values, "end-user");
+      const input = { endUserId, projectId: values.project, since: values.since, until: values.until };
+      return async (ops) => (print(await ops.supportBundle(input)), 0);
+    }
     case "secrets reseal":
       return async (ops) => {
         const report = await ops.resealSecrets();
@@ -215,12 +236,37 @@ async function mcp(argv: string[]): Promise<number> {
   }
 }
 
+/** `ledger-bridge replay bundle.json`: needs no service and no store (decision 0049). */
+async function replay(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { timing: { type: "string" } },
+  });
+  const [path] = positionals;
+  if (!path) throw new UsageError("replay needs the bundle's file: ledger-bridge replay bundle.json");
+  if (values.timing !== undefined && values.timing !== "recorded")
+    throw new UsageError("--timing must be recorded");
+  const { readFile } = await import("node:fs/promises");
+  const { replayBundle } = await import("./simulation/replay.ts");
+  const bundle = JSON.parse(await readFile(path, "utf8")) as Parameters<typeof replayBundle>[0];
+  const report = await replayBundle(bundle, { recordedTiming: values.timing === "recorded" });
+  console.log(JSON.stringify(report, null, 2));
+  console.error(
+    report.ok
+      ? `Replayed ${report.requests.length} Requests: each ended as recorded.`
+      : `Replayed ${report.requests.length} Requests: ${report.requests.filter((r) => !r.same).length} ended otherwise, ${report.divergences.length} divergence(s).`,
+  );
+  return report.ok ? 0 : 1;
+}
+
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "mcp") return mcp(argv.slice(1));
+  if (argv[0] === "replay") return replay(argv.slice(1));
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [noun, verb] = positionals;
   if (values.help) return (console.log(USAGE), 0);
-  const run = noun && verb ? command(noun, verb, values) : null;
+  const run = noun ? command(noun, verb ?? "", values) : null;
   if (!run) return (console.error(USAGE), 1);
   const session = await openAdmin(loadConfig());
   try {
@@ -231,8 +277,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// On a pipe stdout is written asynchronously: exit once what was printed has left (a support
+// bundle is megabytes), as the empty write's callback runs after the writes before it.
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => process.stdout.write("", () => process.exit(code)),
   (error: unknown) => {
     console.error(
       error instanceof UsageError

@@ -250,6 +250,16 @@ export const configSchema = z.object({
     .min(0)
     .max(32 * 1024 * 1024)
     .default(1024 * 1024),
+  /**
+   * Largest support bundle (`GET /v1/end-users/{id}/support-bundle`, `ledger-bridge support-bundle`),
+   * in bytes of JSON: past it the oldest Requests of the window are left out, and the bundle says so.
+   */
+  SUPPORT_BUNDLE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(16 * 1024)
+    .max(256 * 1024 * 1024)
+    .default(20 * 1024 * 1024),
   /** Retention of a closed connector session after it closed; then the sweep deletes it. */
   CONNECTOR_SESSION_RETENTION_MS: z.coerce
     .number()

@@ -39,6 +39,12 @@ const keyBody = z.strictObject({
 
 const mirrorBody = z.strictObject({ resources: z.array(z.string().max(200)).max(200) });
 
+const bundleQuery = z.strictObject({
+  projectId: z.string().max(100).optional(),
+  since: z.string().max(40).optional(),
+  until: z.string().max(40).optional(),
+});
+
 const simulateBody = z.strictObject({
   xmlVersion: z.string().min(1).max(10).optional(),
   country: z.string().min(1).max(10).optional(),
@@ -121,6 +127,9 @@ export function buildAdminChannel(deps: Deps): FastifyInstance {
       endUserId: request.params.endUserId,
       ...mirrorBody.parse(request.body),
     }),
+  );
+  app.get<{ Params: Params }>("/end-users/:endUserId/support-bundle", async (request) =>
+    ops.supportBundle({ endUserId: request.params.endUserId, ...bundleQuery.parse(request.query) }),
   );
   return app;
 }

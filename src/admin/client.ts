@@ -67,7 +67,7 @@ export function remoteAdmin(socketPath: string): AdminOperations {
       method,
       path,
       body,
-      path === "/secrets/reseal" ? 3_600_000 : 60_000,
+      path === "/secrets/reseal" || path.includes("/support-bundle") ? 3_600_000 : 60_000,
     );
     if (answer.status >= 400) {
       const message = (answer.body as { error?: { message?: string } } | null)?.error?.message;
@@ -97,6 +97,12 @@ export function remoteAdmin(socketPath: string): AdminOperations {
     resealSecrets: () => send("POST", "/secrets/reseal", {}),
     getMirror: ({ projectId, endUserId }) =>
       send("GET", `/projects/${p(projectId)}/end-users/${p(endUserId)}/mirror`),
+    supportBundle: ({ endUserId, ...query }) => {
+      const search = new URLSearchParams(
+        Object.entries(query).filter((e): e is [string, string] => typeof e[1] === "string"),
+      ).toString();
+      return send("GET", `/end-users/${p(endUserId)}/support-bundle${search ? `?${search}` : ""}`);
+    },
     setMirror: ({ projectId, endUserId, resources }) =>
       send("PUT", `/projects/${p(projectId)}/end-users/${p(endUserId)}/mirror`, { resources }),
   };

@@ -1,6 +1,8 @@
 import type { Deps } from "../deps.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { getMirror, putMirror, type MirrorResource } from "../mirror/settings.ts";
+import { supportBundle, type SupportBundle } from "../support/bundle.ts";
+import { endUserTenant as storedEndUserTenant } from "../store/support-bundle.ts";
 import { findEndUser } from "../store/end-users.ts";
 import { findProject, listApiKeys, listProjects, type ProjectRow } from "../store/projects.ts";
 import { resealStoredSecrets, type ResealReport } from "../store/sealed-values.ts";
@@ -101,6 +103,16 @@ export interface AdminOperations {
   getMirror(input: { projectId: string; endUserId: string }): Promise<MirrorResource>;
   /** Sets the end user's mirrored groups (`[]`: off, the copy deleted), as `PUT …/mirror`. */
   setMirror(input: { projectId: string; endUserId: string; resources: string[] }): Promise<MirrorResource>;
+  /**
+   * The end user's support bundle (issue 28), as `GET …/support-bundle` in the end user's own mode;
+   * `projectId` optional (an end user's ID names its project).
+   */
+  supportBundle(input: {
+    endUserId: string;
+    projectId?: string | undefined;
+    since?: string | undefined;
+    until?: string | undefined;
+  }): Promise<SupportBundle>;
 }
 
 const iso = (d: Date): string => d.toISOString();
@@ -215,6 +227,18 @@ export function adminOperations(deps: Deps): AdminOperations {
     async setMirror(input) {
       const tenant = await endUserTenant(input.projectId, input.endUserId);
       return putMirror(deps, tenant, input.endUserId, { resources: input.resources });
+    },
+    async supportBundle(input) {
+      const tenant =
+        input.projectId === undefined
+          ? await storedEndUserTenant(deps.db, input.endUserId)
+          : await endUserTenant(input.projectId, input.endUserId);
+      if (!tenant)
+        throw new ServiceError("RESOURCE_MISSING", {
+          param: "endUserId",
+          message: `No such end user: ${input.endUserId}.`,
+        });
+      return supportBundle(deps, tenant, input.endUserId, { since: input.since, until: input.until });
     },
   };
 }

@@ -21,6 +21,7 @@ import type { EndUserResource } from "../tenancy/end-users.ts";
 import type { PlatformPage } from "../tenancy/pagination.ts";
 import { DELIVERY_STATUSES, type DeliveryResource } from "../webhooks/deliveries.ts";
 import type { EndpointResource } from "../webhooks/endpoints.ts";
+import type { BundleConnection, BundleSession, SupportBundle } from "../support/bundle.ts";
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from "../webhooks/event-types.ts";
 
 /**
@@ -486,6 +487,114 @@ export const apiKeyWithSecretSchema = z
   .meta({ id: "ApiKeyWithSecret" });
 export const apiKeyListSchema = platformList("ApiKeyList", "/v1/api-keys", apiKeySchema);
 
+const bundleSessionSchema = z.object({
+  id: z
+    .string()
+    .regex(/^ses_[0-9a-f]{20}$/)
+    .meta({ description: "The session's label inside this bundle" }),
+  openedAt: timestamp(),
+  closedAt: nullable(timestamp()),
+  phase: z.enum(["opened", "ready", "recovering", "closing", "closed"]),
+  lastActivityAt: timestamp(),
+  lastWorkAt: timestamp(),
+  ledgerAnsweredAt: nullable(timestamp()).meta({
+    description: "When the application last answered in the session (null: it never did)",
+  }),
+  lastError: z.string().nullable().meta({ description: "What `getLastError` answers for the session" }),
+  connectionErrors: z.number().int().min(0),
+  companyFilePath: z.string().nullable(),
+  xmlVersion: z.string().nullable(),
+  recoveryMessageSetId: z.string().nullable().meta({
+    description: "The message set whose outcome the session's first message asked about",
+  }),
+  requestIds: z.array(platformId("req")).meta({ description: "Requests handed over in it, in order" }),
+});
+
+const bundleConnectionSchema = z.object({
+  id: platformId("conn"),
+  status: statusSchema,
+  statusReason: z.string().nullable(),
+  companyFile: z.object({
+    path: z.string().nullable(),
+    companyName: z.string().nullable(),
+    identity: z.string().nullable().meta({ description: "The file identity the service recorded" }),
+    product: z.string().nullable(),
+    xmlVersion: z.string().nullable(),
+    country: z.string().nullable(),
+  }),
+  checkIn: z
+    .object({
+      lastCheckInAt: nullable(timestamp()),
+      lastSeenAt: nullable(timestamp()),
+      checkInGapMs: z.number().int().nullable(),
+      recentCheckIns: z.array(timestamp()),
+      lastConnectionErrorCode: z.string().nullable(),
+      retryAt: nullable(timestamp()),
+      sharedConnectorAt: nullable(timestamp()),
+      loginRefusedAt: nullable(timestamp()),
+      sessionInterruptedAt: nullable(timestamp()),
+    })
+    .meta({ description: "The check-in evidence the diagnosis reads" }),
+  statusChanges: z
+    .array(
+      z.object({
+        previousStatus: statusSchema,
+        status: statusSchema,
+        statusReason: z.string().nullable(),
+        changedAt: timestamp(),
+      }),
+    )
+    .meta({ description: "Status changes inside the window, oldest first" }),
+});
+
+/** `GET /v1/end-users/{id}/support-bundle` (issue 28, support/bundle.ts, decision 0049). */
+export const supportBundleSchema = z
+  .object({
+    objectType: z.literal("support_bundle"),
+    bundleVersion: z.literal(1).meta({ description: "The document's format version" }),
+    generatedAt: timestamp(),
+    projectId: platformId("proj"),
+    mode: z.enum(["live", "test"]),
+    window: z.object({ since: timestamp(), until: timestamp() }),
+    endUser: endUserSchema,
+    connection: bundleConnectionSchema.nullable().meta({ description: "Null: no connection yet" }),
+    requests: z
+      .array(
+        z.object({
+          request: requestSchema,
+          messages: requestMessagesSchema,
+          sessionId: z.string().nullable().meta({ description: "`sessions[].id` it was handed over in" }),
+        }),
+      )
+      .meta({ description: "Every Request of the window, oldest first" }),
+    sessions: z
+      .array(bundleSessionSchema)
+      .meta({ description: "Connector sessions of the window, oldest first" }),
+    webhookDeliveries: z
+      .array(
+        webhookDeliverySchema.extend({
+          requestId: nullable(platformId("req")).meta({
+            description: "The Request the event is about (null: a connection event)",
+          }),
+        }),
+      )
+      .meta({ description: "Deliveries of the end user's events created in the window, oldest first" }),
+    truncated: z
+      .object({
+        requestsLeftOut: z.number().int().min(0),
+        deliveriesLeftOut: z.number().int().min(0),
+        note: z.string(),
+      })
+      .nullable()
+      .meta({ description: "Set when SUPPORT_BUNDLE_MAX_BYTES left the oldest Requests out" }),
+    notes: z.array(z.string()),
+  })
+  .meta({
+    id: "SupportBundle",
+    description:
+      "What happened between the service and one end user's company file in a window, secrets masked (decision 0049)",
+  });
+
 /*
  * Compile-time ties: each schema names exactly the fields its serializer returns (values are
  * checked by the e2e contract test against real responses).
@@ -510,6 +619,10 @@ export const SCHEMA_TIES = [
   tied<SameKeys<Out<typeof apiKeySchema>, ApiKeyResource>>(true),
   tied<SameKeys<Out<typeof connectionHistorySchema>, ConnectionHistoryResource>>(true),
   tied<SameKeys<Out<typeof requestMessagesSchema>, RequestMessagesResource>>(true),
+  tied<SameKeys<Out<typeof supportBundleSchema>, SupportBundle>>(true),
+  tied<SameKeys<Out<typeof bundleSessionSchema>, BundleSession>>(true),
+  tied<SameKeys<Out<typeof bundleConnectionSchema>, BundleConnection>>(true),
+  tied<SameKeys<Out<typeof bundleConnectionSchema>["checkIn"], BundleConnection["checkIn"]>>(true),
 ] as const;
 
 /** `GET/PUT /v1/end-users/{id}/mirror` (issue 26, mirror/settings.ts). */

@@ -12,6 +12,7 @@
  * A new company file holds the demo company (`small`, or `large`: 10,000 invoices). `--connector-url`
  * replaces the `.qwc`'s AppURL (the service's connector endpoint, for example when the file names a
  * public address). `--latency` makes the computer as slow as a real one (decision 0034).
+ * `--replay bundle.json` answers with a support bundle's answers and faults (decision 0049).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -27,6 +28,7 @@ import { simulatedLatency } from "./latency.ts";
 import { PersistedApplication } from "./ledger/persisted-application.ts";
 import { JsonFileStore } from "./json-file-store.ts";
 import { SimulatedWebConnector } from "./web-connector.ts";
+import { ReplayApplication, replayEntries, type BundleDocument } from "./replay.ts";
 
 const USAGE = `Usage:
   npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH] [--size SIZE]
@@ -43,6 +45,9 @@ const USAGE = `Usage:
   --latency        how slow this computer is: zero (default), realistic, or milliseconds per key,
                    e.g. soap:80,messageSet:150,request:30,record:2 (a connector call's network
                    round trip; the application's time per message set, per request, per record)
+  --replay         a support bundle (ledger-bridge support-bundle): its messages are answered with
+                   its answers, in order, with its faults (an HRESULT, a lost answer); a message it
+                   does not hold is answered by this simulator and printed as a divergence
 Environment: LEDGER_SIMULATOR_SETUP_URL, LEDGER_SIMULATOR_QWC, LEDGER_SIMULATOR_PASSWORD,
 LEDGER_SIMULATOR_FILE, LEDGER_SIMULATOR_SIZE, LEDGER_SIMULATOR_LATENCY.`;
 
@@ -99,6 +104,7 @@ async function main(argv: string[]): Promise<void> {
       file: { type: "string" },
       latency: { type: "string" },
       size: { type: "string" },
+      replay: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -131,10 +137,25 @@ async function main(argv: string[]): Promise<void> {
   if (stored === null) await application.save(file);
   else application.markSaved(file);
 
-  const connector = new SimulatedWebConnector({
+  let replay: ReplayApplication | null = null;
+  if (values.replay) {
+    const bundle = JSON.parse(readFileSync(values.replay, "utf8")) as BundleDocument;
+    if (bundle.bundleVersion !== 1)
+      throw new UsageError(`--replay: bundleVersion ${bundle.bundleVersion} is not 1.`);
+    replay = new ReplayApplication({
+      fallback: application,
+      entries: replayEntries(bundle),
+      loseAnswer: (write) =>
+        connector.setFault(
+          write ? { kind: "lose_answer_after_write" } : { kind: "send_again_without_answer", match: "read" },
+        ),
+      onDivergence: (divergence) => console.log(`divergence: ${JSON.stringify(divergence)}`),
+    });
+  }
+  const connector: SimulatedWebConnector = new SimulatedWebConnector({
     qwc: withConnectorUrl(registration.qwc, values["connector-url"]),
     password: registration.password,
-    application,
+    application: replay ?? application,
     latency,
     onEvent: (event) => {
       if (event.type !== "session_ended") return;
@@ -142,6 +163,10 @@ async function main(argv: string[]): Promise<void> {
       console.log(
         `${new Date().toISOString()} check-in: ${outcome}${message ? ` (${message})` : ""}, ${requestsProcessed} request(s)`,
       );
+      if (replay)
+        console.log(
+          `replay: ${replay.played.length} played, ${replay.unplayed.length} not played, ${replay.divergences.length} divergence(s)`,
+        );
     },
   });
   const every = connector.intervalSeconds;

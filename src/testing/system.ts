@@ -28,6 +28,7 @@ import {
 import type { LedgerClock } from "../simulator/ledger/company-file.ts";
 import { simulatedLatency, type SimulatedLatency } from "../simulator/latency.ts";
 import { SimulatedWebConnector } from "../simulator/web-connector.ts";
+import type { SimulatedApplication } from "../simulator/application.ts";
 import { createProject, type CreatedProject } from "../tenancy/api-keys.ts";
 import { loadSetup, qwcForSetup } from "../tenancy/auth-sessions.ts";
 import { findConnectionById } from "../store/connections.ts";
@@ -119,6 +120,11 @@ export interface ConnectOptions {
   seed?: "sample" | "demo" | "empty";
   /** Size of the `demo` company (`small` by default). */
   demoSize?: DemoCompanySize;
+  /**
+   * What the connector drives instead of the application itself (a support bundle's replay wraps
+   * it, simulator/replay.ts); the company file is made in the application either way.
+   */
+  connectorApplication?: (application: SimulatedLedgerApplication) => SimulatedApplication;
 }
 
 export interface CallInit {
@@ -258,7 +264,7 @@ export async function startSystem(t: TestContext | null, options: SystemOptions 
     const connector = new SimulatedWebConnector({
       qwc: connectorQwc,
       password: setup.password,
-      application,
+      application: o.connectorApplication ? o.connectorApplication(application) : application,
       noOpPauseMs: options.noOpPauseMs ?? 20,
       latency,
     });

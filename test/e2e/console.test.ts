@@ -544,3 +544,40 @@ test("isolation: another project's end users, requests, endpoints and keys never
   await page.getByRole("alert").filter({ hasText: "RESOURCE_MISSING" }).waitFor();
   assert.ok(!(await page.content()).includes("Theirs Secret Co"));
 });
+
+test("the end user's page downloads a support bundle (issue 28)", async (t) => {
+  const opened = await newPage(t);
+  if (!opened) return;
+  const { page, problems } = opened;
+  const sys = await startSystem(t, E2E_CONFIG);
+  const eu = await sys.connectEndUser({ companyName: "Bundle Page Co" });
+  await bringOnline(sys, eu);
+  const read = await sys.call("POST", passthroughPath(eu.endUserId), { body: READ });
+  assert.equal(read.status, 200);
+  const requestId = read.headers.get("svc-request-id");
+  assert.ok(requestId);
+
+  await signIn(page, sys, eu.key);
+  await page.goto(`${sys.url}/console#/end-users/${eu.endUserId}`);
+  await page.getByRole("heading", { name: "Support bundle", exact: true }).waitFor();
+  await page.getByLabel("Window").selectOption("1h");
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Download support bundle" }).click();
+  const download = await downloading;
+  assert.equal(download.suggestedFilename(), `support-bundle-${eu.endUserId}.json`);
+  const path = await download.path();
+  const { readFile } = await import("node:fs/promises");
+  const bundle = JSON.parse(await readFile(path, "utf8")) as {
+    objectType: string;
+    endUser: { id: string };
+    requests: { request: { id: string } }[];
+  };
+  assert.equal(bundle.objectType, "support_bundle");
+  assert.equal(bundle.endUser.id, eu.endUserId);
+  assert.deepEqual(
+    bundle.requests.map((r) => r.request.id),
+    [requestId],
+  );
+  await page.locator("#bundle-result").filter({ hasText: "Downloaded: 1 requests" }).waitFor();
+  assert.deepEqual(problems, [], "no CSP violation and no script error");
+});

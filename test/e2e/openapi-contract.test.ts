@@ -77,6 +77,14 @@ describe("platform routes answer as openapi.json says", () => {
       "connection history",
     );
     assert.ok((history.changes as unknown[]).length > 0, "a connected end user has a history");
+    // The support bundle (issue 28) of a connected end user and of one without a connection.
+    const bundle = expect(
+      await api("GET", `/v1/end-users/${eu.endUserId}/support-bundle?since=7d`),
+      200,
+      "support bundle",
+    );
+    assert.equal(bundle.bundleVersion, 1);
+    expect(await api("GET", `/v1/end-users/${id}/support-bundle`), 200, "support bundle, no connection");
     // The mirror's settings (issue 26): set, read, and turned off again.
     const mirror = expect(
       await api("PUT", `/v1/end-users/${id}/mirror`, { body: { resources: ["classes"] } }),

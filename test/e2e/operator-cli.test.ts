@@ -121,10 +121,35 @@ test("projects and keys created, listed and revoked while the service runs; a si
   assert.deepEqual([file.xmlVersion, file.country], ["13.0", "UK"]);
 
   await mirrorFromTheCli(ws, created.value, endUserId);
+  await supportBundleFromTheCli(ws, endUserId);
   await billingFromTheCli(ws, projectId, liveKey, endUserId);
   await secondServiceOnTheSameDataDir(ws, service.child.pid ?? 0);
   assert.equal(await service.stop(), 0);
 });
+
+/**
+ * The support bundle from the CLI (issue 28): the running service's bundle of the end user, named
+ * by its ID alone; a bad window or an unknown end user exits 1 naming what is wrong.
+ */
+async function supportBundleFromTheCli(ws: Workspace, endUserId: string): Promise<void> {
+  const printed = await cliJson<{
+    objectType: string;
+    bundleVersion: number;
+    endUser: { id: string };
+    requests: { request: { endUserId: string } }[];
+  }>(ws, ["support-bundle", "--end-user", endUserId, "--since", "2h"]);
+  assert.equal(printed.value.objectType, "support_bundle");
+  assert.equal(printed.value.bundleVersion, 1);
+  assert.equal(printed.value.endUser.id, endUserId);
+  assert.ok(printed.value.requests.length > 0, "the mirror's Requests of the last two hours");
+  assert.ok(printed.value.requests.every((r) => r.request.endUserId === endUserId));
+  const badWindow = await runCli(ws, ["support-bundle", "--end-user", endUserId, "--since", "soon"]);
+  assert.equal(badWindow.code, 1);
+  assert.match(badWindow.stderr, /`since` must be/);
+  const missing = await runCli(ws, ["support-bundle", "--end-user", "eu_00000000000000000000000000"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /No such end user/);
+}
 
 interface MirrorPrinted {
   objectType: string;

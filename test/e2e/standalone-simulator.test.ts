@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { CompanyFile } from "../../src/simulator/ledger/company-file.ts";
 import { demoInvoiceCount } from "../../src/simulator/ledger/index.ts";
 import { startSystem } from "../../src/testing/system.ts";
-import { eventually } from "./helpers.ts";
+import { bringOnline, eventually } from "./helpers.ts";
 
 /**
  * `npm run simulator`: a standalone simulated end user, as its own process, pointed at a running
@@ -138,4 +138,75 @@ test("npm run simulator refuses a latency it cannot read, saying why, before con
   assert.equal(code, 2, stderr);
   assert.match(stderr, /--latency: unknown key "lag"; the keys are soap, messageSet, request, record\./);
   assert.match(stderr, /--latency +how slow this computer is/);
+});
+
+test("npm run simulator --replay answers with a support bundle's answers and prints a divergence", async (t) => {
+  // The bundle: a typed create recorded through another service and its simulated end user.
+  const recorded = await startSystem(t, { config: { CONNECTOR_HOLD_MS: "300" } });
+  const eu = await recorded.connectEndUser({ companyName: "Recorded Co" });
+  await bringOnline(recorded, eu);
+  const original = await recorded.call("POST", "/v1/ledger-desktop/customers", {
+    endUserId: eu.endUserId,
+    body: { name: "Bundled Customer" },
+  });
+  assert.equal(original.status, 201, await original.clone().text());
+  const originalId = ((await original.json()) as { id: string }).id;
+  const bundle = await recorded.call("GET", `/v1/end-users/${eu.endUserId}/support-bundle?since=1h`);
+  assert.equal(bundle.status, 200);
+  const dir = mkdtempSync(join(tmpdir(), "lb-sim-replay-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const bundleFile = join(dir, "bundle.json");
+  writeFileSync(bundleFile, await bundle.text());
+
+  const sys = await startSystem(t, { config: { CONNECTOR_HOLD_MS: "300" } });
+  const created = await sys.call("POST", "/v1/end-users", {
+    body: { companyName: "Replay Co", sourceId: "rp-1" },
+  });
+  const endUserId = ((await created.json()) as { id: string }).id;
+  const session = (await (
+    await sys.call("POST", "/v1/auth-sessions", {
+      body: { publishableKey: sys.project.keys.publishableLive, endUserId },
+    })
+  ).json()) as { id: string; clientSecret: string; authFlowUrl: string };
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/simulator/main.ts", "--setup-url", session.authFlowUrl, "--replay", bundleFile],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LEDGER_SIMULATOR_FILE: join(dir, "company.json") },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  t.after(async () => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    await exited;
+  });
+  const status = `${sys.url}/setup/${session.id}/status?clientSecret=${encodeURIComponent(session.clientSecret)}`;
+  await eventually(
+    `the setup completes (simulator output: ${output})`,
+    async () => ((await (await fetch(status)).json()) as { state: string }).state === "completed",
+    60_000,
+  );
+
+  // The same call is answered with the bundle's answer: the record ID of then.
+  const again = await sys.call("POST", "/v1/ledger-desktop/customers", {
+    endUserId,
+    body: { name: "Bundled Customer" },
+  });
+  assert.equal(again.status, 201, await again.clone().text());
+  assert.equal(((await again.json()) as { id: string }).id, originalId);
+  // A call the bundle does not hold: answered by the simulator, printed as a divergence.
+  const other = await sys.call("POST", `/v1/end-users/${endUserId}/passthrough/ledger_desktop`, {
+    body: "<CustomerAddRq><CustomerAdd><Name>Not In The Bundle</Name></CustomerAdd></CustomerAddRq>",
+  });
+  assert.equal(other.status, 200, await other.clone().text());
+  await eventually(`the divergence is printed (output: ${output})`, async () =>
+    /divergence: .*Not In The Bundle/.test(output),
+  );
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0, output);
 });

@@ -385,6 +385,66 @@ function mirrorSection(path, mirror, myGeneration) {
   ];
 }
 
+/**
+ * The support bundle's download (issue 28): `GET …/support-bundle?since=…` read with the key, saved
+ * as a file through an object URL (no inline script; the CSP stays 'self').
+ */
+function supportBundleSection(path, id) {
+  const form = h(
+    "form",
+    {
+      "aria-label": "Download a support bundle",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const since = $("bundle-since").value;
+        $("bundle-result").textContent = "Preparing the bundle…";
+        try {
+          const response = await fetch(`${path}/support-bundle?since=${encodeURIComponent(since)}`, {
+            headers: { Authorization: `Bearer ${secretKey}`, Accept: "application/json" },
+            credentials: "omit",
+            cache: "no-store",
+          });
+          const text = await response.text();
+          if (!response.ok) throw new ApiError(response.status, text ? JSON.parse(text) : null);
+          const bundle = JSON.parse(text);
+          const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+          const link = h("a", { href: url, download: `support-bundle-${id}.json` });
+          document.body.append(link);
+          link.click();
+          link.remove();
+          setTimeout(() => URL.revokeObjectURL(url), 60_000);
+          $("bundle-result").textContent =
+            `Downloaded: ${bundle.requests.length} requests, ${bundle.sessions.length} sessions` +
+            (bundle.truncated ? ` (${bundle.truncated.requestsLeftOut} older requests left out)` : "") +
+            ". Replay it with: ledger-bridge replay bundle.json";
+        } catch (error) {
+          $("bundle-result").textContent = error.message;
+        }
+      },
+    },
+    h("label", { for: "bundle-since" }, "Window "),
+    h(
+      "select",
+      { id: "bundle-since", name: "since" },
+      h("option", { value: "1h" }, "last hour"),
+      h("option", { value: "2h", selected: true }, "last 2 hours"),
+      h("option", { value: "24h" }, "last day"),
+      h("option", { value: "7d" }, "last 7 days"),
+    ),
+    " ",
+    h("button", { type: "submit", id: "bundle-download" }, "Download support bundle"),
+  );
+  return [
+    h(
+      "p",
+      { class: "muted" },
+      "One JSON file with this end user's connection, requests (messages and answers, secrets masked), connector sessions and webhook deliveries.",
+    ),
+    form,
+    h("p", { id: "bundle-result", role: "status" }),
+  ];
+}
+
 async function endUserPage(id, myGeneration) {
   const path = `/v1/end-users/${encodeURIComponent(id)}`;
   const [user, history, mirror] = await Promise.all([
@@ -450,6 +510,8 @@ async function endUserPage(id, myGeneration) {
       : []),
     h("h2", {}, "Mirror"),
     ...mirrorSection(path, mirror, myGeneration),
+    h("h2", {}, "Support bundle"),
+    ...supportBundleSection(path, user.id),
   );
   sizeSegments(root);
 }

@@ -21,7 +21,9 @@ import {
   endUserListSchema,
   endUserSchema,
   mirrorSchema,
+  supportBundleSchema,
 } from "../response-schemas.ts";
+import { supportBundle } from "../../support/bundle.ts";
 import { getMirror, putMirror } from "../../mirror/settings.ts";
 import { connectionHistory } from "../../connections/history.ts";
 
@@ -129,6 +131,28 @@ export const endUserRoutes = [
     response: { status: 200, description: "The connection's history", schema: connectionHistorySchema },
     handler: async ({ deps, principal, params, query }) => ({
       body: await connectionHistory(deps, principal, params.id ?? "", query),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/v1/end-users/:id/support-bundle",
+    operationId: "endUsers.supportBundle",
+    summary:
+      "A support bundle: the end user's connection, Requests with messages and answers (secrets masked), connector sessions and webhook deliveries in a window",
+    tag: TAG,
+    pathParams: ["id"],
+    query: z.strictObject({
+      since: z.string().max(40).optional().meta({
+        description:
+          "Window start: an ISO 8601 timestamp or a duration before now (`2h`, `7d`); default a day before `until`",
+      }),
+      until: z.string().max(40).optional().meta({
+        description: "Window end: an ISO 8601 timestamp or a duration before now; default now",
+      }),
+    }),
+    response: { status: 200, description: "The support bundle", schema: supportBundleSchema },
+    handler: async ({ deps, principal, params, query }) => ({
+      body: await supportBundle(deps, principal, params.id ?? "", query),
     }),
   }),
   defineRoute({

@@ -71,6 +71,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/end-users/{id}/support-bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A support bundle: the end user's connection, Requests with messages and answers (secrets masked), connector sessions and webhook deliveries in a window */
+        get: operations["endUsers.supportBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/end-users/{id}/mirror": {
         parameters: {
             query?: never;
@@ -6208,6 +6225,135 @@ export interface components {
         };
         SubscribedServices: {
             services: components["schemas"]["Service"][];
+        };
+        /** @description What happened between the service and one end user's company file in a window, secrets masked (decision 0049) */
+        SupportBundle: {
+            /** @constant */
+            objectType: "support_bundle";
+            /**
+             * @description The document's format version
+             * @constant
+             */
+            bundleVersion: 1;
+            /** Format: date-time */
+            generatedAt: string;
+            projectId: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            window: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+            };
+            endUser: components["schemas"]["EndUser"];
+            /** @description Null: no connection yet */
+            connection: {
+                id: string;
+                /** @enum {string} */
+                status: "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+                statusReason: string | null;
+                companyFile: {
+                    path: string | null;
+                    companyName: string | null;
+                    /** @description The file identity the service recorded */
+                    identity: string | null;
+                    product: string | null;
+                    xmlVersion: string | null;
+                    country: string | null;
+                };
+                /** @description The check-in evidence the diagnosis reads */
+                checkIn: {
+                    lastCheckInAt: string | null;
+                    lastSeenAt: string | null;
+                    checkInGapMs: number | null;
+                    recentCheckIns: string[];
+                    lastConnectionErrorCode: string | null;
+                    retryAt: string | null;
+                    sharedConnectorAt: string | null;
+                    loginRefusedAt: string | null;
+                    sessionInterruptedAt: string | null;
+                };
+                /** @description Status changes inside the window, oldest first */
+                statusChanges: {
+                    /** @enum {string} */
+                    previousStatus: "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+                    /** @enum {string} */
+                    status: "pending_setup" | "online" | "ledger_unavailable" | "company_file_mismatch" | "offline" | "disabled";
+                    statusReason: string | null;
+                    /** Format: date-time */
+                    changedAt: string;
+                }[];
+            } | null;
+            /** @description Every Request of the window, oldest first */
+            requests: {
+                request: components["schemas"]["Request"];
+                messages: components["schemas"]["RequestMessages"];
+                /** @description `sessions[].id` it was handed over in */
+                sessionId: string | null;
+            }[];
+            /** @description Connector sessions of the window, oldest first */
+            sessions: {
+                /** @description The session's label inside this bundle */
+                id: string;
+                /** Format: date-time */
+                openedAt: string;
+                closedAt: string | null;
+                /** @enum {string} */
+                phase: "opened" | "ready" | "recovering" | "closing" | "closed";
+                /** Format: date-time */
+                lastActivityAt: string;
+                /** Format: date-time */
+                lastWorkAt: string;
+                /** @description When the application last answered in the session (null: it never did) */
+                ledgerAnsweredAt: string | null;
+                /** @description What `getLastError` answers for the session */
+                lastError: string | null;
+                connectionErrors: number;
+                companyFilePath: string | null;
+                xmlVersion: string | null;
+                /** @description The message set whose outcome the session's first message asked about */
+                recoveryMessageSetId: string | null;
+                /** @description Requests handed over in it, in order */
+                requestIds: string[];
+            }[];
+            /** @description Deliveries of the end user's events created in the window, oldest first */
+            webhookDeliveries: {
+                id: string;
+                /** @constant */
+                objectType: "webhook_delivery";
+                /** Format: date-time */
+                createdAt: string;
+                endpointId: string;
+                /** @description Also the `webhook-id` header: deduplicate on it */
+                eventId: string;
+                /** @enum {string} */
+                eventType: "request.succeeded" | "request.failed" | "request.canceled" | "request.outcome_unknown" | "request.outcome_resolved" | "connection.setup_completed" | "connection.status_changed" | "change_feed.changes" | "webhook.test";
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                attemptCount: number;
+                nextAttemptAt: string | null;
+                completedAt: string | null;
+                attempts: {
+                    attempt: number;
+                    /** Format: date-time */
+                    at: string;
+                    statusCode: number | null;
+                    latencyMs: number;
+                    responseExcerpt: string | null;
+                    /** @description `non_2xx_status`, `timeout`, `redirect_not_followed`, `network_error: ...`, `blocked_destination: ...` */
+                    error: string | null;
+                }[];
+                /** @description The Request the event is about (null: a connection event) */
+                requestId: string | null;
+            }[];
+            /** @description Set when SUPPORT_BUNDLE_MAX_BYTES left the oldest Requests out */
+            truncated: {
+                requestsLeftOut: number;
+                deliveriesLeftOut: number;
+                note: string;
+            } | null;
+            notes: string[];
         };
         TaxInfo: {
             taxInfoCategory: string | null;
@@ -27090,6 +27236,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectionHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "endUsers.supportBundle": {
+        parameters: {
+            query?: {
+                since?: string;
+                until?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The support bundle */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportBundle"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -104,6 +104,7 @@ export const OPERATIONS = {
   "endUsers.passthrough": {"method":"POST","path":"/v1/end-users/{id}/passthrough/{integrationSlug}","pathParams":["id","integrationSlug"],"input":"body","inputRequired":true,"endUser":false,"async":true,"idempotent":true,"paginated":false},
   "endUsers.resetCompanyFile": {"method":"POST","path":"/v1/end-users/{id}/reset-company-file","pathParams":["id"],"input":"body","inputRequired":false,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "endUsers.retrieve": {"method":"GET","path":"/v1/end-users/{id}","pathParams":["id"],"input":"none","inputRequired":false,"endUser":false,"async":false,"idempotent":false,"paginated":false},
+  "endUsers.supportBundle": {"method":"GET","path":"/v1/end-users/{id}/support-bundle","pathParams":["id"],"input":"query","inputRequired":false,"endUser":false,"async":false,"idempotent":false,"paginated":false},
   "endUsers.update": {"method":"POST","path":"/v1/end-users/{id}","pathParams":["id"],"input":"body","inputRequired":false,"endUser":false,"async":false,"idempotent":true,"paginated":false},
   "ledger.accountTaxLines.list": {"method":"GET","path":"/v1/ledger-desktop/account-tax-lines","pathParams":[],"input":"none","inputRequired":false,"endUser":true,"async":true,"idempotent":false,"paginated":false},
   "ledger.accounts.create": {"method":"POST","path":"/v1/ledger-desktop/accounts","pathParams":[],"input":"body","inputRequired":true,"endUser":true,"async":true,"idempotent":true,"paginated":false},

@@ -53,6 +53,8 @@ export interface EndUsersResources {
   resetCompanyFile(id: string, body?: BodyOf<"endUsers.resetCompanyFile">, options?: CallOptions): Promise<ResultOf<"endUsers.resetCompanyFile">>;
   /** Retrieve an end user (`GET /v1/end-users/{id}`) */
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"endUsers.retrieve">>;
+  /** A support bundle: the end user's connection, Requests with messages and answers (secrets masked), connector sessions and webhook deliveries in a window (`GET /v1/end-users/{id}/support-bundle`) */
+  supportBundle(id: string, query?: QueryOf<"endUsers.supportBundle">, options?: CallOptions): Promise<ResultOf<"endUsers.supportBundle">>;
   /** Update an end user (`POST /v1/end-users/{id}`) */
   update(id: string, body?: BodyOf<"endUsers.update">, options?: CallOptions): Promise<ResultOf<"endUsers.update">>;
 }
