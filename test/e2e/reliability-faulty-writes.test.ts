@@ -23,9 +23,10 @@ import { SOAK, plan, reportCounts, soakSeed, soakSize } from "./soak.ts";
  * own call, after a network error, or sending the same write twice at once). Clients follow the
  * spec's retry rules. Every write must end applied exactly once or `not_applied`, as counted in the
  * simulated company file and by the application's own receipts: 0 duplicates, 0 lost. Three writes
- * in four are typed creates, which the service coalesces into shared message sets (decision 0036:
- * `messageSetsByWrites` counts the sets by how many of this run's writes they carried); the rest are
- * passthroughs, which go alone.
+ * in five are typed creates, which the service coalesces into shared message sets (decision 0036:
+ * `messageSetsByWrites` counts the sets by how many of this run's writes they carried); one in five
+ * is an upsert by full name (decision 0046: a find, then an add, as one Request of two message sets
+ * that goes alone); the rest are passthroughs, which go alone.
  *
  * The service runs as a real child process (`npm start`'s entry point) on the suite's store (an
  * on-disk PGlite data directory, or a database on the PostgreSQL server of DATABASE_URL); the
@@ -49,8 +50,11 @@ const ENV = {
 
 type ConnectorPlan = "none" | "lose_answer" | "crash_before_write" | "drop";
 type ClientPlan = "none" | "abort" | "twice";
-/** A typed create (shares message sets with its neighbours: coalescing, decision 0036) or a passthrough (alone). */
-type Route = "typed" | "passthrough";
+/**
+ * A typed create (shares message sets with its neighbours: coalescing, decision 0036), an upsert by
+ * full name (two message sets in one Request, decision 0046) or a passthrough (alone).
+ */
+type Route = "typed" | "upsert" | "passthrough";
 
 interface Write {
   index: number;
@@ -180,6 +184,7 @@ test(
     const headers = { authorization: `Bearer ${keys.secretLive}` };
     const passthrough = `${base}/v1/end-users/${setup.endUserId}/passthrough/ledger_desktop`;
     const customers = `${base}/v1/ledger-desktop/customers`;
+    const upserts = `${base}/v1/ledger-desktop/customers/by-key`;
     await eventually(
       "the connection is online",
       async () => {
@@ -194,7 +199,7 @@ test(
     const entries = plan(
       fc.record({
         async: fc.boolean(),
-        route: fc.constantFrom<Route>("typed", "typed", "typed", "passthrough"),
+        route: fc.constantFrom<Route>("typed", "typed", "typed", "upsert", "passthrough"),
         connector: fc.constantFrom<ConnectorPlan>(
           ...(Array(7).fill("none") as ConnectorPlan[]),
           "lose_answer",
@@ -236,15 +241,21 @@ test(
           "svc-timeout-seconds": "20",
           ...(w.async ? { prefer: "respond-async" } : {}),
         };
-        const res = await fetch(w.route === "typed" ? customers : passthrough, {
-          method: "POST",
-          headers:
-            w.route === "typed"
-              ? { ...common, "content-type": "application/json", "svc-end-user-id": setup.endUserId }
-              : { ...common, "content-type": "application/xml" },
-          body: w.route === "typed" ? JSON.stringify({ name: w.name }) : customerAdd(w.name),
-          ...(abortAfterMs === undefined ? {} : { signal: AbortSignal.timeout(abortAfterMs) }),
-        });
+        const json = { ...common, "content-type": "application/json", "svc-end-user-id": setup.endUserId };
+        const res = await fetch(
+          w.route === "typed" ? customers : w.route === "upsert" ? upserts : passthrough,
+          {
+            method: w.route === "upsert" ? "PUT" : "POST",
+            headers: w.route === "passthrough" ? { ...common, "content-type": "application/xml" } : json,
+            body:
+              w.route === "typed"
+                ? JSON.stringify({ name: w.name })
+                : w.route === "upsert"
+                  ? JSON.stringify({ key: { fullName: w.name } })
+                  : customerAdd(w.name),
+            ...(abortAfterMs === undefined ? {} : { signal: AbortSignal.timeout(abortAfterMs) }),
+          },
+        );
         const text = await res.text();
         const id = res.headers.get("svc-request-id") ?? "";
         assert.ok(id.startsWith("req_"), `write ${w.index}: HTTP ${res.status} without a Request: ${text}`);
@@ -374,6 +385,7 @@ test(
       store: process.env.DATABASE_URL ? "postgres" : "pglite",
       writes: WRITES,
       typedWrites: writes.filter((w) => w.route === "typed").length,
+      upserts: writes.filter((w) => w.route === "upsert").length,
       appliedOnce: appliedOnce.length,
       notApplied: notApplied.length,
       duplicates: duplicates.length,
