@@ -70,12 +70,13 @@ export function errorBodyOf(deps: Deps, error: ServiceError, requestId: string):
 
 export async function transition(
   deps: Deps,
-  row: Pick<RequestRow, "id" | "created_at" | "connection_id">,
+  row: Pick<RequestRow, "id" | "created_at" | "connection_id" | "is_write">,
   name: TransitionName,
-  changes: RequestChanges,
+  given: RequestChanges,
   detail: string | null,
   stamps: TransitionStamps = {},
 ): Promise<RequestRow | null> {
+  const changes = withWriteRetryRule(row, given);
   const rule: TransitionRule = TRANSITIONS[name];
   const to = rule.to;
   const now = deps.clock.now();
@@ -120,6 +121,18 @@ export async function transition(
   if (queuedChannel !== null) wakeUp(queuedChannel);
   if (eventWritten) wakeUp(EVENTS_CHANNEL);
   return updated;
+}
+
+/**
+ * The stored error of a write that may have been applied never says `retryable` (decision 0045, the
+ * rule the HTTP renderer applies to `Svc-Should-Retry`): a Request read later tells the same as
+ * the answer its caller got. Its code's own rule stays for every other error.
+ */
+function withWriteRetryRule(row: Pick<RequestRow, "is_write">, changes: RequestChanges): RequestChanges {
+  const error = changes.error as { outcome?: unknown; retryable?: unknown } | null | undefined;
+  if (!row.is_write || !error || error.retryable !== true) return changes;
+  if (error.outcome !== "unknown" && error.outcome !== "pending") return changes;
+  return { ...changes, error: { ...error, retryable: false } };
 }
 
 /**
