@@ -7,7 +7,14 @@ import { LEDGER_BASE } from "../ledger/action-table.ts";
 import { typedOperation } from "../ledger/operations.ts";
 import { messageSet } from "../ledger/xml/message-set.ts";
 import type { Submission } from "./submit.ts";
-import { allOf, prepareTypedCall, type PreparedMessage, type TypedCallOptions } from "./typed-call.ts";
+import { resolveMemberRefs, type MemberFacts } from "./batch-refs.ts";
+import {
+  allOf,
+  prepareTypedCall,
+  validateTypedInput,
+  type PreparedMessage,
+  type TypedCallOptions,
+} from "./typed-call.ts";
 
 /**
  * A batch (spec "POST /v1/{ledger}/batch", decision 0014) is a loop over the typed-call core: every
@@ -59,6 +66,8 @@ export async function prepareBatch(
   if (!parsed.success) throw errorFromZod(parsed.error);
   const { onError, requests } = parsed.data;
   const prepared: PreparedMessage[] = [];
+  const facts: MemberFacts[] = [];
+  const refsShown: unknown[] = [];
   for (const [index, request] of requests.entries()) {
     const prefix = `requests[${index}]`;
     const operation = typedOperation(request.operationId);
@@ -75,16 +84,17 @@ export async function prepareBatch(
         message: '`pathParams` must be an object, for example `{"id": "80000001-1700000000"}`.',
       });
     }
-    const call = await prepareTypedCall(
-      deps,
-      operation,
-      { pathParams, query: request.query, body: request.body },
-      { ...options, mode: "batch", paramPrefix: prefix },
-    );
+    // References to earlier members' answers (decision 0050) are resolved before validation.
+    const refs = resolveMemberRefs({ index, prefix, onError, operation, request, pathParams, facts });
+    const input = { pathParams, query: request.query, body: refs.body };
+    const memberOptions = { ...options, mode: "batch" as const, paramPrefix: prefix };
+    const call = await prepareTypedCall(deps, operation, input, memberOptions);
     if (call.kind !== "submit") throw new ServiceError("INTERNAL_ERROR");
-    prepared.push(call.prepared);
+    prepared.push(refs.finish(call.prepared));
+    refsShown.push(refs.shown);
+    facts.push(refs.facts(validateTypedInput(operation, input, memberOptions).body));
   }
-  return batchSubmission(onError, prepared, options, parsed.data);
+  return batchSubmission(onError, prepared, options, parsed.data, refsShown);
 }
 
 function batchSubmission(
@@ -92,6 +102,7 @@ function batchSubmission(
   members: readonly PreparedMessage[],
   options: Omit<TypedCallOptions, "mode" | "paramPrefix">,
   input: unknown,
+  refs: readonly unknown[],
 ): Submission {
   const plan: BatchPlan = {
     onError,
@@ -111,11 +122,12 @@ function batchSubmission(
     // The same members in the same order are the same batch (a key reused otherwise → 422).
     fingerprintBody: {
       onError,
-      members: members.map((m) => ({
+      members: members.map((m, index) => ({
         operationId: m.operation.operationId,
         path: m.path,
         query: m.query,
         body: m.fingerprint,
+        ...(refs[index] === null ? {} : { refs: refs[index] }),
       })),
     },
     options: options.call,

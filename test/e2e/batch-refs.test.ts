@@ -1,0 +1,301 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { resourceByPath } from "../../src/ledger/resources/definitions.ts";
+import { watchApplication } from "../../src/testing/application-watch.ts";
+import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
+import { TypedFactory } from "../../src/testing/typed-factory.ts";
+import { bringOnline, callAsEndUser, countRequests, E2E_CONFIG, type JsonAnswer } from "./helpers.ts";
+import { checkEveryAnswer } from "./openapi-contract.ts";
+
+/**
+ * Batch members that refer to earlier members (issue 27 item 3, decision 0050), through HTTP, the
+ * SOAP protocol and the simulated application: a customer, its job and an invoice for the job in
+ * one call and ONE message set (the references sent by full name), linked in the company file; and
+ * every refused reference a 400 naming it, with nothing queued.
+ */
+let sys: System;
+let eu: ConnectedEndUser;
+let itemId: string;
+type Json = Record<string, unknown>;
+
+/** Every request document the simulated application processed, in order. */
+const documents: string[] = [];
+
+before(async () => {
+  sys = await startSystem(null, { ...E2E_CONFIG });
+  checkEveryAnswer(sys);
+  watchApplication(sys, (xml) => void documents.push(xml));
+  eu = await sys.connectEndUser({ companyName: "Batch Refs Co" });
+  await bringOnline(sys, eu);
+  const factory = new TypedFactory((method, path, body) => callAsEndUser(sys, eu, method, path, body));
+  itemId = String((await factory.create(resourceByPath("service-items") ?? assert.fail())).id);
+});
+after(() => sys.close());
+
+const batch = (body: unknown): Promise<JsonAnswer> =>
+  callAsEndUser(sys, eu, "POST", "/v1/ledger-desktop/batch", body);
+const file = () => sys.ledger.companyFile(eu.companyFilePath);
+const field = (fields: readonly { name: string; text: string }[], name: string) =>
+  fields.find((f) => f.name === name)?.text;
+const refId = (
+  fields: readonly { name: string; children: readonly { name: string; text: string }[] }[],
+  name: string,
+) => fields.find((f) => f.name === name)?.children.find((c) => c.name === "ListID")?.text;
+
+describe("batch members referring to earlier members", () => {
+  test("customer → job (parent by $ref) → invoice for the job (customer by JSON Pointer): one call, one message set, linked", async () => {
+    const seen = documents.length;
+    const requestsBefore = await countRequests(sys);
+    const answer = await batch({
+      requests: [
+        { operationId: "ledger.customers.create", body: { name: "Refs Roofing" } },
+        {
+          operationId: "ledger.customers.create",
+          body: { name: "Barn roof", parentId: { $ref: "requests[0].data.id" }, jobDescription: "Barn" },
+        },
+        {
+          operationId: "ledger.invoices.create",
+          body: {
+            customerId: { $ref: "/requests/1/data/id" },
+            lines: [{ itemId, quantity: 2, rate: "150.00" }],
+          },
+        },
+      ],
+    });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const results = answer.body.results as Json[];
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ["succeeded", "succeeded", "succeeded"],
+    );
+    const [customer, job, invoice] = results.map((r) => r.data as Json);
+    assert.ok(customer && job && invoice);
+    assert.equal(job.fullName, "Refs Roofing:Barn roof");
+    assert.equal((job.parent as Json).id, customer.id);
+    assert.equal((invoice.customer as Json).id, job.id);
+    assert.equal((invoice.customer as Json).fullName, "Refs Roofing:Barn roof");
+
+    // One Request, one message set carrying the three messages, the references by full name.
+    assert.equal(await countRequests(sys), requestsBefore + 1);
+    const sent = documents.slice(seen);
+    assert.equal(sent.length, 1, "one round trip");
+    const xml = sent[0] ?? "";
+    assert.equal(xml.match(/<QBXMLMsgsRq\b/g)?.length, 1);
+    assert.equal(xml.match(/<(CustomerAddRq|InvoiceAddRq)\b/g)?.length, 3);
+    assert.match(xml, /<ParentRef>\s*<FullName>Refs Roofing<\/FullName>\s*<\/ParentRef>/);
+    assert.match(xml, /<CustomerRef>\s*<FullName>Refs Roofing:Barn roof<\/FullName>\s*<\/CustomerRef>/);
+    const messages = (await callAsEndUser(sys, eu, "GET", `/v1/requests/${answer.requestId}/messages`)).body;
+    const stored = (messages.message as Json).xml as string;
+    assert.equal(stored.match(/<(CustomerAddRq|InvoiceAddRq)\b/g)?.length, 3, "the Request's document");
+    const input = (messages.input as Json).json as Json;
+    assert.match(
+      JSON.stringify(input),
+      /"\$ref":"requests\[0\]\.data\.id"/,
+      "the input shows the references",
+    );
+
+    // The company file has them linked by ID.
+    const jobRecord = file().recordById(String(job.id));
+    assert.ok(jobRecord);
+    assert.equal(refId(jobRecord.fields, "ParentRef"), customer.id);
+    const invoiceRecord = file().recordById(String(invoice.id));
+    assert.ok(invoiceRecord);
+    assert.equal(refId(invoiceRecord.fields, "CustomerRef"), job.id);
+    assert.equal(field(jobRecord.fields, "Name"), "Barn roof");
+  });
+
+  test("a referenced create that fails stops the batch: the member referring to it is not processed", async () => {
+    const existing = await batch({
+      requests: [{ operationId: "ledger.customers.create", body: { name: "Refs Taken" } }],
+    });
+    assert.equal(existing.status, 200, JSON.stringify(existing.body));
+    const invoicesBefore = file().count("Invoice");
+    const answer = await batch({
+      requests: [
+        { operationId: "ledger.customers.create", body: { name: "Refs Taken" } },
+        {
+          operationId: "ledger.invoices.create",
+          body: { customerId: { $ref: "requests[0].data.id" }, lines: [{ itemId, amount: "10.00" }] },
+        },
+      ],
+    });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.deepEqual(
+      (answer.body.results as Json[]).map((r) => r.status),
+      ["failed", "not_processed"],
+    );
+    assert.equal(file().count("Invoice"), invoicesBefore, "never written against the older namesake");
+  });
+
+  test("every refused reference is a 400 naming it, and nothing is queued", async () => {
+    const customer = { operationId: "ledger.customers.create", body: { name: "Refs Never" } };
+    const invoiceFor = (customerId: unknown): Json => ({
+      operationId: "ledger.invoices.create",
+      body: { customerId, lines: [{ itemId, amount: "10.00" }] },
+    });
+    const cases: Array<[Json, string, RegExp]> = [
+      // Unparseable, in either spelling.
+      [
+        { requests: [customer, invoiceFor({ $ref: "requests[0]data.id" })] },
+        "requests[1].body.customerId",
+        /no reference/,
+      ],
+      [
+        { requests: [customer, invoiceFor({ $ref: "/requests/00/data/id" })] },
+        "requests[1].body.customerId",
+        /no reference/,
+      ],
+      [
+        { requests: [customer, invoiceFor({ $ref: "#/requests/0/data/id" })] },
+        "requests[1].body.customerId",
+        /no reference/,
+      ],
+      [{ requests: [customer, invoiceFor({ $ref: 0 })] }, "requests[1].body.customerId.$ref", /string/],
+      // A `$ref` object with another key.
+      [
+        { requests: [customer, invoiceFor({ $ref: "requests[0].data.id", fullName: "x" })] },
+        "requests[1].body.customerId.fullName",
+        /no other key/,
+      ],
+      // Itself, or a later member.
+      [
+        { requests: [customer, invoiceFor({ $ref: "requests[1].data.id" })] },
+        "requests[1].body.customerId",
+        /earlier member/,
+      ],
+      [
+        { requests: [invoiceFor({ $ref: "requests[1].data.id" }), customer] },
+        "requests[0].body.customerId",
+        /earlier member/,
+      ],
+      // A read.
+      [
+        {
+          requests: [
+            { operationId: "ledger.customers.list", query: { limit: 1 } },
+            invoiceFor({ $ref: "requests[0].data.id" }),
+          ],
+        },
+        "requests[1].body.customerId",
+        /names a read/,
+      ],
+      // A path the referenced answer cannot have (and one that is not a text or number).
+      [
+        { requests: [customer, invoiceFor({ $ref: "requests[0].data.nope" })] },
+        "requests[1].body.customerId",
+        /answers no/,
+      ],
+      [
+        { requests: [customer, invoiceFor({ $ref: "requests[0].data.billingAddress" })] },
+        "requests[1].body.customerId",
+        /answers no/,
+      ],
+      [
+        { requests: [customer, invoiceFor({ $ref: "requests[0].status" })] },
+        "requests[1].body.customerId",
+        /no reference/,
+      ],
+      // A field no ID or name goes in (a date, an amount, a whole line array).
+      [
+        {
+          requests: [
+            customer,
+            {
+              operationId: "ledger.invoices.create",
+              body: { customerId: "1-1", transactionDate: { $ref: "requests[0].data.id" } },
+            },
+          ],
+        },
+        "requests[1].body.transactionDate",
+        /only for a record ID or a text/,
+      ],
+      [
+        {
+          requests: [
+            customer,
+            {
+              operationId: "ledger.invoices.create",
+              body: { customerId: "1-1", lines: [{ itemId, amount: { $ref: "requests[0].data.id" } }] },
+            },
+          ],
+        },
+        "requests[1].body.lines[0].amount",
+        /only for a record ID or a text/,
+      ],
+      [
+        {
+          requests: [
+            customer,
+            {
+              operationId: "ledger.invoices.create",
+              body: { customerId: "1-1", lines: { $ref: "requests[0].data.id" } },
+            },
+          ],
+        },
+        "requests[1].body.lines",
+        /only for a record ID or a text/,
+      ],
+      // A reference field of another type (a vendor is no customer).
+      [
+        {
+          requests: [
+            { operationId: "ledger.vendors.create", body: { name: "Refs Vendor" } },
+            invoiceFor({ $ref: "requests[0].data.id" }),
+          ],
+        },
+        "requests[1].body.customerId",
+        /cannot name a Vendor/,
+      ],
+      // In pathParams.
+      [
+        {
+          requests: [
+            customer,
+            { operationId: "ledger.customers.retrieve", pathParams: { id: { $ref: "requests[0].data.id" } } },
+          ],
+        },
+        "requests[1].pathParams.id",
+        /body field only/,
+      ],
+      // continueOnError would run the member after its referenced create failed.
+      [
+        { onError: "continueOnError", requests: [customer, invoiceFor({ $ref: "requests[0].data.id" })] },
+        "onError",
+        /stopOnError/,
+      ],
+      // Needs an answer: a parent given by ID leaves the job's full name unknown.
+      [
+        {
+          requests: [
+            {
+              operationId: "ledger.customers.create",
+              body: { name: "Refs Job", parentId: "80000001-1700000000" },
+            },
+            invoiceFor({ $ref: "requests[0].data.id" }),
+          ],
+        },
+        "requests[1].body.customerId",
+        /needs `requests\[0\]`'s answer/,
+      ],
+    ];
+    const before = await countRequests(sys);
+    const customersBefore = file().count("Customer");
+    const seen = documents.length;
+    for (const [body, param, message] of cases) {
+      const refused = await batch(body);
+      assert.equal(refused.status, 400, `${param}: ${JSON.stringify(refused.body)}`);
+      const error = refused.body.error as Json;
+      assert.equal(error.code, "INVALID_PARAMETER", param);
+      assert.equal(error.param, param, JSON.stringify(error));
+      assert.match(String(error.message), message, param);
+    }
+    assert.equal(await countRequests(sys), before, "nothing queued");
+    const listed = await callAsEndUser(sys, eu, "GET", "/v1/requests?limit=100");
+    assert.ok(
+      (listed.body.data as Json[]).every((r) => r.status !== "queued"),
+      "the end user's queue holds nothing",
+    );
+    assert.equal(documents.length, seen, "nothing sent");
+    assert.equal(file().count("Customer"), customersBefore);
+  });
+});
