@@ -28,7 +28,12 @@ export const BATCH_PATH = `${LEDGER_BASE}/batch`;
 
 const member = z.strictObject({
   operationId: z.string().min(1).max(100),
-  body: z.unknown().optional(),
+  body: z
+    .unknown()
+    .optional()
+    .describe(
+      'The member\'s body as its own endpoint takes it. In place of a value, `{"$ref": "requests[0].data.id"}` (or the JSON Pointer `"/requests/0/data/id"`) refers to an earlier member\'s answer (decision 0050).',
+    ),
   query: z.unknown().optional(),
   pathParams: z.unknown().optional(),
 });
