@@ -32,9 +32,9 @@ import type { PreparedMessage } from "./typed-call.ts";
 /** What later members may use of a prepared member. */
 export interface MemberFacts {
   readonly operation: TypedOperation;
-  /** The object type a list create makes (`Customer`), else null. */
+  /** The object type a create makes (`Customer`, `Invoice`), else null. */
   readonly creates: string | null;
-  /** That object's full name when its body tells it (`Acme:Roof`), else null. */
+  /** A list object's full name when its body tells it (`Acme:Roof`), else null. */
   readonly fullName: string | null;
 }
 
@@ -49,9 +49,18 @@ interface MemberInput {
   readonly facts: readonly MemberFacts[];
 }
 
+/** A reference whose value only the referenced member's answer tells. */
+export interface NeedsAnswer {
+  readonly param: string;
+  readonly member: number;
+  readonly message: string;
+}
+
 export interface ResolvedRefs {
   /** The body to validate: each reference replaced by a placeholder ID. */
   readonly body: unknown;
+  /** References that need an earlier member's answer (the member cannot share its message set). */
+  readonly needsAnswer: readonly NeedsAnswer[];
   /** The prepared member with its placeholders written as full names. */
   finish(prepared: PreparedMessage): PreparedMessage;
   /** The references as the batch's fingerprint keeps them (null when there are none). */
@@ -87,6 +96,7 @@ export function resolveMemberRefs(member: MemberInput): ResolvedRefs {
   if (found.length === 0) {
     return {
       body: member.request.body,
+      needsAnswer: [],
       finish: (prepared) => prepared,
       shown: null,
       facts: (validated) => nameFacts(validated, null),
@@ -103,6 +113,7 @@ export function resolveMemberRefs(member: MemberInput): ResolvedRefs {
   const values = new Map<string, unknown>();
   const fullNames = new Map<string, string>();
   let parentFullName: string | null = null;
+  const needsAnswer: NeedsAnswer[] = [];
   for (const [n, ref] of found.entries()) {
     const param = paramAt(ref.at);
     const parsed = parseMemberRef(ref.text);
@@ -138,35 +149,37 @@ export function resolveMemberRefs(member: MemberInput): ResolvedRefs {
     if (!slot || kind === null) {
       throw refused(param, "A reference can stand only for a record ID or a text value of the body.");
     }
-    // One message set: an ID of a list object an earlier member creates with a name, sent by name.
-    const byName =
-      parsed.steps.length === 1 &&
-      parsed.steps[0] === "id" &&
-      slot.field.form === "ref" &&
-      target.creates !== null &&
-      target.fullName !== null;
-    if (!byName) {
-      throw refused(
-        param,
-        `\`${ref.text}\` needs \`requests[${parsed.member}]\`'s answer before this member can be written: a batch refers to an earlier member only by the \`id\` of a list object it creates with a \`name\` (sent by full name), in a reference field.`,
-      );
-    }
     const owner = objectOf(operation) ?? "";
-    const fits = refTargetAmong(slot.field.slot.name, owner, storedObjectNames()).objects;
-    if (target.creates === null || !fits.includes(target.creates)) {
-      throw refused(
+    const isId = parsed.steps.length === 1 && parsed.steps[0] === "id";
+    if (isId && slot.field.form === "ref" && target.creates !== null) {
+      const fits = refTargetAmong(slot.field.slot.name, owner, storedObjectNames()).objects;
+      if (!fits.includes(target.creates)) {
+        throw refused(
+          param,
+          `\`${bodyParam(ref.at)}\` cannot name a ${target.creates}, which \`requests[${parsed.member}]\` creates.`,
+        );
+      }
+    }
+    // One message set: an ID of a list object an earlier member creates with a name, sent by name.
+    const byName = isId && slot.field.form === "ref" && target.fullName !== null;
+    if (!byName) {
+      needsAnswer.push({
         param,
-        `\`${bodyParam(ref.at)}\` cannot name a ${target.creates ?? "record"}, which \`requests[${parsed.member}]\` creates.`,
-      );
+        member: parsed.member,
+        message: `\`${ref.text}\` needs \`requests[${parsed.member}]\`'s answer before this member can be written: a batch refers to an earlier member only by the \`id\` of a list object it creates with a \`name\` (sent by full name), in a reference field.`,
+      });
     }
     let placeholder = `$ref:${index}:${n}`;
     while (raw.includes(placeholder)) placeholder = `$${placeholder}`;
     values.set(locationKey(ref.at), placeholder);
-    fullNames.set(placeholder, target.fullName ?? "");
-    if (ref.at.length === 1 && slot.field.slot.name === "ParentRef") parentFullName = target.fullName;
+    if (byName) fullNames.set(placeholder, target.fullName ?? "");
+    if (byName && ref.at.length === 1 && slot.field.slot.name === "ParentRef") {
+      parentFullName = target.fullName;
+    }
   }
   return {
     body: replaceAt(member.request.body, values),
+    needsAnswer,
     finish(prepared) {
       const { message, rewritten } = nameReferences(prepared.message, fullNames);
       if (rewritten !== fullNames.size) {
@@ -199,10 +212,9 @@ function memberFacts(
   parentFullName: string | null,
 ): MemberFacts {
   const resource = operation.resource;
-  if (operation.action !== "create" || resource?.idElement !== "ListID") {
-    return { operation, creates: null, fullName: null };
-  }
+  if (operation.action !== "create" || !resource) return { operation, creates: null, fullName: null };
   const creates = objectOf(operation);
+  if (resource.idElement !== "ListID") return { operation, creates, fullName: null };
   const nameField = resource.create?.fields.find((f) => f.json === "name");
   const name = validated.name;
   if (nameField?.slot.name !== "Name" || typeof name !== "string")

@@ -93,6 +93,10 @@ export async function prepareBatch(
     const refs = resolveMemberRefs({ index, prefix, onError, operation, request, pathParams, facts });
     const input = { pathParams, query: request.query, body: refs.body };
     const memberOptions = { ...options, mode: "batch" as const, paramPrefix: prefix };
+    // Until a batch can run as consecutive message sets, a value only an answer tells is refused.
+    const [waiting] = refs.needsAnswer;
+    if (waiting)
+      throw new ServiceError("INVALID_PARAMETER", { param: waiting.param, message: waiting.message });
     const call = await prepareTypedCall(deps, operation, input, memberOptions);
     if (call.kind !== "submit") throw new ServiceError("INTERNAL_ERROR");
     prepared.push(refs.finish(call.prepared));
