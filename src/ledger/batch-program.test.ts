@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fillMessage, fillText, setStarts, undoMessage, undoOperation, valueAt } from "./batch-program.ts";
+import {
+  advance,
+  fillMessage,
+  fillText,
+  setStarts,
+  undoMessage,
+  undoOperation,
+  valueAt,
+  type BatchProgram,
+  type ProgramMemberResult,
+} from "./batch-program.ts";
 import { typedOperation } from "./operations.ts";
 import { leaf, node, renderElementText } from "./xml/tree.ts";
 
@@ -67,5 +77,138 @@ describe("batch program pieces", () => {
       /<TxnDelType>Invoice<\/TxnDelType><TxnID>9-1<\/TxnID>/,
     );
     assert.equal(undoOperation(typedOperation("ledger.customers.update") ?? assert.fail()), null);
+  });
+});
+
+describe("advance: a batch program from one answer to the next set", () => {
+  const ops = ["ledger.customers.create", "ledger.invoices.create", "ledger.receivePayments.create"];
+  const payment = node("ReceivePaymentAddRq", [
+    node("ReceivePaymentAdd", [node("AppliedToTxnAdd", [leaf("TxnID", "$ref:2:0")])]),
+  ]);
+  const program: BatchProgram = {
+    kind: "batch",
+    starts: [0, 2],
+    messages: [node("CustomerAddRq", []), node("InvoiceAddRq", []), payment],
+    fills: [
+      {
+        placeholder: "$ref:2:0",
+        member: 2,
+        at: ["applyToTransactions", 0, "transactionId"],
+        from: { member: 1, steps: ["id"] },
+      },
+    ],
+    phase: "members",
+    set: 0,
+    undo: [],
+    results: [null, null, null],
+  };
+  const ok = (operationId: string, data: unknown): ProgramMemberResult => ({
+    operationId,
+    status: "succeeded",
+    httpStatusCode: 201,
+    data,
+    error: null,
+    warnings: [],
+  });
+  const failed = (operationId: string): ProgramMemberResult => ({
+    operationId,
+    status: "failed",
+    httpStatusCode: 422,
+    data: null,
+    error: { code: "LEDGER_REFERENCE_NOT_FOUND" },
+    warnings: [],
+  });
+  const errorBody = (error: { code: string }) => ({ code: error.code });
+
+  test("the next set is written with the answer's values", () => {
+    const step = advance(
+      program,
+      "stopOnError",
+      ops,
+      [ok(ops[0] ?? "", { id: "C-1" }), ok(ops[1] ?? "", { id: "T-9" })],
+      errorBody,
+    );
+    assert.equal(step.done, false);
+    if (step.done) return;
+    assert.equal(step.program.set, 1);
+    assert.equal(step.messages.length, 1);
+    assert.match(renderElementText(step.messages[0] ?? assert.fail()), /<TxnID>T-9<\/TxnID>/);
+    const last = advance(step.program, "stopOnError", ops, [ok(ops[2] ?? "", { id: "P-1" })], errorBody);
+    assert.equal(last.done, true);
+    if (!last.done) return;
+    assert.deepEqual(
+      last.results.map((r) => r.status),
+      ["succeeded", "succeeded", "succeeded"],
+    );
+  });
+
+  test("stopOnError: a failure ends the batch, later sets not processed", () => {
+    const step = advance(
+      program,
+      "stopOnError",
+      ops,
+      [ok(ops[0] ?? "", { id: "C-1" }), failed(ops[1] ?? "")],
+      errorBody,
+    );
+    assert.equal(step.done, true);
+    if (!step.done) return;
+    assert.deepEqual(
+      step.results.map((r) => r.status),
+      ["succeeded", "failed", "not_processed"],
+    );
+  });
+
+  test("rollback: after a failure, what succeeded is undone in reverse order; an undo that fails is reported", () => {
+    const first = advance(
+      program,
+      "rollback",
+      ops,
+      [ok(ops[0] ?? "", { id: "C-1" }), ok(ops[1] ?? "", { id: "T-9" })],
+      errorBody,
+    );
+    assert.equal(first.done, false);
+    if (first.done) return;
+    const second = advance(first.program, "rollback", ops, [failed(ops[2] ?? "")], errorBody);
+    assert.equal(second.done, false);
+    if (second.done) return;
+    assert.deepEqual(second.program.undo, [1, 0]);
+    assert.equal(second.onError, "continueOnError");
+    assert.match(
+      renderElementText(second.messages[0] ?? assert.fail()),
+      /<TxnDelType>Invoice<\/TxnDelType><TxnID>T-9</,
+    );
+    assert.match(
+      renderElementText(second.messages[1] ?? assert.fail()),
+      /<ListDelType>Customer<\/ListDelType><ListID>C-1</,
+    );
+    const undone = advance(
+      second.program,
+      "rollback",
+      ops,
+      [ok("ledger.invoices.delete", {}), failed("ledger.customers.delete")],
+      errorBody,
+    );
+    assert.equal(undone.done, true);
+    if (!undone.done) return;
+    assert.deepEqual(
+      undone.results.map((r) => r.status),
+      ["succeeded", "rolled_back", "failed"],
+    );
+    assert.deepEqual(undone.results[0]?.rollbackError, { code: "LEDGER_REFERENCE_NOT_FOUND" });
+  });
+
+  test("a value the answer lacks fails the member that needs it, before anything more is sent", () => {
+    const step = advance(
+      program,
+      "rollback",
+      ops,
+      [ok(ops[0] ?? "", { id: "C-1" }), ok(ops[1] ?? "", { id: null })],
+      errorBody,
+    );
+    assert.equal(step.done, false, "the undo set");
+    if (step.done) return;
+    assert.equal(step.program.phase, "rollback");
+    assert.equal(step.program.results[2]?.status, "failed");
+    assert.equal((step.program.results[2]?.error as { code: string }).code, "INVALID_PARAMETER");
   });
 });

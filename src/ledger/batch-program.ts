@@ -106,3 +106,150 @@ export function undoOperation(created: TypedOperation): TypedOperation | null {
 export function undoMessage(undo: TypedOperation, id: string): XmlElement {
   return undo.message({ id, query: new Map(), body: {} }, { page: null, kept: {} });
 }
+
+/** A batch member's result as the program keeps it between message sets. */
+export interface ProgramMemberResult {
+  operationId: string;
+  status: "succeeded" | "failed" | "not_processed" | "rolled_back";
+  httpStatusCode: number | null;
+  data: unknown;
+  error: unknown;
+  warnings: unknown[];
+  rollbackError?: unknown;
+}
+
+/** What a batch Request that runs as several message sets keeps between them (`requests.program`). */
+export interface BatchProgram {
+  readonly kind: "batch";
+  /** Each message set's first member. */
+  readonly starts: readonly number[];
+  /** Every member's message as prepared (placeholders where a fill goes). */
+  readonly messages: readonly XmlElement[];
+  readonly fills: readonly Fill[];
+  /** `members`: the set `set` is out; `rollback`: the undo set of `undo` (member indexes) is out. */
+  readonly phase: "members" | "rollback";
+  readonly set: number;
+  readonly undo: readonly number[];
+  /** Results of the members answered so far, by member index (null: not yet). */
+  readonly results: ReadonlyArray<ProgramMemberResult | null>;
+}
+
+/** The members a set of the program holds: [first, end). */
+export function setRange(program: BatchProgram, set: number): [number, number] {
+  const first = program.starts[set] ?? program.messages.length;
+  const end = program.starts[set + 1] ?? program.messages.length;
+  return [first, end];
+}
+
+export type Advance =
+  | { readonly done: true; readonly results: ProgramMemberResult[] }
+  | {
+      readonly done: false;
+      readonly program: BatchProgram;
+      readonly messages: XmlElement[];
+      readonly onError: "stopOnError" | "continueOnError";
+    };
+
+const notProcessed = (operationId: string): ProgramMemberResult => ({
+  operationId,
+  status: "not_processed",
+  httpStatusCode: null,
+  data: null,
+  error: null,
+  warnings: [],
+});
+
+/**
+ * The next step of a batch program once the answer of its message set is read (`answered`: the
+ * results of the set's members, or of the undo messages, in order): the next set with its fills
+ * written, the undo set after a failure under `rollback`, or the end.
+ */
+export function advance(
+  program: BatchProgram,
+  onError: "stopOnError" | "continueOnError" | "rollback",
+  operationIds: readonly string[],
+  answered: readonly ProgramMemberResult[],
+  errorBody: (error: ServiceError, member: number) => unknown,
+): Advance {
+  const results = program.results.map((r) => (r ? { ...r } : null));
+  if (program.phase === "rollback") {
+    program.undo.forEach((member, index) => {
+      const current = results[member];
+      const undone = answered[index];
+      if (!current) return;
+      if (undone?.status === "succeeded") current.status = "rolled_back";
+      else
+        current.rollbackError = undone?.error ?? { code: "NOT_PROCESSED", message: "The undo was not run." };
+    });
+    return { done: true, results: finalResults(results, operationIds) };
+  }
+  const [first, end] = setRange(program, program.set);
+  answered.forEach((result, offset) => (results[first + offset] = result));
+  for (let member = first; member < end; member++)
+    results[member] ??= notProcessed(operationIds[member] ?? "");
+  let failed = results.slice(first, end).some((r) => r?.status === "failed");
+  const nextSet = program.set + 1;
+  if (!failed && nextSet < program.starts.length) {
+    const [nextFirst, nextEnd] = setRange(program, nextSet);
+    const values = new Map<string, string>();
+    for (const fill of program.fills) {
+      if (fill.member < nextFirst || fill.member >= nextEnd || failed) continue;
+      const operation = typedOperation(operationIds[fill.member] ?? "");
+      if (!operation) throw new ServiceError("INTERNAL_ERROR");
+      try {
+        const value = valueAt(results[fill.from.member]?.data, fill.from.steps);
+        values.set(fill.placeholder, fillText(operation, fill, value, `requests[${fill.member}]`));
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        const refusal = error as ServiceError;
+        const body = errorBody(refusal, fill.member);
+        results[fill.member] = {
+          operationId: operation.operationId,
+          status: "failed",
+          httpStatusCode: refusal.httpStatus ?? 400,
+          data: null,
+          error: body,
+          warnings: [],
+        };
+        failed = true;
+      }
+    }
+    if (!failed) {
+      return {
+        done: false,
+        program: { ...program, set: nextSet, results },
+        messages: program.messages.slice(nextFirst, nextEnd).map((message) => fillMessage(message, values)),
+        onError: onError === "continueOnError" ? "continueOnError" : "stopOnError",
+      };
+    }
+  }
+  if (failed && onError === "rollback") {
+    const undo: number[] = [];
+    const messages: XmlElement[] = [];
+    for (let member = results.length - 1; member >= 0; member--) {
+      const result = results[member];
+      const created = typedOperation(operationIds[member] ?? "");
+      const undoing = created ? undoOperation(created) : null;
+      const id = valueAt(result?.data, ["id"]);
+      if (result?.status !== "succeeded" || !undoing || typeof id !== "string") continue;
+      undo.push(member);
+      messages.push(undoMessage(undoing, id));
+    }
+    if (undo.length > 0) {
+      return {
+        done: false,
+        program: { ...program, phase: "rollback", undo, results },
+        messages,
+        onError: "continueOnError",
+      };
+    }
+  }
+  return { done: true, results: finalResults(results, operationIds) };
+}
+
+function finalResults(
+  results: ReadonlyArray<ProgramMemberResult | null>,
+  operationIds: readonly string[],
+): ProgramMemberResult[] {
+  return operationIds.map((operationId, member) => results[member] ?? notProcessed(operationId));
+}
