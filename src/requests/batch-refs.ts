@@ -13,6 +13,7 @@ import {
   schemaHasScalarAt,
   type BodyPath,
 } from "../ledger/batch-refs.ts";
+import type { Fill } from "../ledger/batch-program.ts";
 import type { TypedOperation } from "../ledger/operations.ts";
 import { refTargetAmong, storedObjectNames } from "../ledger/resources/ref-targets.ts";
 import type { JsonSchema } from "../ledger/resources/json-schema.ts";
@@ -52,8 +53,9 @@ interface MemberInput {
 /** A reference whose value only the referenced member's answer tells. */
 export interface NeedsAnswer {
   readonly param: string;
-  readonly member: number;
   readonly message: string;
+  /** What the member's message holds until the answer is known, and where the value comes from. */
+  readonly fill: Fill;
 }
 
 export interface ResolvedRefs {
@@ -162,16 +164,21 @@ export function resolveMemberRefs(member: MemberInput): ResolvedRefs {
     }
     // One message set: an ID of a list object an earlier member creates with a name, sent by name.
     const byName = isId && slot.field.form === "ref" && target.fullName !== null;
-    if (!byName) {
-      needsAnswer.push({
-        param,
-        member: parsed.member,
-        message: `\`${ref.text}\` needs \`requests[${parsed.member}]\`'s answer before this member can be written: a batch refers to an earlier member only by the \`id\` of a list object it creates with a \`name\` (sent by full name), in a reference field.`,
-      });
-    }
     let placeholder = `$ref:${index}:${n}`;
     while (raw.includes(placeholder)) placeholder = `$${placeholder}`;
     values.set(locationKey(ref.at), placeholder);
+    if (!byName) {
+      needsAnswer.push({
+        param,
+        message: `\`${ref.text}\` needs \`requests[${parsed.member}]\`'s answer before this member can be written: a batch refers to an earlier member only by the \`id\` of a list object it creates with a \`name\` (sent by full name), in a reference field.`,
+        fill: {
+          placeholder,
+          member: index,
+          at: ref.at,
+          from: { member: parsed.member, steps: parsed.steps },
+        },
+      });
+    }
     if (byName) fullNames.set(placeholder, target.fullName ?? "");
     if (byName && ref.at.length === 1 && slot.field.slot.name === "ParentRef") {
       parentFullName = target.fullName;
