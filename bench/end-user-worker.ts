@@ -41,7 +41,7 @@ export type WorkerCommand =
   /** One typed call as a developer's server makes it (JSON body, `Svc-End-User-Id`, extra `headers`). */
   | {
       cmd: "call";
-      method: "GET" | "POST" | "DELETE";
+      method: "GET" | "POST" | "PUT" | "DELETE";
       path: string;
       body?: unknown;
       headers?: Record<string, string>;
@@ -49,7 +49,7 @@ export type WorkerCommand =
       summary?: boolean;
     }
   /** `total` typed calls one after another (sync create round trips). */
-  | { cmd: "repeat"; method: "GET" | "POST" | "DELETE"; path: string; body?: unknown; total: number }
+  | { cmd: "repeat"; method: "GET" | "POST" | "PUT" | "DELETE"; path: string; body?: unknown; total: number }
   | { cmd: "stop" };
 
 export interface HandOverSample {
@@ -162,7 +162,7 @@ async function call(): Promise<boolean> {
 }
 
 async function typedCall(
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   body?: unknown,
   extraHeaders: Record<string, string> = {},
@@ -200,7 +200,7 @@ async function typedCall(
 }
 
 async function repeat(
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   body: unknown,
   total: number,

@@ -52,7 +52,7 @@ export interface WalkSystem {
   engine: "pglite" | "postgres";
   worker: EndUserThread;
   call: (
-    method: "GET" | "POST" | "DELETE",
+    method: "GET" | "POST" | "PUT" | "DELETE",
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
@@ -100,7 +100,7 @@ export async function startWalkSystem(options: {
     const worker = endUser;
     await worker.send<"started">({ cmd: "start" });
     const call = async (
-      method: "GET" | "POST" | "DELETE",
+      method: "GET" | "POST" | "PUT" | "DELETE",
       path: string,
       body?: unknown,
       headers?: Record<string, string>,

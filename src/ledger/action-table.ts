@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ServiceError } from "../errors/service-error.ts";
 import { CURSOR_PAGE_SIZE_MAX, pageRequestId } from "./cursors.ts";
-import type { FinishContext } from "./operations.ts";
+import type { FinishContext, NextStep } from "./operations.ts";
 import { id, text } from "./fields.ts";
 import { ownerIdKind } from "./owner-id.ts";
 import {
@@ -56,6 +56,20 @@ import * as definitions from "./typed/custom-field-definitions.ts";
 import { finishListPage, decodeListPage, type ListPage } from "./typed/lists.ts";
 import type { RequestRow } from "../store/requests.ts";
 import { leaf, node, type XmlElement } from "./xml/tree.ts";
+import { messageSet } from "./xml/message-set.ts";
+import { findExternalId } from "../store/external-ids.ts";
+import {
+  decodeUpsert,
+  firstProgram,
+  messageOf,
+  nextOf,
+  upsertBodySchema,
+  upsertExample,
+  upsertProgramOf,
+  type UpsertAnswer,
+  type UpsertBody,
+  type UpsertStep,
+} from "./typed/upsert.ts";
 
 /**
  * The action table (issue 14; house style §2.1 "the catalogue is data"): for each action a typed
@@ -79,6 +93,7 @@ export type ActionName =
   | "retrieve"
   | "create"
   | "update"
+  | "upsert"
   | "delete"
   | "void"
   | "merge"
@@ -147,7 +162,7 @@ export interface ReadFirst {
 export interface ActionSpec<S> {
   readonly name: ActionName;
   readonly access: "read" | "write";
-  readonly http: { readonly method: "GET" | "POST" | "DELETE"; readonly status: 200 | 201 };
+  readonly http: { readonly method: "GET" | "POST" | "PUT" | "DELETE"; readonly status: 200 | 201 };
   /** The route, Fastify style (`/v1/ledger-desktop/invoices/:id/void`). */
   path(subject: S): string;
   summary(subject: S): string;
@@ -167,15 +182,21 @@ export interface ActionSpec<S> {
   bodyShape?(subject: S): Shape | null;
   /** Reads the answer's response message. */
   decode(subject: S, message: ResponseMessage, request: RequestRow): Decoded;
-  /** Books what the answer changes outside the Request (list pages: the cursor), on completion. */
+  /**
+   * Books what the answer changes outside the Request (list pages: the cursor), on completion; an
+   * operation of several message sets (upsert) decides its next set here (decision 0046).
+   */
   finish?(subject: S, context: FinishContext, request: RequestRow, result: unknown): Promise<DecodedResult>;
+  /** An operation of several message sets: what its Request keeps between them, to start with. */
+  program?(subject: S, input: CallInput): unknown;
   /** The success response's JSON Schema; shared records go to `components`. */
   response(subject: S, components: Record<string, JsonSchema>): JsonSchema;
 }
 
 /** A finished answer: the result, or the error the application's answer means. */
 export type DecodedResult =
-  { ok: true; result: unknown; warnings: Decoded["warnings"] } | { ok: false; error: ServiceError };
+  | { ok: true; result: unknown; warnings: Decoded["warnings"]; next?: NextStep }
+  | { ok: false; error: ServiceError };
 
 export const LEDGER_BASE = "/v1/ledger-desktop";
 
@@ -419,6 +440,75 @@ const update: ActionSpec<ResourceDefinition> = {
   bodyShape: (resource) => resource.update,
   decode: (resource, message) => decodeRecord(resource, message, true),
   response: recordSchema,
+};
+
+/** Upsert by key (issue 27, decision 0046): one Request of several message sets (typed/upsert.ts). */
+const upsert: ActionSpec<ResourceDefinition> = {
+  name: "upsert",
+  access: "write",
+  http: { method: "PUT", status: 200 },
+  path: (resource) => `${base(resource)}/by-key`,
+  summary: (resource) => `Create or update a ${label(resource)} found by key`,
+  inputs: (resource) => ({
+    path: NO_PATH,
+    query: [],
+    body: jsonBody(
+      () => upsertBodySchema(resource),
+      () => upsertExample(resource),
+    ),
+  }),
+  program: (_resource, input) => firstProgram(input.body as unknown as UpsertBody),
+  message: (resource, input) => messageOf(resource, firstProgram(input.body as unknown as UpsertBody)),
+  fingerprint: (input) => input.body,
+  bodyShape: (resource) => resource.create,
+  decode(resource, message, request) {
+    const program = upsertProgramOf(request.program);
+    if (!program) throw new ServiceError("INTERNAL_ERROR", { message: "An upsert without its program." });
+    return decodeUpsert(resource, program, message);
+  },
+  async finish(resource, context, request, result) {
+    const program = upsertProgramOf(request.program);
+    if (!program) throw new ServiceError("INTERNAL_ERROR", { message: "An upsert without its program." });
+    const answer = result as UpsertAnswer;
+    const indexed =
+      "externalId" in program.key && answer.phase === "find" && request.end_user_id
+        ? await findExternalId(context.db, request.end_user_id, resource.entry.path, program.key.externalId)
+        : null;
+    let step: UpsertStep;
+    try {
+      step = nextOf(resource, program, answer, indexed);
+    } catch (error) {
+      if (error instanceof ServiceError) return { ok: false, error: error as ServiceError };
+      throw error;
+    }
+    if (step.kind === "done") return { ok: true, result: step.result, warnings: [] };
+    const found = "found" in answer ? answer.found : null;
+    return {
+      ok: true,
+      result: null,
+      warnings: [],
+      next: {
+        document: messageSet([step.message]),
+        program: step.program,
+        writeTargets: step.program.phase === "update" && found ? [found.id] : null,
+        detail: step.detail,
+      },
+    };
+  },
+  response: (resource, components) => ({
+    type: "object",
+    required: ["objectType", "action", "data"],
+    properties: {
+      objectType: { type: "string", const: "upsert" },
+      action: {
+        type: "string",
+        enum: ["created", "updated"],
+        description:
+          "`created`: no record had the key, one was added; `updated`: the record with the key was modified.",
+      },
+      data: recordSchema(resource, components),
+    },
+  }),
 };
 
 const del: ActionSpec<ResourceDefinition> = {
@@ -725,6 +815,7 @@ export const RESOURCE_ACTIONS = {
   retrieve,
   create,
   update,
+  upsert,
   delete: del,
   void: voidAction,
   merge,

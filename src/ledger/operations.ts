@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors/service-error.ts";
 import type { ConnectionRow } from "../store/connections.ts";
+import type { RequestDocument } from "./xml/message-set.ts";
 import type { Db } from "../store/database.ts";
 import type { RequestRow } from "../store/requests.ts";
 import {
@@ -61,8 +62,27 @@ export type Decoded =
       warnings: RequestWarning[];
       /** False when the answer shows that no write was applied (a batch whose write members all failed). */
       applied?: boolean;
+      /**
+       * A Request of several message sets (decision 0046) is not done: this set's answer decided the
+       * next one. `result` is then ignored; the Request goes back to the head of its queue.
+       */
+      next?: NextStep;
     }
   | { ok: false; error: ServiceError };
+
+/**
+ * The next message set of a Request of several (decision 0046), decided by its operation's finishing
+ * step from the answer of the previous one (live, or recovered from the application's stored answer).
+ */
+export interface NextStep {
+  readonly document: RequestDocument;
+  /** What the operation keeps until the next answer (stored in `requests.program`). */
+  readonly program: unknown;
+  /** The existing records the next set changes (write spacing); null when none. */
+  readonly writeTargets: readonly string[] | null;
+  /** The timeline's words for the step just answered. */
+  readonly detail: string;
+}
 
 /** What a finishing step may use: the store, the time, and the session that carried the answer. */
 export interface FinishContext {
@@ -123,7 +143,7 @@ export interface TypedOperation extends OperationHandler {
   readonly action: ActionName;
   readonly access: "read" | "write";
   readonly http: {
-    readonly method: "GET" | "POST" | "DELETE";
+    readonly method: "GET" | "POST" | "PUT" | "DELETE";
     readonly status: 200 | 201;
     readonly path: string;
   };
@@ -137,6 +157,8 @@ export interface TypedOperation extends OperationHandler {
   /** Lists: whether the call pages with an application cursor; null for every other action. */
   paging(input: CallInput): "cursor" | "single" | null;
   readFirst(input: CallInput): ReadFirst | null;
+  /** An operation of several message sets (upsert): its Request's program to start with, else null. */
+  program(input: CallInput): unknown;
   message(input: CallInput, context: MessageContext): XmlElement;
   fingerprint(input: CallInput): unknown;
   /** The body's record shape (create/update), for the connection gate's field names. */
@@ -174,6 +196,7 @@ function bind<S>(
     inputs: () => (inputs ??= spec.inputs(subject)),
     paging: (input) => spec.paging?.(subject, input) ?? null,
     readFirst: (input) => spec.readFirst?.(subject, input) ?? null,
+    program: (input) => spec.program?.(subject, input) ?? null,
     message: (input, context) => spec.message(subject, input, context),
     fingerprint: (input) => spec.fingerprint(input),
     bodyShape: () => spec.bodyShape?.(subject) ?? null,

@@ -1,3 +1,4 @@
+import { messageOf, upsertProgramOf } from "../ledger/typed/upsert.ts";
 import { z } from "zod";
 import { ServiceError } from "../errors/service-error.ts";
 import type { CallInput, ReadFirst } from "../ledger/action-table.ts";
@@ -181,7 +182,26 @@ export function renderMessages(
   kept: Readonly<Record<string, readonly string[]>> = {},
 ): { messagesXml: string; onError: string } {
   const message = operation.message(input, { page: null, kept });
-  const stored = storedMessageSet(messageSet([message]));
+  // An upsert (decision 0046) runs several sets: the preview shows its find and both writes it may
+  // send (the Mod with the found record's ID and revision, which only the find can read).
+  const program = upsertProgramOf(operation.program(input));
+  const messages =
+    program && operation.resource
+      ? [
+          message,
+          messageOf(operation.resource, { ...program, phase: "create" }),
+          messageOf(
+            operation.resource,
+            { ...program, phase: "update" },
+            {
+              id: "FOUND-RECORD-ID",
+              revisionNumber: "FOUND-REVISION",
+              externalId: null,
+            },
+          ),
+        ]
+      : [message];
+  const stored = storedMessageSet(messageSet(messages));
   return { messagesXml: stored.messagesXml, onError: stored.onError };
 }
 

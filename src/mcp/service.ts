@@ -6,7 +6,7 @@ import { ServiceError } from "../errors/service-error.ts";
  * `call_…` elsewhere), which the server logs with each tool call.
  */
 export interface ServiceCall {
-  readonly method: "GET" | "POST" | "DELETE";
+  readonly method: "GET" | "POST" | "PUT" | "DELETE";
   /** The path with its query string. */
   readonly path: string;
   readonly endUserId?: string | undefined;

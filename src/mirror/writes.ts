@@ -36,9 +36,12 @@ function effectOn(mirror: MirrorRow, write: CompletedWrite): Effect {
   if (!resource) return { kind: "unknown" };
   const result = write.result as Record<string, unknown> | null;
   if (!result) return { kind: "unknown" };
-  if (operation.action === "create" || operation.action === "update") {
+  if (operation.action === "create" || operation.action === "update" || operation.action === "upsert") {
+    // An upsert's answer holds the record it created or updated (decision 0046).
+    const record = operation.action === "upsert" ? (result.data as Record<string, unknown> | null) : result;
+    if (!record) return { kind: "unknown" };
     try {
-      return { kind: "record", record: mirroredRecord(result) };
+      return { kind: "record", record: mirroredRecord(record) };
     } catch (error) {
       if (error instanceof UnreadableRecord) return { kind: "unknown" };
       throw error;

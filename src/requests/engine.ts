@@ -3,12 +3,18 @@ import type { Deps } from "../deps.ts";
 import { toErrorBody } from "../errors/render.ts";
 import { ServiceError, type ErrorBody } from "../errors/service-error.ts";
 import { memberAnswers, readAnswer, type ParsedAnswer } from "../ledger/xml/answer.ts";
-import { handOverDocument, storedFromDocument, type StoredMessageSet } from "../ledger/xml/message-set.ts";
+import {
+  handOverDocument,
+  storedFromDocument,
+  storedMessageSet,
+  type StoredMessageSet,
+} from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
-import { maskSecretsInText, restoreSecrets } from "../ledger/xml/redact.ts";
+import { maskSecretsInText, restoreSecrets, splitSecrets } from "../ledger/xml/redact.ts";
 import { newId } from "../platform/ids.ts";
 import { randomGuid } from "../platform/random.ts";
 import { EVENTS_CHANNEL } from "../store/events.ts";
+import { noteExternalIds, type SeenExternalId } from "../store/external-ids.ts";
 import { findConnectionById, touchConnection, type ConnectionRow } from "../store/connections.ts";
 import {
   claimNextRequest,
@@ -33,7 +39,9 @@ import {
 import {
   PASSTHROUGH_OPERATION,
   operationHandler,
+  typedOperation,
   type Decoded,
+  type NextStep,
   type OperationHandler,
 } from "../ledger/operations.ts";
 import { repairWarning, withholdRepairedValues } from "../ledger/xml/markup-repair.ts";
@@ -88,6 +96,7 @@ export async function transition(
       from: rule.from,
       ...(rule.mode === undefined ? {} : { mode: rule.mode }),
       ...(rule.isWrite === undefined ? {} : { isWrite: rule.isWrite }),
+      ...(rule.unstarted === undefined ? {} : { unstarted: true }),
     },
     { ...changes, status: to, updated_at: new Date(now) },
     timelineEntry(to, detail, now, row.created_at),
@@ -491,6 +500,8 @@ export async function completeFromAnswer(
     answering,
     withRepairs(row, parsed, await finishDecoded(deps, handler, row, read, ticketHash, now)),
   );
+  if (decoded.ok && decoded.next) return goOn(deps, row, decoded.next, { session });
+  if (decoded.ok) await noteExternalIdsOf(deps, row, decoded.result);
   if (decoded.ok) {
     return transition(
       deps,
@@ -675,6 +686,72 @@ async function connectionFor(
   return handler.usesConnection && row.connection_id ? findConnectionById(deps.db, row.connection_id) : null;
 }
 
+/**
+ * A Request of several message sets (decision 0046) whose set was answered (live, or recovered from
+ * the application's stored answer) goes on: back to the head of its connection's queue, alone, with
+ * its next set's messages (secret values sealed apart, as at admission) and its operation's plan.
+ * It keeps its place (`seq`), so nothing queued after it runs between its sets, and it is never
+ * ended unsent from here (`step` > 0). The next set gets its own message-set ID at its hand-over.
+ */
+async function goOn(
+  deps: Deps,
+  row: RequestRow,
+  next: NextStep,
+  stamps: TransitionStamps,
+  how: "answered" | "recovered" = "answered",
+): Promise<RequestRow | null> {
+  const stored = storedMessageSet(next.document);
+  const messages = splitSecrets(stored.messagesXml);
+  return transition(
+    deps,
+    row,
+    "next_step",
+    {
+      request_xml: messages.xml,
+      request_on_error: stored.onError,
+      request_secrets: messages.values
+        ? deps.sealing.seal(JSON.stringify(messages.values), requestSecretsPlace(row.id))
+        : null,
+      program: next.program,
+      step: row.step + 1,
+      alone: true,
+      write_targets: next.writeTargets && next.writeTargets.length > 0 ? [...next.writeTargets] : null,
+      ticket_hash: null,
+      message_set_id: null,
+      set_position: null,
+      queue_ttl_expires_at: null,
+      outcome: row.is_write ? "pending" : "not_applicable",
+      error: null,
+    },
+    `Message set ${row.step + 1} ${how === "recovered" ? "recovered from the application's stored answer" : "answered"}: ${next.detail}`,
+    stamps,
+  );
+}
+
+/**
+ * The service's index of externalIds (decision 0046): every typed record an answer holds with an
+ * `externalId` (a record, a list page, an upsert's record) is noted for its end user and group, so
+ * an upsert keyed by `externalId` finds it. Nothing is written for an answer that holds none.
+ */
+async function noteExternalIdsOf(deps: Deps, row: RequestRow, result: unknown): Promise<void> {
+  if (row.end_user_id === null) return;
+  const resource = typedOperation(row.operation_id)?.resource;
+  if (!resource || typeof result !== "object" || result === null) return;
+  const value = result as { objectType?: unknown; data?: unknown };
+  const records =
+    value.objectType === "list" && Array.isArray(value.data)
+      ? (value.data as unknown[])
+      : value.objectType === "upsert"
+        ? [value.data]
+        : [result];
+  const seen: SeenExternalId[] = [];
+  for (const record of records) {
+    const { id, externalId } = (record ?? {}) as { id?: unknown; externalId?: unknown };
+    if (typeof id === "string" && typeof externalId === "string") seen.push({ externalId, recordId: id });
+  }
+  await noteExternalIds(deps.db, row.end_user_id, resource.entry.path, seen, new Date(deps.clock.now()));
+}
+
 /** A write whose answer was lost; a batch's lists every member (spec: `details.members`). */
 function outcomeUnknownError(row: RequestRow): ServiceError {
   const plan = batchPlanOf(row);
@@ -755,7 +832,9 @@ export async function resolveRecovery(
           ),
         )
       : null;
+    if (decoded?.ok && decoded.next) return goOn(deps, row, decoded.next, {}, "recovered");
     if (decoded?.ok) {
+      await noteExternalIdsOf(deps, row, decoded.result);
       return transition(
         deps,
         row,

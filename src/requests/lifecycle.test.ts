@@ -43,6 +43,9 @@ const EXPECTED_PAIRS = [
   "outcome_unknown→failed",
   // Decision 0036: a shared message set refused unprocessed as a whole; its members go again alone.
   "sent→queued",
+  // Decision 0046: a Request of several message sets goes back to the queue for its next set, also
+  // after its previous set's answer was recovered.
+  "outcome_unknown→queued",
 ].sort();
 
 test("the lifecycle table runs", async (t) => {
@@ -56,7 +59,12 @@ test("the lifecycle table runs", async (t) => {
         { projectId: h.project.project.id, mode: "live" },
         { companyName: "Lifecycle", sourceId: "lifecycle" },
       );
-      const insert = async (status: RequestStatus, mode: "sync" | "async", isWrite: boolean) => {
+      const insert = async (
+        status: RequestStatus,
+        mode: "sync" | "async",
+        isWrite: boolean,
+        step: number,
+      ) => {
         const now = h.clock.now();
         const row = newRequestRow(
           {
@@ -78,18 +86,27 @@ test("the lifecycle table runs", async (t) => {
           },
           now,
         );
-        return insertRequest(h.deps.db, { ...row, status });
+        const inserted = await insertRequest(h.deps.db, { ...row, status });
+        if (step === 0) return inserted;
+        // Past the first step of a Request of several message sets (decision 0046).
+        await h.deps.db.updateTable("requests").set({ step }).where("id", "=", inserted.id).execute();
+        return { ...inserted, step };
       };
 
       const happened = new Set<string>();
       for (const name of TRANSITION_NAMES) {
         for (const from of REQUEST_STATUSES) {
           for (const mode of ["sync", "async"] as const) {
-            for (const isWrite of [true, false]) {
-              const row = await insert(from, mode, isWrite);
+            for (const [isWrite, step] of [
+              [true, 0],
+              [false, 0],
+              [true, 1],
+              [false, 1],
+            ] as const) {
+              const row = await insert(from, mode, isWrite, step);
               const moved = await transition(h.deps, row, name, {}, `test ${name}`);
               const after = (await findRequestById(h.deps.db, row.id)) as RequestRow;
-              const label = `${name} on a ${mode} ${isWrite ? "write" : "read"} in ${from}`;
+              const label = `${name} on a ${mode} ${isWrite ? "write" : "read"} in ${from} at step ${step}`;
               if (applies(name, row)) {
                 assert.ok(moved, `${label} moves it`);
                 assert.equal(after.status, TRANSITIONS[name].to, label);
@@ -187,17 +204,15 @@ test("final statuses have no way out; a sent request is never canceled, and re-q
   for (const to of ["canceled", "waiting_for_connection", "sent"] as const)
     assert.equal(isAllowed("sent", to), false, `sent→${to}`);
   assert.equal(isAllowed("outcome_unknown", "sent"), false);
-  assert.equal(
-    isAllowed("outcome_unknown", "queued"),
-    false,
-    "a write whose outcome is unknown is never sent again",
-  );
-  // The one way back: the message set it shared was refused unprocessed (decision 0036).
+  // The ways back to the queue: the message set it shared was refused unprocessed (decision 0036),
+  // or a Request of several message sets was answered one set and goes on with the next (decision
+  // 0046; from outcome_unknown only with the set's answer recovered). The same set is never sent again.
   const back = TRANSITION_NAMES.filter((name) => {
     const rule: TransitionRule = TRANSITIONS[name];
-    return rule.to === "queued" && (rule.from as readonly string[]).includes("sent");
+    return rule.to === "queued" && rule.from.some((from) => from === "sent" || from === "outcome_unknown");
   });
-  assert.deepEqual(back, ["set_refused"]);
+  assert.deepEqual(back, ["set_refused", "next_step"]);
+  assert.deepEqual(TRANSITIONS.set_refused.from, ["sent"]);
 });
 
 test("guards: outcome_unknown only for writes, read_interrupted only for reads, timeouts by mode", () => {
@@ -208,4 +223,11 @@ test("guards: outcome_unknown only for writes, read_interrupted only for reads, 
   assert.equal(applies("queue_ttl", req("queued", "sync", false)), false);
   assert.equal(applies("ledger_unreachable", req("queued", "async", false)), false);
   assert.equal(applies("connector_lost", req("queued", "sync", false)), false);
+  // Past its first answered message set, a Request is never ended unsent (decision 0046).
+  for (const name of ["cancel", "sync_timeout", "queue_ttl", "ledger_unreachable"] as const) {
+    const mode = name === "queue_ttl" ? "async" : "sync";
+    assert.equal(applies(name, { ...req("queued", mode, true), step: 0 }), true, `${name} at step 0`);
+    assert.equal(applies(name, { ...req("queued", mode, true), step: 1 }), false, `${name} at step 1`);
+  }
+  assert.equal(applies("connector_lost", { ...req("queued", "async", true), step: 1 }), true);
 });

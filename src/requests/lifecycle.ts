@@ -11,6 +11,11 @@
  *   sent ──set_refused──▶ queued (its shared message set refused unprocessed: sent again alone)
  *   queued ──sync_timeout (sync)──▶ canceled
  *   queued ──ledger_unreachable (sync)──▶ failed
+ *   sent | outcome_unknown ──next_step──▶ queued (a Request of several message sets: its next one)
+ *
+ * A Request of several message sets (decision 0046) is past its first step once one of them was
+ * answered (`step` > 0): an earlier set may have written, so it is never canceled, timed out unsent,
+ * expired or failed unsent from then on (the transitions marked `unstarted`).
  *
  * Every change of `status` names one of these transitions: the engine's compare-and-set moves a
  * request only from the transition's `from` statuses and only when its guards (mode, read or write)
@@ -38,6 +43,8 @@ export interface TransitionRule {
   readonly mode?: "sync" | "async";
   /** Only writes (`true`) or only reads (`false`). */
   readonly isWrite?: boolean;
+  /** Only a Request none of whose message sets was answered yet (decision 0046). */
+  readonly unstarted?: true;
   /** The spec's row, or why the spec's rules require a transition its table does not list. */
   readonly basis: string;
 }
@@ -52,18 +59,21 @@ export const TRANSITIONS = {
   cancel: {
     from: ["queued", "waiting_for_connection"],
     to: "canceled",
+    unstarted: true,
     basis: "spec: cancel operation, not yet sent",
   },
   sync_timeout: {
     from: ["queued"],
     to: "canceled",
     mode: "sync",
+    unstarted: true,
     basis: "spec: caller's timeout elapses before sending (504 REQUEST_TIMEOUT_NOT_SENT)",
   },
   queue_ttl: {
     from: ["queued", "waiting_for_connection"],
     to: "canceled",
     mode: "async",
+    unstarted: true,
     basis: "spec: queue TTL elapses, target status not shown (decision 0003: canceled, REQUEST_EXPIRED)",
   },
   answered: {
@@ -127,10 +137,20 @@ export const TRANSITIONS = {
       "several Requests as a whole, unprocessed, so nothing of it ran; each member is sent again alone, " +
       "in its place in the queue (at most once still holds: the first sending reached nothing)",
   },
+  next_step: {
+    from: ["sent", "outcome_unknown"],
+    to: "queued",
+    basis:
+      "not in the table; required (decision 0046): a Request of several message sets (an upsert's read " +
+      "then its write, a dependent batch's sets) goes back to the head of its queue, alone, once the " +
+      "application answered a set (live, or from the recovery query's stored answer), for its next set; " +
+      "each set is sent once with its own message-set ID, so at most once holds set by set",
+  },
   ledger_unreachable: {
     from: ["queued"],
     to: "failed",
     mode: "sync",
+    unstarted: true,
     basis:
       "not in the table; required: the connection codes (LEDGER_CANNOT_START, LEDGER_ACCESS_NOT_GRANTED, …) " +
       "reach a waiting sync caller when the connector reports them, instead of a timeout that hides them " +
@@ -154,13 +174,14 @@ export function isAllowed(from: RequestStatus, to: RequestStatus): boolean {
 /** Whether transition `name` applies to a request in `status` of this mode and kind. */
 export function applies(
   name: TransitionName,
-  request: { status: string; mode: string; is_write: boolean },
+  request: { status: string; mode: string; is_write: boolean; step?: number },
 ): boolean {
   const rule: TransitionRule = TRANSITIONS[name];
   return (
     (rule.from as readonly string[]).includes(request.status) &&
     (rule.mode === undefined || rule.mode === request.mode) &&
-    (rule.isWrite === undefined || rule.isWrite === request.is_write)
+    (rule.isWrite === undefined || rule.isWrite === request.is_write) &&
+    (rule.unstarted === undefined || (request.step ?? 0) === 0)
   );
 }
 

@@ -75,6 +75,11 @@ export interface Submission {
   background?: boolean;
   /** A batch's members, kept on the Request to read its answer member by member. */
   batch?: BatchPlan;
+  /**
+   * A Request of several message sets (an upsert, decision 0046): what its operation keeps between
+   * them. It goes alone, and keeps the head of its queue between its sets.
+   */
+  program?: unknown;
   /** The call's JSON input as validated (a typed call's query and body), kept for the messages view. */
   input?: unknown;
   /**
@@ -239,6 +244,7 @@ async function createOrAttach(
         caller_instance_id: s.options.async ? null : deps.instanceId,
         ...(s.background ? { background: true } : {}),
         ...(s.batch ? { batch: s.batch } : {}),
+        ...(s.program === undefined ? {} : { program: s.program }),
         ...(input === undefined ? {} : { input }),
         ...writeTargetsColumn(s),
       },
@@ -375,10 +381,13 @@ function endedBeforeReachingLedger(row: RequestRow): boolean {
  * and a set whose answer is refused would fail its reads again on every retry. A typed call is one
  * message of a bounded answer, and shares a message set with its neighbours.
  */
-export function goesAlone(s: Pick<Submission, "document" | "operationId" | "batch" | "background">): boolean {
+export function goesAlone(
+  s: Pick<Submission, "document" | "operationId" | "batch" | "background" | "program">,
+): boolean {
   const [only] = s.document.messages;
   return (
     only === undefined ||
+    s.program !== undefined ||
     s.document.messages.length !== 1 ||
     s.operationId === PASSTHROUGH_OPERATION ||
     s.batch !== undefined ||

@@ -278,6 +278,14 @@ export async function prepareTypedCall(
     connectionGate(planned.message, operation.bodyShape(), options.paramPrefix ?? ""),
     planned.beforeQueue,
   ]);
+  // An operation of several message sets (upsert) starts its program (decision 0046).
+  const program = operation.program(input);
+  if (program !== null && mode !== "call") {
+    throw new ServiceError("INVALID_PARAMETER", {
+      param: paramOf(options.paramPrefix ?? "", "body", null),
+      message: `\`${operation.operationId}\` runs several message sets of its own: call it on its own, not as a batch member.`,
+    });
+  }
   const prepared: PreparedMessage = {
     operation,
     message: planned.message,
@@ -296,6 +304,7 @@ export async function prepareTypedCall(
     fingerprintBody: prepared.fingerprint,
     input: callInputShown(prepared.query, input.body),
     options: options.call,
+    ...(program === null ? {} : { program }),
     ...(options.background ? { background: true } : {}),
     ...(beforeQueue ? { beforeQueue } : {}),
   };

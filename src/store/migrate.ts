@@ -21,6 +21,7 @@ import * as m0033 from "./migrations/0033-connector-session-phases.ts";
 import * as m0034 from "./migrations/0034-message-sets.ts";
 import * as m0035 from "./migrations/0035-connector-interruption-evidence.ts";
 import * as m0036 from "./migrations/0036-mirrors.ts";
+import * as m0037 from "./migrations/0037-request-programs.ts";
 
 /** The one ordered set of migrations, shared by PGlite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   "0034-message-sets": m0034,
   "0035-connector-interruption-evidence": m0035,
   "0036-mirrors": m0036,
+  "0037-request-programs": m0037,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -21,6 +21,8 @@ export type NewRequestRow = Omit<
   | "diagnosis"
   | "write_targets"
   | "batch"
+  | "program"
+  | "step"
   | "input"
   | "request_on_error"
   | "request_secrets"
@@ -31,6 +33,8 @@ export type NewRequestRow = Omit<
   alone?: boolean;
   /** A batch's members (ledger/batch.ts). */
   batch?: unknown;
+  /** A Request of several message sets: its operation's plan (decision 0046). */
+  program?: unknown;
   /** The call's JSON input, as JSON text (the messages view). */
   input?: string | null;
   /** The message set's `onError` (the messages are in `request_xml`). */
@@ -108,6 +112,7 @@ function requestValues(row: NewRequestRow) {
     error: row.error === null ? null : json(row.error),
     write_targets: row.write_targets ? json(row.write_targets) : null,
     batch: row.batch ? json(row.batch) : null,
+    program: row.program ? json(row.program) : null,
   };
 }
 
@@ -177,6 +182,7 @@ export type RequestChanges = Partial<
     | "diagnosis"
     | "write_targets"
     | "batch"
+    | "program"
     | "input"
   >
 > & {
@@ -184,6 +190,10 @@ export type RequestChanges = Partial<
   result?: unknown;
   error?: unknown;
   diagnosis?: unknown;
+  /** A Request of several message sets: its plan after an answered set (decision 0046). */
+  program?: unknown;
+  /** The existing records the next message set changes. */
+  write_targets?: string[] | null;
 };
 
 /** Activity stamps written in the same statement as a transition, only if the transition happens. */
@@ -213,6 +223,8 @@ export interface TransitionGuard {
   from: readonly string[];
   mode?: RequestRow["mode"];
   isWrite?: boolean;
+  /** Only a Request none of whose message sets was answered yet (`step` 0; decision 0046). */
+  unstarted?: boolean;
 }
 
 /**
@@ -232,7 +244,7 @@ export async function transitionRequest(
   event: RequestEventInput | null = null,
   wakeUps: CarriedWakeUps = NO_WAKE_UPS,
 ): Promise<(RequestRow & { eventWritten: boolean }) | null> {
-  const { warnings, result, error, diagnosis, ...rest } = changes;
+  const { warnings, result, error, diagnosis, program, write_targets, ...rest } = changes;
   const moved = db.with("moved", (q) => {
     let update = q
       .updateTable("requests")
@@ -243,12 +255,17 @@ export async function transitionRequest(
         ...(result === undefined ? {} : { result: resultText(result) }),
         ...(error === undefined ? {} : { error: error === null ? null : json(error) }),
         ...(diagnosis === undefined ? {} : { diagnosis: diagnosis === null ? null : json(diagnosis) }),
+        ...(program === undefined ? {} : { program: program === null ? null : json(program) }),
+        ...(write_targets === undefined
+          ? {}
+          : { write_targets: write_targets === null ? null : json(write_targets) }),
         timeline: sql<string>`timeline || ${json([entry])}::jsonb`,
       })
       .where("id", "=", requestId)
       .where("status", "in", [...guard.from]);
     if (guard.mode !== undefined) update = update.where("mode", "=", guard.mode);
     if (guard.isWrite !== undefined) update = update.where("is_write", "=", guard.isWrite);
+    if (guard.unstarted === true) update = update.where("step", "=", 0);
     return update.returningAll();
   });
   const { session, connectionSucceeded } = stamps;
@@ -362,6 +379,8 @@ const COLUMNS_BUT_RESULT = [
   "write_targets",
   "input",
   "batch",
+  "program",
+  "step",
 ] as const satisfies ReadonlyArray<Exclude<keyof RequestsTable, "result">>;
 
 /** True only when {@link COLUMNS_BUT_RESULT} names every column but `result`. */
@@ -616,7 +635,7 @@ export async function claimNextRequest(db: Db, c: ClaimInput): Promise<ClaimResu
       on conflict (connection_id, record_id) do update set written_at = excluded.written_at
     ), claimed as (
       update requests r set
-        status = ${sql.lit(c.handOver.to)}, sent_at = ${c.now}, ticket_hash = ${c.ticketHash}, waiting_reason = null,
+        status = ${sql.lit(c.handOver.to)}, sent_at = coalesce(r.sent_at, ${c.now}), ticket_hash = ${c.ticketHash}, waiting_reason = null,
         xml_version = ${c.xmlVersion}, updated_at = ${c.now}, set_position = next.n - 1,
         -- A write is sent with the set's ID (its recovery asks for it); so is every member of a set of several.
         message_set_id = case when r.is_write or (select count(*) from next) > 1 then ${c.messageSetId} else null end,

@@ -197,6 +197,13 @@ export interface RequestsTable {
   set_position: number | null;
   /** A batch's members, in order (ledger/batch.ts `BatchPlan`); null for every other Request. */
   batch: ColumnType<unknown, string | null | undefined, string | null>;
+  /**
+   * What a Request of several message sets keeps between them (migration 0037, decision 0046): its
+   * operation's plan and the answers so far; null for a Request of one message set.
+   */
+  program: ColumnType<unknown, string | null | undefined, string | null>;
+  /** How many of its message sets the application has answered (migration 0037). */
+  step: ColumnType<number, number | undefined, number>;
 }
 
 export interface TimelineEntryRow {
@@ -471,6 +478,17 @@ export interface MirrorCursorsTable {
   created_at: Timestamp;
 }
 
+/** The record each `externalId` the service wrote or read belongs to (migration 0037). */
+export interface ExternalIdsTable {
+  end_user_id: string;
+  /** The typed group's path (`customers`). */
+  resource: string;
+  /** Lower case. */
+  external_id: string;
+  record_id: string;
+  seen_at: Date;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -495,5 +513,6 @@ export interface DatabaseSchema {
   project_usage: ProjectUsageTable;
   mirrors: MirrorsTable;
   mirror_records: MirrorRecordsTable;
+  external_ids: ExternalIdsTable;
   mirror_cursors: MirrorCursorsTable;
 }

@@ -12,7 +12,7 @@ import { sampleBody } from "../ledger/resources/examples.ts";
 
 /** One HTTP call of the typed API; returns the status and the JSON body. */
 export type TypedCall = (
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   body?: unknown,
 ) => Promise<{ status: number; body: Record<string, unknown> }>;

@@ -203,7 +203,7 @@ export interface JsonAnswer {
 export async function callAsEndUser(
   sys: System,
   eu: ConnectedEndUser,
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},

@@ -17,7 +17,7 @@ let factory: TypedFactory;
 type Json = Record<string, unknown>;
 
 const BASE = "/v1/ledger-desktop";
-const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
+const call = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
   callAsEndUser(sys, eu, method, `${BASE}/${path}`, body);
 
 function group(path: string): ResourceDefinition {

@@ -34,7 +34,7 @@ const INTERVAL_S = 60;
 const STALE_OK = { "Svc-Max-Staleness-Seconds": "3600" };
 
 const call = (
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   body?: unknown,
   headers?: Record<string, string>,

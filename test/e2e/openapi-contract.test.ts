@@ -48,7 +48,7 @@ async function api(
 }
 
 const app = (
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   init: { body?: unknown; headers?: Record<string, string> } = {},
 ) => api(method, `/v1/ledger-desktop/${path}`, { endUserId: eu.endUserId, ...init });

@@ -22,7 +22,7 @@ type Json = Record<string, unknown>;
 /** Every request document the simulated application processed, in order. */
 const documents: string[] = [];
 
-const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
+const call = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
   callAsEndUser(sys, eu, method, path, body);
 
 const BASE = "/v1/ledger-desktop";

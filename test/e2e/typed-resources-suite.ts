@@ -21,7 +21,7 @@ let factory: TypedFactory;
 
 type Json = Record<string, unknown>;
 
-const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
+const call = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
   callAsEndUser(sys, eu, method, path, body);
 
 const base = (resource: ResourceDefinition): string => `/v1/ledger-desktop/${resource.entry.path}`;

@@ -17,7 +17,7 @@ let eu: ConnectedEndUser;
 let factory: TypedFactory;
 type Json = Record<string, unknown>;
 
-const call = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
+const call = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<JsonAnswer> =>
   callAsEndUser(sys, eu, method, path, body);
 
 function group(path: string): ResourceDefinition {

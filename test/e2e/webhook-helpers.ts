@@ -19,7 +19,7 @@ export interface WebhookRig {
   receiver: WebhookReceiver;
   dispatcher: Dispatcher;
   api<T = Record<string, unknown>>(
-    method: "GET" | "POST" | "DELETE",
+    method: "GET" | "POST" | "PUT" | "DELETE",
     url: string,
     body?: unknown,
     key?: string,

@@ -11,7 +11,16 @@
  * void, merge, setCustomField. Some resources add `canBuild` (inventory assembly items)").
  */
 export type ResourceAction =
-  "list" | "retrieve" | "create" | "update" | "delete" | "void" | "merge" | "setCustomField" | "canBuild";
+  | "list"
+  | "retrieve"
+  | "create"
+  | "update"
+  | "upsert"
+  | "delete"
+  | "void"
+  | "merge"
+  | "setCustomField"
+  | "canBuild";
 
 /** How the application lists a group: with its own iterators (cursor) or all at once (complete). */
 export type ListKind = "cursor" | "complete";

@@ -158,6 +158,15 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
   if (mergeType) actions.add("merge");
   if (dataExtType) actions.add("setCustomField");
   if (canBuild) actions.add("canBuild");
+  // Upsert by key (issue 27, decision 0046): a group that can add and modify, keyed by full name
+  // (a named list object the query finds by `FullName`) or by the caller's `externalId`.
+  if (
+    canCreate &&
+    canUpdate &&
+    upsertKeys(schema, entry.object, queryRequest).length > 0 &&
+    linesUpdatable(shapeOf(`${entry.object}Add`, "input"), shapeOf(`${entry.object}Mod`, "input"))
+  )
+    actions.add("upsert");
   if (!canCreate) actions.delete("create");
   if (!canUpdate) actions.delete("update");
   if (!voidType) actions.delete("void");
@@ -196,11 +205,46 @@ function define(entry: CatalogueEntry, objectTypes: ReadonlyMap<string, string>)
   };
 }
 
+/**
+ * The keys an upsert of the object can find its record by (decision 0046): `fullName` when its query
+ * filters by `FullName` and its Add names it (`Name`), `externalId` when its Add takes `ExternalGUID`.
+ */
+export function upsertKeys(
+  schema: ReturnType<typeof ledgerSchema>,
+  object: string,
+  queryRequest: string,
+): Array<"fullName" | "externalId"> {
+  const add = new Set(slotsOf(schema, `${object}Add`).map((slot) => slot.name));
+  const query = schema.isComplex(queryRequest)
+    ? new Set(slotsOf(schema, queryRequest).map((slot) => slot.name))
+    : new Set<string>();
+  const keys: Array<"fullName" | "externalId"> = [];
+  if (query.has("FullName") && add.has("Name")) keys.push("fullName");
+  if (add.has("ExternalGUID")) keys.push("externalId");
+  return keys;
+}
+
+/**
+ * Whether an upsert can update the lines it would create (decision 0046): every line array of the Add
+ * has one of the same name in the Mod sharing a value field, not only references (an inventory
+ * adjustment's Add line adjusts a quantity, its Mod line states a difference: no upsert).
+ */
+function linesUpdatable(add: Shape, mod: Shape): boolean {
+  return add.fields.every((field) => {
+    if (!field.array || !field.shape) return true;
+    const line = mod.fields.find((other) => other.json === field.json)?.shape;
+    if (!line) return false;
+    const modNames = new Set(line.fields.map((f) => f.json));
+    return field.shape.fields.some((f) => modNames.has(f.json) && !/Ids?$/.test(f.json));
+  });
+}
+
 const ORDER: readonly ResourceAction[] = [
   "list",
   "retrieve",
   "create",
   "update",
+  "upsert",
   "delete",
   "void",
   "merge",

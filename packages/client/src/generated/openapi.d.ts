@@ -262,6 +262,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/accounts/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a account found by key */
+        put: operations["ledger.accounts.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/accounts/{id}/merge": {
         parameters: {
             query?: never;
@@ -328,6 +345,23 @@ export interface paths {
         post: operations["ledger.billCheckPayments.update"];
         /** Delete a bill check payment (permanent; needs confirm=true) */
         delete: operations["ledger.billCheckPayments.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/bill-check-payments/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a bill check payment found by key */
+        put: operations["ledger.billCheckPayments.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -474,6 +508,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/bills/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a bill found by key */
+        put: operations["ledger.bills.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/bills/{id}/void": {
         parameters: {
             query?: never;
@@ -562,6 +613,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/build-assemblies/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a build assembly found by key */
+        put: operations["ledger.buildAssemblies.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/build-assemblies/{id}/custom-fields": {
         parameters: {
             query?: never;
@@ -611,6 +679,23 @@ export interface paths {
         post: operations["ledger.checks.update"];
         /** Delete a check (permanent; needs confirm=true) */
         delete: operations["ledger.checks.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/checks/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a check found by key */
+        put: operations["ledger.checks.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -687,6 +772,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/classes/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a class found by key */
+        put: operations["ledger.classes.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/classes/{id}/merge": {
         parameters: {
             query?: never;
@@ -758,6 +860,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/credit-card-charges/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a credit card charge found by key */
+        put: operations["ledger.creditCardCharges.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/credit-card-charges/{id}/void": {
         parameters: {
             query?: never;
@@ -824,6 +943,23 @@ export interface paths {
         post: operations["ledger.creditCardCredits.update"];
         /** Delete a credit card credit (permanent; needs confirm=true) */
         delete: operations["ledger.creditCardCredits.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/credit-card-credits/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a credit card credit found by key */
+        put: operations["ledger.creditCardCredits.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -970,6 +1106,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/credit-memos/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a credit memo found by key */
+        put: operations["ledger.creditMemos.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/credit-memos/{id}/void": {
         parameters: {
             query?: never;
@@ -1036,6 +1189,23 @@ export interface paths {
         post: operations["ledger.currencies.update"];
         /** Delete a currency (permanent; needs confirm=true) */
         delete: operations["ledger.currencies.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/currencies/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a currency found by key */
+        put: operations["ledger.currencies.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1109,6 +1279,23 @@ export interface paths {
         post: operations["ledger.customers.update"];
         /** Delete a customer (permanent; needs confirm=true) */
         delete: operations["ledger.customers.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/customers/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a customer found by key */
+        put: operations["ledger.customers.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1255,6 +1442,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/deposits/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a deposit found by key */
+        put: operations["ledger.deposits.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/deposits/{id}/void": {
         parameters: {
             query?: never;
@@ -1321,6 +1525,23 @@ export interface paths {
         post: operations["ledger.discountItems.update"];
         /** Delete a discount item (permanent; needs confirm=true) */
         delete: operations["ledger.discountItems.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/discount-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a discount item found by key */
+        put: operations["ledger.discountItems.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1397,6 +1618,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/employees/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a employee found by key */
+        put: operations["ledger.employees.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/employees/{id}/custom-fields": {
         parameters: {
             query?: never;
@@ -1446,6 +1684,23 @@ export interface paths {
         post: operations["ledger.estimates.update"];
         /** Delete a estimate (permanent; needs confirm=true) */
         delete: operations["ledger.estimates.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/estimates/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a estimate found by key */
+        put: operations["ledger.estimates.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1576,6 +1831,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/inventory-assembly-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a inventory assembly item found by key */
+        put: operations["ledger.inventoryAssemblyItems.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/inventory-assembly-items/{id}/custom-fields": {
         parameters: {
             query?: never;
@@ -1642,6 +1914,23 @@ export interface paths {
         post: operations["ledger.inventoryItems.update"];
         /** Delete a inventory item (permanent; needs confirm=true) */
         delete: operations["ledger.inventoryItems.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/inventory-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a inventory item found by key */
+        put: operations["ledger.inventoryItems.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1718,6 +2007,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/inventory-sites/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a inventory site found by key */
+        put: operations["ledger.inventorySites.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/invoices": {
         parameters: {
             query?: never;
@@ -1750,6 +2056,23 @@ export interface paths {
         post: operations["ledger.invoices.update"];
         /** Delete a invoice (permanent; needs confirm=true) */
         delete: operations["ledger.invoices.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/invoices/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a invoice found by key */
+        put: operations["ledger.invoices.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1826,6 +2149,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/item-groups/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a item group found by key */
+        put: operations["ledger.itemGroups.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/item-groups/{id}/merge": {
         parameters: {
             query?: never;
@@ -1892,6 +2232,23 @@ export interface paths {
         post: operations["ledger.itemReceipts.update"];
         /** Delete a item receipt (permanent; needs confirm=true) */
         delete: operations["ledger.itemReceipts.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/item-receipts/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a item receipt found by key */
+        put: operations["ledger.itemReceipts.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2073,6 +2430,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/non-inventory-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a non inventory item found by key */
+        put: operations["ledger.nonInventoryItems.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/non-inventory-items/{id}/merge": {
         parameters: {
             query?: never;
@@ -2144,6 +2518,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/other-charge-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a other charge item found by key */
+        put: operations["ledger.otherChargeItems.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/other-charge-items/{id}/merge": {
         parameters: {
             query?: never;
@@ -2210,6 +2601,23 @@ export interface paths {
         post: operations["ledger.otherNames.update"];
         /** Delete a other name (permanent; needs confirm=true) */
         delete: operations["ledger.otherNames.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/other-names/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a other name found by key */
+        put: operations["ledger.otherNames.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2375,6 +2783,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/price-levels/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a price level found by key */
+        put: operations["ledger.priceLevels.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/purchase-orders": {
         parameters: {
             query?: never;
@@ -2407,6 +2832,23 @@ export interface paths {
         post: operations["ledger.purchaseOrders.update"];
         /** Delete a purchase order (permanent; needs confirm=true) */
         delete: operations["ledger.purchaseOrders.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/purchase-orders/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a purchase order found by key */
+        put: operations["ledger.purchaseOrders.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2466,6 +2908,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/receive-payments/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a receive payment found by key */
+        put: operations["ledger.receivePayments.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/receive-payments/{id}/custom-fields": {
         parameters: {
             query?: never;
@@ -2520,6 +2979,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/sales-orders/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a sales order found by key */
+        put: operations["ledger.salesOrders.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/sales-orders/{id}/custom-fields": {
         parameters: {
             query?: never;
@@ -2569,6 +3045,23 @@ export interface paths {
         post: operations["ledger.salesReceipts.update"];
         /** Delete a sales receipt (permanent; needs confirm=true) */
         delete: operations["ledger.salesReceipts.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/sales-receipts/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a sales receipt found by key */
+        put: operations["ledger.salesReceipts.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2682,6 +3175,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/sales-tax-codes/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a sales tax code found by key */
+        put: operations["ledger.salesTaxCodes.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/sales-tax-group-items": {
         parameters: {
             query?: never;
@@ -2714,6 +3224,23 @@ export interface paths {
         post: operations["ledger.salesTaxGroupItems.update"];
         /** Delete a sales tax group item (permanent; needs confirm=true) */
         delete: operations["ledger.salesTaxGroupItems.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/sales-tax-group-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a sales tax group item found by key */
+        put: operations["ledger.salesTaxGroupItems.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2785,6 +3312,23 @@ export interface paths {
         post: operations["ledger.salesTaxItems.update"];
         /** Delete a sales tax item (permanent; needs confirm=true) */
         delete: operations["ledger.salesTaxItems.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/sales-tax-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a sales tax item found by key */
+        put: operations["ledger.salesTaxItems.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2910,6 +3454,23 @@ export interface paths {
         post: operations["ledger.serviceItems.update"];
         /** Delete a service item (permanent; needs confirm=true) */
         delete: operations["ledger.serviceItems.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/service-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a service item found by key */
+        put: operations["ledger.serviceItems.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3058,6 +3619,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/subtotal-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a subtotal item found by key */
+        put: operations["ledger.subtotalItems.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/subtotal-items/{id}/merge": {
         parameters: {
             query?: never;
@@ -3141,6 +3719,23 @@ export interface paths {
         post: operations["ledger.timeTrackingActivities.update"];
         /** Delete a time tracking activity (permanent; needs confirm=true) */
         delete: operations["ledger.timeTrackingActivities.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/time-tracking-activities/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a time tracking activity found by key */
+        put: operations["ledger.timeTrackingActivities.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3289,6 +3884,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/vendor-credits/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a vendor credit found by key */
+        put: operations["ledger.vendorCredits.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/vendor-credits/{id}/void": {
         parameters: {
             query?: never;
@@ -3355,6 +3967,23 @@ export interface paths {
         post: operations["ledger.vendors.update"];
         /** Delete a vendor (permanent; needs confirm=true) */
         delete: operations["ledger.vendors.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/vendors/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a vendor found by key */
+        put: operations["ledger.vendors.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3573,6 +4202,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger-desktop/fixed-asset-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a fixed asset item found by key */
+        put: operations["ledger.fixedAssetItems.upsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger-desktop/fixed-asset-items/{id}/custom-fields": {
         parameters: {
             query?: never;
@@ -3622,6 +4268,23 @@ export interface paths {
         post: operations["ledger.inventoryTransfers.update"];
         /** Delete a inventory transfer (permanent; needs confirm=true) */
         delete: operations["ledger.inventoryTransfers.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/inventory-transfers/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a inventory transfer found by key */
+        put: operations["ledger.inventoryTransfers.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3765,6 +4428,23 @@ export interface paths {
         post: operations["ledger.paymentItems.update"];
         /** Delete a payment item (permanent; needs confirm=true) */
         delete: operations["ledger.paymentItems.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger-desktop/payment-items/by-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a payment item found by key */
+        put: operations["ledger.paymentItems.upsert"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5919,6 +6599,38 @@ export interface components {
             currencyId?: string;
         };
         accounts_update_response: components["schemas"]["ledger_account"];
+        accounts_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.accounts.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["accounts_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        accounts_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}`. */
+            key: {
+                fullName: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        accounts_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_account"];
+        };
         billCheckPayments_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -6142,6 +6854,39 @@ export interface components {
             }[];
         };
         billCheckPayments_update_response: components["schemas"]["ledger_bill_check_payment"];
+        billCheckPayments_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.billCheckPayments.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["billCheckPayments_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        billCheckPayments_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        billCheckPayments_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_bill_check_payment"];
+        };
         billCheckPayments_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -6906,6 +7651,39 @@ export interface components {
             }[];
         };
         bills_update_response: components["schemas"]["ledger_bill"];
+        bills_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.bills.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["bills_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        bills_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        bills_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_bill"];
+        };
         bills_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -7094,6 +7872,39 @@ export interface components {
             removePending?: boolean;
         };
         buildAssemblies_update_response: components["schemas"]["ledger_build_assembly"];
+        buildAssemblies_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.buildAssemblies.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["buildAssemblies_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        buildAssemblies_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        buildAssemblies_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_build_assembly"];
+        };
         checks_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -7521,6 +8332,39 @@ export interface components {
             }[];
         };
         checks_update_response: components["schemas"]["ledger_check"];
+        checks_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.checks.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["checks_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        checks_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        checks_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_check"];
+        };
         checks_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -7678,6 +8522,38 @@ export interface components {
             parentId?: string;
         };
         classes_update_response: components["schemas"]["ledger_class"];
+        classes_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.classes.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["classes_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        classes_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}`. */
+            key: {
+                fullName: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        classes_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_class"];
+        };
         company_retrieve_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8057,6 +8933,39 @@ export interface components {
             }[];
         };
         creditCardCharges_update_response: components["schemas"]["ledger_credit_card_charge"];
+        creditCardCharges_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.creditCardCharges.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["creditCardCharges_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        creditCardCharges_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        creditCardCharges_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_credit_card_charge"];
+        };
         creditCardCharges_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8445,6 +9354,39 @@ export interface components {
             }[];
         };
         creditCardCredits_update_response: components["schemas"]["ledger_credit_card_credit"];
+        creditCardCredits_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.creditCardCredits.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["creditCardCredits_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        creditCardCredits_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        creditCardCredits_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_credit_card_credit"];
+        };
         creditCardCredits_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9231,6 +10173,39 @@ export interface components {
             }[];
         };
         creditMemos_update_response: components["schemas"]["ledger_credit_memo"];
+        creditMemos_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.creditMemos.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["creditMemos_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        creditMemos_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        creditMemos_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_credit_memo"];
+        };
         creditMemos_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9381,6 +10356,38 @@ export interface components {
             };
         };
         currencies_update_response: components["schemas"]["ledger_currency"];
+        currencies_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.currencies.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["currencies_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        currencies_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}`. */
+            key: {
+                fullName: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        currencies_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_currency"];
+        };
         customFieldDefinitions_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -10180,6 +11187,41 @@ export interface components {
             currencyId?: string;
         };
         customers_update_response: components["schemas"]["ledger_customer"];
+        customers_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.customers.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["customers_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        customers_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        customers_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_customer"];
+        };
         dateDrivenTerms_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -10545,6 +11587,39 @@ export interface components {
             }[];
         };
         deposits_update_response: components["schemas"]["ledger_deposit"];
+        deposits_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.deposits.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["deposits_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        deposits_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        deposits_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_deposit"];
+        };
         deposits_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -10780,6 +11855,41 @@ export interface components {
             updateExistingTransactionsAccount?: boolean;
         };
         discountItems_update_response: components["schemas"]["ledger_discount_item"];
+        discountItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.discountItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["discountItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        discountItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        discountItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_discount_item"];
+        };
         employees_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -11370,6 +12480,41 @@ export interface components {
             };
         };
         employees_update_response: components["schemas"]["ledger_employee"];
+        employees_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.employees.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["employees_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        employees_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        employees_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_employee"];
+        };
         entities_list_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -11873,6 +13018,39 @@ export interface components {
             }[];
         };
         estimates_update_response: components["schemas"]["ledger_estimate"];
+        estimates_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.estimates.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["estimates_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        estimates_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        estimates_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_estimate"];
+        };
         fixedAssetItems_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -12136,6 +13314,41 @@ export interface components {
             yearEndBookValue?: string;
         };
         fixedAssetItems_update_response: components["schemas"]["ledger_fixed_asset_item"];
+        fixedAssetItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.fixedAssetItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["fixedAssetItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        fixedAssetItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        fixedAssetItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_fixed_asset_item"];
+        };
         inventoryAdjustments_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -12608,6 +13821,41 @@ export interface components {
             }[];
         };
         inventoryAssemblyItems_update_response: components["schemas"]["ledger_inventory_assembly_item"];
+        inventoryAssemblyItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.inventoryAssemblyItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["inventoryAssemblyItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        inventoryAssemblyItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        inventoryAssemblyItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_inventory_assembly_item"];
+        };
         inventoryItems_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -12857,6 +14105,41 @@ export interface components {
             maximumQuantityOnHand?: number;
         };
         inventoryItems_update_response: components["schemas"]["ledger_inventory_item"];
+        inventoryItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.inventoryItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["inventoryItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        inventoryItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        inventoryItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_inventory_item"];
+        };
         inventorySites_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -13018,6 +14301,38 @@ export interface components {
             };
         };
         inventorySites_update_response: components["schemas"]["ledger_inventory_site"];
+        inventorySites_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.inventorySites.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["inventorySites_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        inventorySites_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}`. */
+            key: {
+                fullName: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        inventorySites_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_inventory_site"];
+        };
         inventoryTransfers_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -13153,6 +14468,39 @@ export interface components {
             }[];
         };
         inventoryTransfers_update_response: components["schemas"]["ledger_inventory_transfer"];
+        inventoryTransfers_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.inventoryTransfers.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["inventoryTransfers_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        inventoryTransfers_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        inventoryTransfers_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_inventory_transfer"];
+        };
         invoices_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -13672,6 +15020,39 @@ export interface components {
             }[];
         };
         invoices_update_response: components["schemas"]["ledger_invoice"];
+        invoices_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.invoices.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["invoices_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        invoices_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        invoices_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_invoice"];
+        };
         invoices_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -13898,6 +15279,41 @@ export interface components {
             }[];
         };
         itemGroups_update_response: components["schemas"]["ledger_item_group"];
+        itemGroups_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.itemGroups.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["itemGroups_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        itemGroups_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        itemGroups_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_item_group"];
+        };
         itemReceipts_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -14264,6 +15680,39 @@ export interface components {
             }[];
         };
         itemReceipts_update_response: components["schemas"]["ledger_item_receipt"];
+        itemReceipts_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.itemReceipts.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["itemReceipts_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        itemReceipts_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        itemReceipts_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_item_receipt"];
+        };
         itemReceipts_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -18735,6 +20184,41 @@ export interface components {
             };
         };
         nonInventoryItems_update_response: components["schemas"]["ledger_non_inventory_item"];
+        nonInventoryItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.nonInventoryItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["nonInventoryItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        nonInventoryItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        nonInventoryItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_non_inventory_item"];
+        };
         otherChargeItems_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -18993,6 +20477,41 @@ export interface components {
             };
         };
         otherChargeItems_update_response: components["schemas"]["ledger_other_charge_item"];
+        otherChargeItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.otherChargeItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["otherChargeItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        otherChargeItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        otherChargeItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_other_charge_item"];
+        };
         otherNames_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -19216,6 +20735,41 @@ export interface components {
             note?: string | null;
         };
         otherNames_update_response: components["schemas"]["ledger_other_name"];
+        otherNames_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.otherNames.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["otherNames_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        otherNames_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        otherNames_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_other_name"];
+        };
         paymentItems_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -19405,6 +20959,41 @@ export interface components {
             paymentMethodId?: string;
         };
         paymentItems_update_response: components["schemas"]["ledger_payment_item"];
+        paymentItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.paymentItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["paymentItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        paymentItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        paymentItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_payment_item"];
+        };
         paymentMethods_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -19836,6 +21425,38 @@ export interface components {
             currencyId?: string;
         };
         priceLevels_update_response: components["schemas"]["ledger_price_level"];
+        priceLevels_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.priceLevels.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["priceLevels_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        priceLevels_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}`. */
+            key: {
+                fullName: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        priceLevels_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_price_level"];
+        };
         purchaseOrders_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -20264,6 +21885,39 @@ export interface components {
             }[];
         };
         purchaseOrders_update_response: components["schemas"]["ledger_purchase_order"];
+        purchaseOrders_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.purchaseOrders.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["purchaseOrders_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        purchaseOrders_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        purchaseOrders_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_purchase_order"];
+        };
         receivePayments_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -20576,6 +22230,39 @@ export interface components {
             }[];
         };
         receivePayments_update_response: components["schemas"]["ledger_receive_payment"];
+        receivePayments_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.receivePayments.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["receivePayments_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        receivePayments_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        receivePayments_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_receive_payment"];
+        };
         reports_aging_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -21173,6 +22860,39 @@ export interface components {
             salesStoreType?: string | null;
         };
         salesOrders_update_response: components["schemas"]["ledger_sales_order"];
+        salesOrders_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.salesOrders.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["salesOrders_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        salesOrders_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        salesOrders_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_sales_order"];
+        };
         salesReceipts_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -21758,6 +23478,39 @@ export interface components {
             }[];
         };
         salesReceipts_update_response: components["schemas"]["ledger_sales_receipt"];
+        salesReceipts_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.salesReceipts.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["salesReceipts_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        salesReceipts_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        salesReceipts_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_sales_receipt"];
+        };
         salesReceipts_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -22000,6 +23753,38 @@ export interface components {
             salesTaxItemId?: string;
         };
         salesTaxCodes_update_response: components["schemas"]["ledger_sales_tax_code"];
+        salesTaxCodes_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.salesTaxCodes.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["salesTaxCodes_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        salesTaxCodes_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}`. */
+            key: {
+                fullName: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        salesTaxCodes_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_sales_tax_code"];
+        };
         salesTaxGroupItems_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -22185,6 +23970,41 @@ export interface components {
             salesTaxItemIds?: string[];
         };
         salesTaxGroupItems_update_response: components["schemas"]["ledger_sales_tax_group_item"];
+        salesTaxGroupItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.salesTaxGroupItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["salesTaxGroupItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        salesTaxGroupItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        salesTaxGroupItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_sales_tax_group_item"];
+        };
         salesTaxItems_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -22384,6 +24204,41 @@ export interface components {
             salesTaxReturnLineId?: string;
         };
         salesTaxItems_update_response: components["schemas"]["ledger_sales_tax_item"];
+        salesTaxItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.salesTaxItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["salesTaxItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        salesTaxItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        salesTaxItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_sales_tax_item"];
+        };
         salesTaxPaymentChecks_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -22846,6 +24701,41 @@ export interface components {
             };
         };
         serviceItems_update_response: components["schemas"]["ledger_service_item"];
+        serviceItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.serviceItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["serviceItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        serviceItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        serviceItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_service_item"];
+        };
         shippingMethods_create_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -23204,6 +25094,41 @@ export interface components {
             description?: string | null;
         };
         subtotalItems_update_response: components["schemas"]["ledger_subtotal_item"];
+        subtotalItems_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.subtotalItems.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["subtotalItems_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        subtotalItems_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        subtotalItems_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_subtotal_item"];
+        };
         templates_list_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -23366,6 +25291,39 @@ export interface components {
             billingStatus?: "billable" | "not_billable" | "has_been_billed";
         };
         timeTrackingActivities_update_response: components["schemas"]["ledger_time_tracking_activity"];
+        timeTrackingActivities_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.timeTrackingActivities.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["timeTrackingActivities_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        timeTrackingActivities_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        timeTrackingActivities_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_time_tracking_activity"];
+        };
         transactions_list_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -23983,6 +25941,39 @@ export interface components {
             }[];
         };
         vendorCredits_update_response: components["schemas"]["ledger_vendor_credit"];
+        vendorCredits_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.vendorCredits.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["vendorCredits_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        vendorCredits_upsert_body: {
+            /** @description How the record is found: `{"externalId": …}`. */
+            key: {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        vendorCredits_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_vendor_credit"];
+        };
         vendorCredits_void_batchResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -24435,6 +26426,41 @@ export interface components {
             currencyId?: string;
         };
         vendors_update_response: components["schemas"]["ledger_vendor"];
+        vendors_upsert_batchResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operationId: "ledger.vendors.upsert";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "not_processed";
+            httpStatusCode: number | null;
+            data: components["schemas"]["vendors_upsert_response"] | null;
+            error: components["schemas"]["ErrorObject"] | null;
+            warnings: components["schemas"]["RequestWarning"][];
+        };
+        vendors_upsert_body: {
+            /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
+            key: {
+                fullName: string;
+            } | {
+                /** Format: uuid */
+                externalId: string;
+            };
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        vendors_upsert_response: {
+            /** @constant */
+            objectType: "upsert";
+            /**
+             * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+             * @enum {string}
+             */
+            action: "created" | "updated";
+            data: components["schemas"]["ledger_vendor"];
+        };
     };
     responses: {
         /** @description `Prefer: respond-async`: the Request, queued; its `result` holds the success body later */
@@ -26061,6 +28087,83 @@ export interface operations {
             };
         };
     };
+    "ledger.accounts.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["accounts_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a account found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_account"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.accounts.merge": {
         parameters: {
             query?: never;
@@ -26591,6 +28694,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.billCheckPayments.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["billCheckPayments_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a bill check payment found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_bill_check_payment"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -27660,6 +29840,83 @@ export interface operations {
             };
         };
     };
+    "ledger.bills.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["bills_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a bill found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_bill"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.bills.void": {
         parameters: {
             query?: never;
@@ -28299,6 +30556,83 @@ export interface operations {
             };
         };
     };
+    "ledger.buildAssemblies.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["buildAssemblies_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a build assembly found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_build_assembly"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.buildAssemblies.setCustomField": {
         parameters: {
             query?: never;
@@ -28755,6 +31089,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.checks.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["checks_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a check found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_check"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -29322,6 +31733,83 @@ export interface operations {
             };
         };
     };
+    "ledger.classes.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["classes_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a class found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_class"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.classes.merge": {
         parameters: {
             query?: never;
@@ -29836,6 +32324,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.creditCardCharges.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["creditCardCharges_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a credit card charge found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_credit_card_charge"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -30392,6 +32957,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.creditCardCredits.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["creditCardCredits_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a credit card credit found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_credit_card_credit"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -31459,6 +34101,83 @@ export interface operations {
             };
         };
     };
+    "ledger.creditMemos.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["creditMemos_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a credit memo found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_credit_memo"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.creditMemos.void": {
         parameters: {
             query?: never;
@@ -31980,6 +34699,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.currencies.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["currencies_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a currency found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_currency"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -32703,6 +35499,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.customers.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["customers_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a customer found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_customer"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -33751,6 +36624,83 @@ export interface operations {
             };
         };
     };
+    "ledger.deposits.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["deposits_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a deposit found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_deposit"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.deposits.void": {
         parameters: {
             query?: never;
@@ -34277,6 +37227,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.discountItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["discountItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a discount item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_discount_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -34841,6 +37868,83 @@ export interface operations {
             };
         };
     };
+    "ledger.employees.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["employees_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a employee found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_employee"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.employees.setCustomField": {
         parameters: {
             query?: never;
@@ -35297,6 +38401,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.estimates.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["estimates_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a estimate found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_estimate"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -36343,6 +39524,83 @@ export interface operations {
             };
         };
     };
+    "ledger.inventoryAssemblyItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["inventoryAssemblyItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a inventory assembly item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_inventory_assembly_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.inventoryAssemblyItems.setCustomField": {
         parameters: {
             query?: never;
@@ -36856,6 +40114,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.inventoryItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["inventoryItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a inventory item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_inventory_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -37418,6 +40753,83 @@ export interface operations {
             };
         };
     };
+    "ledger.inventorySites.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["inventorySites_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a inventory site found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_inventory_site"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.invoices.list": {
         parameters: {
             query?: {
@@ -37799,6 +41211,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.invoices.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["invoices_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a invoice found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_invoice"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -38369,6 +41858,83 @@ export interface operations {
             };
         };
     };
+    "ledger.itemGroups.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["itemGroups_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a item group found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_item_group"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.itemGroups.merge": {
         parameters: {
             query?: never;
@@ -38901,6 +42467,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.itemReceipts.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["itemReceipts_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a item receipt found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_item_receipt"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -40184,6 +43827,83 @@ export interface operations {
             };
         };
     };
+    "ledger.nonInventoryItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["nonInventoryItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a non inventory item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_non_inventory_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.nonInventoryItems.merge": {
         parameters: {
             query?: never;
@@ -40730,6 +44450,83 @@ export interface operations {
             };
         };
     };
+    "ledger.otherChargeItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["otherChargeItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a other charge item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_other_charge_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.otherChargeItems.merge": {
         parameters: {
             query?: never;
@@ -41248,6 +45045,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.otherNames.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["otherNames_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a other name found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_other_name"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -42515,6 +46389,83 @@ export interface operations {
             };
         };
     };
+    "ledger.priceLevels.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["priceLevels_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a price level found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_price_level"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.purchaseOrders.list": {
         parameters: {
             query?: {
@@ -42894,6 +46845,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.purchaseOrders.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["purchaseOrders_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a purchase order found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_purchase_order"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -43394,6 +47422,83 @@ export interface operations {
             };
         };
     };
+    "ledger.receivePayments.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["receivePayments_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a receive payment found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_receive_payment"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.receivePayments.setCustomField": {
         parameters: {
             query?: never;
@@ -43871,6 +47976,83 @@ export interface operations {
             };
         };
     };
+    "ledger.salesOrders.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["salesOrders_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a sales order found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_sales_order"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.salesOrders.setCustomField": {
         parameters: {
             query?: never;
@@ -44325,6 +48507,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.salesReceipts.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["salesReceipts_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a sales receipt found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_sales_receipt"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -45280,6 +49539,83 @@ export interface operations {
             };
         };
     };
+    "ledger.salesTaxCodes.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["salesTaxCodes_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a sales tax code found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_sales_tax_code"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.salesTaxGroupItems.list": {
         parameters: {
             query?: {
@@ -45648,6 +49984,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.salesTaxGroupItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["salesTaxGroupItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a sales tax group item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_sales_tax_group_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -46194,6 +50607,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.salesTaxItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["salesTaxItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a sales tax item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_sales_tax_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -47217,6 +51707,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.serviceItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["serviceItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a service item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_service_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -48420,6 +52987,83 @@ export interface operations {
             };
         };
     };
+    "ledger.subtotalItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["subtotalItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a subtotal item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_subtotal_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.subtotalItems.merge": {
         parameters: {
             query?: never;
@@ -49008,6 +53652,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.timeTrackingActivities.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["timeTrackingActivities_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a time tracking activity found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_time_tracking_activity"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -50245,6 +54966,83 @@ export interface operations {
             };
         };
     };
+    "ledger.vendorCredits.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["vendorCredits_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a vendor credit found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_vendor_credit"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.vendorCredits.void": {
         parameters: {
             query?: never;
@@ -50783,6 +55581,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.vendors.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["vendors_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a vendor found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_vendor"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -52461,6 +57336,83 @@ export interface operations {
             };
         };
     };
+    "ledger.fixedAssetItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["fixedAssetItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a fixed asset item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_fixed_asset_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "ledger.fixedAssetItems.setCustomField": {
         parameters: {
             query?: never;
@@ -52915,6 +57867,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.inventoryTransfers.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["inventoryTransfers_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a inventory transfer found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_inventory_transfer"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -54105,6 +59134,83 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            /** @description Any other error (new codes may be added) */
+            default: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Svc-Should-Retry": components["headers"]["Svc-Should-Retry"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ledger.paymentItems.upsert": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The end user (`eu_...`) whose company file is used */
+                "Svc-End-User-Id": string;
+                /** @description Sync wait in seconds, 1 to 300 (default 90) */
+                "Svc-Timeout-Seconds"?: number;
+                /** @description `respond-async` answers 202 with the Request */
+                Prefer?: "respond-async";
+                /** @description Async only, 10 to 86400 (default 3600) */
+                "Svc-Queue-Ttl-Seconds"?: number;
+                /** @description 1 to 255 printable ASCII characters, kept 7 days: a repeat replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["paymentItems_upsert_body"];
+            };
+        };
+        responses: {
+            /** @description Create or update a payment item found by key */
+            200: {
+                headers: {
+                    "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        objectType: "upsert";
+                        /**
+                         * @description `created`: no record had the key, one was added; `updated`: the record with the key was modified.
+                         * @enum {string}
+                         */
+                        action: "created" | "updated";
+                        data: components["schemas"]["ledger_payment_item"];
+                    };
+                };
+            };
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -55612,7 +60718,7 @@ export interface operations {
                     onError?: "stopOnError" | "continueOnError";
                     requests: {
                         /** @enum {string} */
-                        operationId: "ledger.accountTaxLines.list" | "ledger.accounts.list" | "ledger.accounts.retrieve" | "ledger.accounts.create" | "ledger.accounts.update" | "ledger.accounts.delete" | "ledger.accounts.merge" | "ledger.accounts.setCustomField" | "ledger.billCheckPayments.list" | "ledger.billCheckPayments.retrieve" | "ledger.billCheckPayments.create" | "ledger.billCheckPayments.update" | "ledger.billCheckPayments.delete" | "ledger.billCheckPayments.void" | "ledger.billCheckPayments.setCustomField" | "ledger.billCreditCardPayments.list" | "ledger.billCreditCardPayments.retrieve" | "ledger.billCreditCardPayments.create" | "ledger.billCreditCardPayments.delete" | "ledger.billCreditCardPayments.void" | "ledger.billCreditCardPayments.setCustomField" | "ledger.bills.list" | "ledger.bills.retrieve" | "ledger.bills.create" | "ledger.bills.update" | "ledger.bills.delete" | "ledger.bills.void" | "ledger.bills.setCustomField" | "ledger.billsToPay.list" | "ledger.buildAssemblies.list" | "ledger.buildAssemblies.retrieve" | "ledger.buildAssemblies.create" | "ledger.buildAssemblies.update" | "ledger.buildAssemblies.delete" | "ledger.buildAssemblies.setCustomField" | "ledger.checks.list" | "ledger.checks.retrieve" | "ledger.checks.create" | "ledger.checks.update" | "ledger.checks.delete" | "ledger.checks.void" | "ledger.checks.setCustomField" | "ledger.classes.list" | "ledger.classes.retrieve" | "ledger.classes.create" | "ledger.classes.update" | "ledger.classes.delete" | "ledger.classes.merge" | "ledger.company.retrieve" | "ledger.creditCardCharges.list" | "ledger.creditCardCharges.retrieve" | "ledger.creditCardCharges.create" | "ledger.creditCardCharges.update" | "ledger.creditCardCharges.delete" | "ledger.creditCardCharges.void" | "ledger.creditCardCharges.setCustomField" | "ledger.creditCardCredits.list" | "ledger.creditCardCredits.retrieve" | "ledger.creditCardCredits.create" | "ledger.creditCardCredits.update" | "ledger.creditCardCredits.delete" | "ledger.creditCardCredits.void" | "ledger.creditCardCredits.setCustomField" | "ledger.creditCardRefunds.list" | "ledger.creditCardRefunds.retrieve" | "ledger.creditCardRefunds.create" | "ledger.creditCardRefunds.delete" | "ledger.creditCardRefunds.void" | "ledger.creditCardRefunds.setCustomField" | "ledger.creditMemos.list" | "ledger.creditMemos.retrieve" | "ledger.creditMemos.create" | "ledger.creditMemos.update" | "ledger.creditMemos.delete" | "ledger.creditMemos.void" | "ledger.creditMemos.setCustomField" | "ledger.currencies.list" | "ledger.currencies.retrieve" | "ledger.currencies.create" | "ledger.currencies.update" | "ledger.currencies.delete" | "ledger.customerTypes.list" | "ledger.customerTypes.retrieve" | "ledger.customerTypes.create" | "ledger.customerTypes.delete" | "ledger.customers.list" | "ledger.customers.retrieve" | "ledger.customers.create" | "ledger.customers.update" | "ledger.customers.delete" | "ledger.customers.merge" | "ledger.customers.setCustomField" | "ledger.dateDrivenTerms.list" | "ledger.dateDrivenTerms.retrieve" | "ledger.dateDrivenTerms.create" | "ledger.dateDrivenTerms.delete" | "ledger.deletedListObjects.list" | "ledger.deletedTransactions.list" | "ledger.deposits.list" | "ledger.deposits.retrieve" | "ledger.deposits.create" | "ledger.deposits.update" | "ledger.deposits.delete" | "ledger.deposits.void" | "ledger.deposits.setCustomField" | "ledger.discountItems.list" | "ledger.discountItems.retrieve" | "ledger.discountItems.create" | "ledger.discountItems.update" | "ledger.discountItems.delete" | "ledger.discountItems.merge" | "ledger.discountItems.setCustomField" | "ledger.employees.list" | "ledger.employees.retrieve" | "ledger.employees.create" | "ledger.employees.update" | "ledger.employees.delete" | "ledger.employees.setCustomField" | "ledger.estimates.list" | "ledger.estimates.retrieve" | "ledger.estimates.create" | "ledger.estimates.update" | "ledger.estimates.delete" | "ledger.estimates.setCustomField" | "ledger.inventoryAdjustments.list" | "ledger.inventoryAdjustments.retrieve" | "ledger.inventoryAdjustments.create" | "ledger.inventoryAdjustments.update" | "ledger.inventoryAdjustments.delete" | "ledger.inventoryAdjustments.void" | "ledger.inventoryAdjustments.setCustomField" | "ledger.inventoryAssemblyItems.list" | "ledger.inventoryAssemblyItems.retrieve" | "ledger.inventoryAssemblyItems.create" | "ledger.inventoryAssemblyItems.update" | "ledger.inventoryAssemblyItems.delete" | "ledger.inventoryAssemblyItems.setCustomField" | "ledger.inventoryAssemblyItems.canBuild" | "ledger.inventoryItems.list" | "ledger.inventoryItems.retrieve" | "ledger.inventoryItems.create" | "ledger.inventoryItems.update" | "ledger.inventoryItems.delete" | "ledger.inventoryItems.merge" | "ledger.inventoryItems.setCustomField" | "ledger.inventorySites.list" | "ledger.inventorySites.retrieve" | "ledger.inventorySites.create" | "ledger.inventorySites.update" | "ledger.inventorySites.delete" | "ledger.invoices.list" | "ledger.invoices.retrieve" | "ledger.invoices.create" | "ledger.invoices.update" | "ledger.invoices.delete" | "ledger.invoices.void" | "ledger.invoices.setCustomField" | "ledger.itemGroups.list" | "ledger.itemGroups.retrieve" | "ledger.itemGroups.create" | "ledger.itemGroups.update" | "ledger.itemGroups.delete" | "ledger.itemGroups.merge" | "ledger.itemGroups.setCustomField" | "ledger.itemReceipts.list" | "ledger.itemReceipts.retrieve" | "ledger.itemReceipts.create" | "ledger.itemReceipts.update" | "ledger.itemReceipts.delete" | "ledger.itemReceipts.void" | "ledger.itemReceipts.setCustomField" | "ledger.itemSites.list" | "ledger.itemSites.retrieve" | "ledger.journalEntries.list" | "ledger.journalEntries.retrieve" | "ledger.journalEntries.create" | "ledger.journalEntries.update" | "ledger.journalEntries.delete" | "ledger.journalEntries.void" | "ledger.journalEntries.setCustomField" | "ledger.nonInventoryItems.list" | "ledger.nonInventoryItems.retrieve" | "ledger.nonInventoryItems.create" | "ledger.nonInventoryItems.update" | "ledger.nonInventoryItems.delete" | "ledger.nonInventoryItems.merge" | "ledger.nonInventoryItems.setCustomField" | "ledger.otherChargeItems.list" | "ledger.otherChargeItems.retrieve" | "ledger.otherChargeItems.create" | "ledger.otherChargeItems.update" | "ledger.otherChargeItems.delete" | "ledger.otherChargeItems.merge" | "ledger.otherChargeItems.setCustomField" | "ledger.otherNames.list" | "ledger.otherNames.retrieve" | "ledger.otherNames.create" | "ledger.otherNames.update" | "ledger.otherNames.delete" | "ledger.otherNames.setCustomField" | "ledger.paymentMethods.list" | "ledger.paymentMethods.retrieve" | "ledger.paymentMethods.create" | "ledger.paymentMethods.delete" | "ledger.paymentsToDeposit.list" | "ledger.payrollWageItems.list" | "ledger.payrollWageItems.retrieve" | "ledger.payrollWageItems.create" | "ledger.payrollWageItems.delete" | "ledger.preferences.retrieve" | "ledger.priceLevels.list" | "ledger.priceLevels.retrieve" | "ledger.priceLevels.create" | "ledger.priceLevels.update" | "ledger.priceLevels.delete" | "ledger.purchaseOrders.list" | "ledger.purchaseOrders.retrieve" | "ledger.purchaseOrders.create" | "ledger.purchaseOrders.update" | "ledger.purchaseOrders.delete" | "ledger.purchaseOrders.setCustomField" | "ledger.receivePayments.list" | "ledger.receivePayments.retrieve" | "ledger.receivePayments.create" | "ledger.receivePayments.update" | "ledger.receivePayments.delete" | "ledger.receivePayments.setCustomField" | "ledger.salesOrders.list" | "ledger.salesOrders.retrieve" | "ledger.salesOrders.create" | "ledger.salesOrders.update" | "ledger.salesOrders.delete" | "ledger.salesOrders.setCustomField" | "ledger.salesReceipts.list" | "ledger.salesReceipts.retrieve" | "ledger.salesReceipts.create" | "ledger.salesReceipts.update" | "ledger.salesReceipts.delete" | "ledger.salesReceipts.void" | "ledger.salesReceipts.setCustomField" | "ledger.salesRepresentatives.list" | "ledger.salesRepresentatives.retrieve" | "ledger.salesRepresentatives.create" | "ledger.salesRepresentatives.update" | "ledger.salesRepresentatives.delete" | "ledger.salesTaxCodes.list" | "ledger.salesTaxCodes.retrieve" | "ledger.salesTaxCodes.create" | "ledger.salesTaxCodes.update" | "ledger.salesTaxCodes.delete" | "ledger.salesTaxGroupItems.list" | "ledger.salesTaxGroupItems.retrieve" | "ledger.salesTaxGroupItems.create" | "ledger.salesTaxGroupItems.update" | "ledger.salesTaxGroupItems.delete" | "ledger.salesTaxGroupItems.merge" | "ledger.salesTaxGroupItems.setCustomField" | "ledger.salesTaxItems.list" | "ledger.salesTaxItems.retrieve" | "ledger.salesTaxItems.create" | "ledger.salesTaxItems.update" | "ledger.salesTaxItems.delete" | "ledger.salesTaxItems.merge" | "ledger.salesTaxItems.setCustomField" | "ledger.salesTaxPaymentChecks.list" | "ledger.salesTaxPaymentChecks.retrieve" | "ledger.salesTaxPaymentChecks.create" | "ledger.salesTaxPaymentChecks.update" | "ledger.salesTaxPaymentChecks.delete" | "ledger.salesTaxPaymentChecks.setCustomField" | "ledger.serviceItems.list" | "ledger.serviceItems.retrieve" | "ledger.serviceItems.create" | "ledger.serviceItems.update" | "ledger.serviceItems.delete" | "ledger.serviceItems.merge" | "ledger.serviceItems.setCustomField" | "ledger.shippingMethods.list" | "ledger.shippingMethods.retrieve" | "ledger.shippingMethods.create" | "ledger.shippingMethods.delete" | "ledger.standardTerms.list" | "ledger.standardTerms.retrieve" | "ledger.standardTerms.create" | "ledger.standardTerms.delete" | "ledger.subtotalItems.list" | "ledger.subtotalItems.retrieve" | "ledger.subtotalItems.create" | "ledger.subtotalItems.update" | "ledger.subtotalItems.delete" | "ledger.subtotalItems.merge" | "ledger.subtotalItems.setCustomField" | "ledger.templates.list" | "ledger.timeTrackingActivities.list" | "ledger.timeTrackingActivities.retrieve" | "ledger.timeTrackingActivities.create" | "ledger.timeTrackingActivities.update" | "ledger.timeTrackingActivities.delete" | "ledger.transactions.list" | "ledger.transactions.retrieve" | "ledger.transfers.list" | "ledger.transfers.retrieve" | "ledger.transfers.create" | "ledger.transfers.update" | "ledger.unitOfMeasureSets.list" | "ledger.unitOfMeasureSets.retrieve" | "ledger.unitOfMeasureSets.create" | "ledger.unitOfMeasureSets.delete" | "ledger.vendorCredits.list" | "ledger.vendorCredits.retrieve" | "ledger.vendorCredits.create" | "ledger.vendorCredits.update" | "ledger.vendorCredits.delete" | "ledger.vendorCredits.void" | "ledger.vendorCredits.setCustomField" | "ledger.vendors.list" | "ledger.vendors.retrieve" | "ledger.vendors.create" | "ledger.vendors.update" | "ledger.vendors.delete" | "ledger.vendors.merge" | "ledger.vendors.setCustomField" | "ledger.billingRates.list" | "ledger.billingRates.retrieve" | "ledger.billingRates.create" | "ledger.billingRates.delete" | "ledger.customerMessages.list" | "ledger.customerMessages.retrieve" | "ledger.customerMessages.create" | "ledger.customerMessages.delete" | "ledger.customFieldDefinitions.list" | "ledger.customFieldDefinitions.create" | "ledger.customFieldDefinitions.update" | "ledger.customFieldDefinitions.delete" | "ledger.entities.list" | "ledger.entities.retrieve" | "ledger.fixedAssetItems.list" | "ledger.fixedAssetItems.retrieve" | "ledger.fixedAssetItems.create" | "ledger.fixedAssetItems.update" | "ledger.fixedAssetItems.delete" | "ledger.fixedAssetItems.setCustomField" | "ledger.inventoryTransfers.list" | "ledger.inventoryTransfers.retrieve" | "ledger.inventoryTransfers.create" | "ledger.inventoryTransfers.update" | "ledger.inventoryTransfers.delete" | "ledger.items.list" | "ledger.items.retrieve" | "ledger.jobTypes.list" | "ledger.jobTypes.retrieve" | "ledger.jobTypes.create" | "ledger.jobTypes.delete" | "ledger.leads.list" | "ledger.leads.retrieve" | "ledger.leads.create" | "ledger.leads.update" | "ledger.paymentItems.list" | "ledger.paymentItems.retrieve" | "ledger.paymentItems.create" | "ledger.paymentItems.update" | "ledger.paymentItems.delete" | "ledger.paymentItems.merge" | "ledger.paymentItems.setCustomField" | "ledger.payrollNonWageItems.list" | "ledger.payrollNonWageItems.retrieve" | "ledger.reports.aging" | "ledger.reports.budgetSummary" | "ledger.reports.customDetail" | "ledger.reports.customSummary" | "ledger.reports.generalDetail" | "ledger.reports.generalSummary" | "ledger.reports.job" | "ledger.reports.payrollDetail" | "ledger.reports.payrollSummary" | "ledger.reports.time";
+                        operationId: "ledger.accountTaxLines.list" | "ledger.accounts.list" | "ledger.accounts.retrieve" | "ledger.accounts.create" | "ledger.accounts.update" | "ledger.accounts.upsert" | "ledger.accounts.delete" | "ledger.accounts.merge" | "ledger.accounts.setCustomField" | "ledger.billCheckPayments.list" | "ledger.billCheckPayments.retrieve" | "ledger.billCheckPayments.create" | "ledger.billCheckPayments.update" | "ledger.billCheckPayments.upsert" | "ledger.billCheckPayments.delete" | "ledger.billCheckPayments.void" | "ledger.billCheckPayments.setCustomField" | "ledger.billCreditCardPayments.list" | "ledger.billCreditCardPayments.retrieve" | "ledger.billCreditCardPayments.create" | "ledger.billCreditCardPayments.delete" | "ledger.billCreditCardPayments.void" | "ledger.billCreditCardPayments.setCustomField" | "ledger.bills.list" | "ledger.bills.retrieve" | "ledger.bills.create" | "ledger.bills.update" | "ledger.bills.upsert" | "ledger.bills.delete" | "ledger.bills.void" | "ledger.bills.setCustomField" | "ledger.billsToPay.list" | "ledger.buildAssemblies.list" | "ledger.buildAssemblies.retrieve" | "ledger.buildAssemblies.create" | "ledger.buildAssemblies.update" | "ledger.buildAssemblies.upsert" | "ledger.buildAssemblies.delete" | "ledger.buildAssemblies.setCustomField" | "ledger.checks.list" | "ledger.checks.retrieve" | "ledger.checks.create" | "ledger.checks.update" | "ledger.checks.upsert" | "ledger.checks.delete" | "ledger.checks.void" | "ledger.checks.setCustomField" | "ledger.classes.list" | "ledger.classes.retrieve" | "ledger.classes.create" | "ledger.classes.update" | "ledger.classes.upsert" | "ledger.classes.delete" | "ledger.classes.merge" | "ledger.company.retrieve" | "ledger.creditCardCharges.list" | "ledger.creditCardCharges.retrieve" | "ledger.creditCardCharges.create" | "ledger.creditCardCharges.update" | "ledger.creditCardCharges.upsert" | "ledger.creditCardCharges.delete" | "ledger.creditCardCharges.void" | "ledger.creditCardCharges.setCustomField" | "ledger.creditCardCredits.list" | "ledger.creditCardCredits.retrieve" | "ledger.creditCardCredits.create" | "ledger.creditCardCredits.update" | "ledger.creditCardCredits.upsert" | "ledger.creditCardCredits.delete" | "ledger.creditCardCredits.void" | "ledger.creditCardCredits.setCustomField" | "ledger.creditCardRefunds.list" | "ledger.creditCardRefunds.retrieve" | "ledger.creditCardRefunds.create" | "ledger.creditCardRefunds.delete" | "ledger.creditCardRefunds.void" | "ledger.creditCardRefunds.setCustomField" | "ledger.creditMemos.list" | "ledger.creditMemos.retrieve" | "ledger.creditMemos.create" | "ledger.creditMemos.update" | "ledger.creditMemos.upsert" | "ledger.creditMemos.delete" | "ledger.creditMemos.void" | "ledger.creditMemos.setCustomField" | "ledger.currencies.list" | "ledger.currencies.retrieve" | "ledger.currencies.create" | "ledger.currencies.update" | "ledger.currencies.upsert" | "ledger.currencies.delete" | "ledger.customerTypes.list" | "ledger.customerTypes.retrieve" | "ledger.customerTypes.create" | "ledger.customerTypes.delete" | "ledger.customers.list" | "ledger.customers.retrieve" | "ledger.customers.create" | "ledger.customers.update" | "ledger.customers.upsert" | "ledger.customers.delete" | "ledger.customers.merge" | "ledger.customers.setCustomField" | "ledger.dateDrivenTerms.list" | "ledger.dateDrivenTerms.retrieve" | "ledger.dateDrivenTerms.create" | "ledger.dateDrivenTerms.delete" | "ledger.deletedListObjects.list" | "ledger.deletedTransactions.list" | "ledger.deposits.list" | "ledger.deposits.retrieve" | "ledger.deposits.create" | "ledger.deposits.update" | "ledger.deposits.upsert" | "ledger.deposits.delete" | "ledger.deposits.void" | "ledger.deposits.setCustomField" | "ledger.discountItems.list" | "ledger.discountItems.retrieve" | "ledger.discountItems.create" | "ledger.discountItems.update" | "ledger.discountItems.upsert" | "ledger.discountItems.delete" | "ledger.discountItems.merge" | "ledger.discountItems.setCustomField" | "ledger.employees.list" | "ledger.employees.retrieve" | "ledger.employees.create" | "ledger.employees.update" | "ledger.employees.upsert" | "ledger.employees.delete" | "ledger.employees.setCustomField" | "ledger.estimates.list" | "ledger.estimates.retrieve" | "ledger.estimates.create" | "ledger.estimates.update" | "ledger.estimates.upsert" | "ledger.estimates.delete" | "ledger.estimates.setCustomField" | "ledger.inventoryAdjustments.list" | "ledger.inventoryAdjustments.retrieve" | "ledger.inventoryAdjustments.create" | "ledger.inventoryAdjustments.update" | "ledger.inventoryAdjustments.delete" | "ledger.inventoryAdjustments.void" | "ledger.inventoryAdjustments.setCustomField" | "ledger.inventoryAssemblyItems.list" | "ledger.inventoryAssemblyItems.retrieve" | "ledger.inventoryAssemblyItems.create" | "ledger.inventoryAssemblyItems.update" | "ledger.inventoryAssemblyItems.upsert" | "ledger.inventoryAssemblyItems.delete" | "ledger.inventoryAssemblyItems.setCustomField" | "ledger.inventoryAssemblyItems.canBuild" | "ledger.inventoryItems.list" | "ledger.inventoryItems.retrieve" | "ledger.inventoryItems.create" | "ledger.inventoryItems.update" | "ledger.inventoryItems.upsert" | "ledger.inventoryItems.delete" | "ledger.inventoryItems.merge" | "ledger.inventoryItems.setCustomField" | "ledger.inventorySites.list" | "ledger.inventorySites.retrieve" | "ledger.inventorySites.create" | "ledger.inventorySites.update" | "ledger.inventorySites.upsert" | "ledger.inventorySites.delete" | "ledger.invoices.list" | "ledger.invoices.retrieve" | "ledger.invoices.create" | "ledger.invoices.update" | "ledger.invoices.upsert" | "ledger.invoices.delete" | "ledger.invoices.void" | "ledger.invoices.setCustomField" | "ledger.itemGroups.list" | "ledger.itemGroups.retrieve" | "ledger.itemGroups.create" | "ledger.itemGroups.update" | "ledger.itemGroups.upsert" | "ledger.itemGroups.delete" | "ledger.itemGroups.merge" | "ledger.itemGroups.setCustomField" | "ledger.itemReceipts.list" | "ledger.itemReceipts.retrieve" | "ledger.itemReceipts.create" | "ledger.itemReceipts.update" | "ledger.itemReceipts.upsert" | "ledger.itemReceipts.delete" | "ledger.itemReceipts.void" | "ledger.itemReceipts.setCustomField" | "ledger.itemSites.list" | "ledger.itemSites.retrieve" | "ledger.journalEntries.list" | "ledger.journalEntries.retrieve" | "ledger.journalEntries.create" | "ledger.journalEntries.update" | "ledger.journalEntries.delete" | "ledger.journalEntries.void" | "ledger.journalEntries.setCustomField" | "ledger.nonInventoryItems.list" | "ledger.nonInventoryItems.retrieve" | "ledger.nonInventoryItems.create" | "ledger.nonInventoryItems.update" | "ledger.nonInventoryItems.upsert" | "ledger.nonInventoryItems.delete" | "ledger.nonInventoryItems.merge" | "ledger.nonInventoryItems.setCustomField" | "ledger.otherChargeItems.list" | "ledger.otherChargeItems.retrieve" | "ledger.otherChargeItems.create" | "ledger.otherChargeItems.update" | "ledger.otherChargeItems.upsert" | "ledger.otherChargeItems.delete" | "ledger.otherChargeItems.merge" | "ledger.otherChargeItems.setCustomField" | "ledger.otherNames.list" | "ledger.otherNames.retrieve" | "ledger.otherNames.create" | "ledger.otherNames.update" | "ledger.otherNames.upsert" | "ledger.otherNames.delete" | "ledger.otherNames.setCustomField" | "ledger.paymentMethods.list" | "ledger.paymentMethods.retrieve" | "ledger.paymentMethods.create" | "ledger.paymentMethods.delete" | "ledger.paymentsToDeposit.list" | "ledger.payrollWageItems.list" | "ledger.payrollWageItems.retrieve" | "ledger.payrollWageItems.create" | "ledger.payrollWageItems.delete" | "ledger.preferences.retrieve" | "ledger.priceLevels.list" | "ledger.priceLevels.retrieve" | "ledger.priceLevels.create" | "ledger.priceLevels.update" | "ledger.priceLevels.upsert" | "ledger.priceLevels.delete" | "ledger.purchaseOrders.list" | "ledger.purchaseOrders.retrieve" | "ledger.purchaseOrders.create" | "ledger.purchaseOrders.update" | "ledger.purchaseOrders.upsert" | "ledger.purchaseOrders.delete" | "ledger.purchaseOrders.setCustomField" | "ledger.receivePayments.list" | "ledger.receivePayments.retrieve" | "ledger.receivePayments.create" | "ledger.receivePayments.update" | "ledger.receivePayments.upsert" | "ledger.receivePayments.delete" | "ledger.receivePayments.setCustomField" | "ledger.salesOrders.list" | "ledger.salesOrders.retrieve" | "ledger.salesOrders.create" | "ledger.salesOrders.update" | "ledger.salesOrders.upsert" | "ledger.salesOrders.delete" | "ledger.salesOrders.setCustomField" | "ledger.salesReceipts.list" | "ledger.salesReceipts.retrieve" | "ledger.salesReceipts.create" | "ledger.salesReceipts.update" | "ledger.salesReceipts.upsert" | "ledger.salesReceipts.delete" | "ledger.salesReceipts.void" | "ledger.salesReceipts.setCustomField" | "ledger.salesRepresentatives.list" | "ledger.salesRepresentatives.retrieve" | "ledger.salesRepresentatives.create" | "ledger.salesRepresentatives.update" | "ledger.salesRepresentatives.delete" | "ledger.salesTaxCodes.list" | "ledger.salesTaxCodes.retrieve" | "ledger.salesTaxCodes.create" | "ledger.salesTaxCodes.update" | "ledger.salesTaxCodes.upsert" | "ledger.salesTaxCodes.delete" | "ledger.salesTaxGroupItems.list" | "ledger.salesTaxGroupItems.retrieve" | "ledger.salesTaxGroupItems.create" | "ledger.salesTaxGroupItems.update" | "ledger.salesTaxGroupItems.upsert" | "ledger.salesTaxGroupItems.delete" | "ledger.salesTaxGroupItems.merge" | "ledger.salesTaxGroupItems.setCustomField" | "ledger.salesTaxItems.list" | "ledger.salesTaxItems.retrieve" | "ledger.salesTaxItems.create" | "ledger.salesTaxItems.update" | "ledger.salesTaxItems.upsert" | "ledger.salesTaxItems.delete" | "ledger.salesTaxItems.merge" | "ledger.salesTaxItems.setCustomField" | "ledger.salesTaxPaymentChecks.list" | "ledger.salesTaxPaymentChecks.retrieve" | "ledger.salesTaxPaymentChecks.create" | "ledger.salesTaxPaymentChecks.update" | "ledger.salesTaxPaymentChecks.delete" | "ledger.salesTaxPaymentChecks.setCustomField" | "ledger.serviceItems.list" | "ledger.serviceItems.retrieve" | "ledger.serviceItems.create" | "ledger.serviceItems.update" | "ledger.serviceItems.upsert" | "ledger.serviceItems.delete" | "ledger.serviceItems.merge" | "ledger.serviceItems.setCustomField" | "ledger.shippingMethods.list" | "ledger.shippingMethods.retrieve" | "ledger.shippingMethods.create" | "ledger.shippingMethods.delete" | "ledger.standardTerms.list" | "ledger.standardTerms.retrieve" | "ledger.standardTerms.create" | "ledger.standardTerms.delete" | "ledger.subtotalItems.list" | "ledger.subtotalItems.retrieve" | "ledger.subtotalItems.create" | "ledger.subtotalItems.update" | "ledger.subtotalItems.upsert" | "ledger.subtotalItems.delete" | "ledger.subtotalItems.merge" | "ledger.subtotalItems.setCustomField" | "ledger.templates.list" | "ledger.timeTrackingActivities.list" | "ledger.timeTrackingActivities.retrieve" | "ledger.timeTrackingActivities.create" | "ledger.timeTrackingActivities.update" | "ledger.timeTrackingActivities.upsert" | "ledger.timeTrackingActivities.delete" | "ledger.transactions.list" | "ledger.transactions.retrieve" | "ledger.transfers.list" | "ledger.transfers.retrieve" | "ledger.transfers.create" | "ledger.transfers.update" | "ledger.unitOfMeasureSets.list" | "ledger.unitOfMeasureSets.retrieve" | "ledger.unitOfMeasureSets.create" | "ledger.unitOfMeasureSets.delete" | "ledger.vendorCredits.list" | "ledger.vendorCredits.retrieve" | "ledger.vendorCredits.create" | "ledger.vendorCredits.update" | "ledger.vendorCredits.upsert" | "ledger.vendorCredits.delete" | "ledger.vendorCredits.void" | "ledger.vendorCredits.setCustomField" | "ledger.vendors.list" | "ledger.vendors.retrieve" | "ledger.vendors.create" | "ledger.vendors.update" | "ledger.vendors.upsert" | "ledger.vendors.delete" | "ledger.vendors.merge" | "ledger.vendors.setCustomField" | "ledger.billingRates.list" | "ledger.billingRates.retrieve" | "ledger.billingRates.create" | "ledger.billingRates.delete" | "ledger.customerMessages.list" | "ledger.customerMessages.retrieve" | "ledger.customerMessages.create" | "ledger.customerMessages.delete" | "ledger.customFieldDefinitions.list" | "ledger.customFieldDefinitions.create" | "ledger.customFieldDefinitions.update" | "ledger.customFieldDefinitions.delete" | "ledger.entities.list" | "ledger.entities.retrieve" | "ledger.fixedAssetItems.list" | "ledger.fixedAssetItems.retrieve" | "ledger.fixedAssetItems.create" | "ledger.fixedAssetItems.update" | "ledger.fixedAssetItems.upsert" | "ledger.fixedAssetItems.delete" | "ledger.fixedAssetItems.setCustomField" | "ledger.inventoryTransfers.list" | "ledger.inventoryTransfers.retrieve" | "ledger.inventoryTransfers.create" | "ledger.inventoryTransfers.update" | "ledger.inventoryTransfers.upsert" | "ledger.inventoryTransfers.delete" | "ledger.items.list" | "ledger.items.retrieve" | "ledger.jobTypes.list" | "ledger.jobTypes.retrieve" | "ledger.jobTypes.create" | "ledger.jobTypes.delete" | "ledger.leads.list" | "ledger.leads.retrieve" | "ledger.leads.create" | "ledger.leads.update" | "ledger.paymentItems.list" | "ledger.paymentItems.retrieve" | "ledger.paymentItems.create" | "ledger.paymentItems.update" | "ledger.paymentItems.upsert" | "ledger.paymentItems.delete" | "ledger.paymentItems.merge" | "ledger.paymentItems.setCustomField" | "ledger.payrollNonWageItems.list" | "ledger.payrollNonWageItems.retrieve" | "ledger.reports.aging" | "ledger.reports.budgetSummary" | "ledger.reports.customDetail" | "ledger.reports.customSummary" | "ledger.reports.generalDetail" | "ledger.reports.generalSummary" | "ledger.reports.job" | "ledger.reports.payrollDetail" | "ledger.reports.payrollSummary" | "ledger.reports.time";
                         /** @description The member's body as its own endpoint takes it. In place of a value, `{"$ref": "requests[0].data.id"}` (or the JSON Pointer `"/requests/0/data/id"`) refers to an earlier member's answer (decision 0050). */
                         body?: unknown;
                         query?: unknown;
@@ -55637,7 +60743,7 @@ export interface operations {
                         objectType: "batch";
                         /** @enum {string} */
                         onError: "stopOnError" | "continueOnError";
-                        results: (components["schemas"]["accountTaxLines_list_batchResult"] | components["schemas"]["accounts_list_batchResult"] | components["schemas"]["accounts_retrieve_batchResult"] | components["schemas"]["accounts_create_batchResult"] | components["schemas"]["accounts_update_batchResult"] | components["schemas"]["accounts_delete_batchResult"] | components["schemas"]["accounts_merge_batchResult"] | components["schemas"]["accounts_setCustomField_batchResult"] | components["schemas"]["billCheckPayments_list_batchResult"] | components["schemas"]["billCheckPayments_retrieve_batchResult"] | components["schemas"]["billCheckPayments_create_batchResult"] | components["schemas"]["billCheckPayments_update_batchResult"] | components["schemas"]["billCheckPayments_delete_batchResult"] | components["schemas"]["billCheckPayments_void_batchResult"] | components["schemas"]["billCheckPayments_setCustomField_batchResult"] | components["schemas"]["billCreditCardPayments_list_batchResult"] | components["schemas"]["billCreditCardPayments_retrieve_batchResult"] | components["schemas"]["billCreditCardPayments_create_batchResult"] | components["schemas"]["billCreditCardPayments_delete_batchResult"] | components["schemas"]["billCreditCardPayments_void_batchResult"] | components["schemas"]["billCreditCardPayments_setCustomField_batchResult"] | components["schemas"]["bills_list_batchResult"] | components["schemas"]["bills_retrieve_batchResult"] | components["schemas"]["bills_create_batchResult"] | components["schemas"]["bills_update_batchResult"] | components["schemas"]["bills_delete_batchResult"] | components["schemas"]["bills_void_batchResult"] | components["schemas"]["bills_setCustomField_batchResult"] | components["schemas"]["billsToPay_list_batchResult"] | components["schemas"]["buildAssemblies_list_batchResult"] | components["schemas"]["buildAssemblies_retrieve_batchResult"] | components["schemas"]["buildAssemblies_create_batchResult"] | components["schemas"]["buildAssemblies_update_batchResult"] | components["schemas"]["buildAssemblies_delete_batchResult"] | components["schemas"]["buildAssemblies_setCustomField_batchResult"] | components["schemas"]["checks_list_batchResult"] | components["schemas"]["checks_retrieve_batchResult"] | components["schemas"]["checks_create_batchResult"] | components["schemas"]["checks_update_batchResult"] | components["schemas"]["checks_delete_batchResult"] | components["schemas"]["checks_void_batchResult"] | components["schemas"]["checks_setCustomField_batchResult"] | components["schemas"]["classes_list_batchResult"] | components["schemas"]["classes_retrieve_batchResult"] | components["schemas"]["classes_create_batchResult"] | components["schemas"]["classes_update_batchResult"] | components["schemas"]["classes_delete_batchResult"] | components["schemas"]["classes_merge_batchResult"] | components["schemas"]["company_retrieve_batchResult"] | components["schemas"]["creditCardCharges_list_batchResult"] | components["schemas"]["creditCardCharges_retrieve_batchResult"] | components["schemas"]["creditCardCharges_create_batchResult"] | components["schemas"]["creditCardCharges_update_batchResult"] | components["schemas"]["creditCardCharges_delete_batchResult"] | components["schemas"]["creditCardCharges_void_batchResult"] | components["schemas"]["creditCardCharges_setCustomField_batchResult"] | components["schemas"]["creditCardCredits_list_batchResult"] | components["schemas"]["creditCardCredits_retrieve_batchResult"] | components["schemas"]["creditCardCredits_create_batchResult"] | components["schemas"]["creditCardCredits_update_batchResult"] | components["schemas"]["creditCardCredits_delete_batchResult"] | components["schemas"]["creditCardCredits_void_batchResult"] | components["schemas"]["creditCardCredits_setCustomField_batchResult"] | components["schemas"]["creditCardRefunds_list_batchResult"] | components["schemas"]["creditCardRefunds_retrieve_batchResult"] | components["schemas"]["creditCardRefunds_create_batchResult"] | components["schemas"]["creditCardRefunds_delete_batchResult"] | components["schemas"]["creditCardRefunds_void_batchResult"] | components["schemas"]["creditCardRefunds_setCustomField_batchResult"] | components["schemas"]["creditMemos_list_batchResult"] | components["schemas"]["creditMemos_retrieve_batchResult"] | components["schemas"]["creditMemos_create_batchResult"] | components["schemas"]["creditMemos_update_batchResult"] | components["schemas"]["creditMemos_delete_batchResult"] | components["schemas"]["creditMemos_void_batchResult"] | components["schemas"]["creditMemos_setCustomField_batchResult"] | components["schemas"]["currencies_list_batchResult"] | components["schemas"]["currencies_retrieve_batchResult"] | components["schemas"]["currencies_create_batchResult"] | components["schemas"]["currencies_update_batchResult"] | components["schemas"]["currencies_delete_batchResult"] | components["schemas"]["customerTypes_list_batchResult"] | components["schemas"]["customerTypes_retrieve_batchResult"] | components["schemas"]["customerTypes_create_batchResult"] | components["schemas"]["customerTypes_delete_batchResult"] | components["schemas"]["customers_list_batchResult"] | components["schemas"]["customers_retrieve_batchResult"] | components["schemas"]["customers_create_batchResult"] | components["schemas"]["customers_update_batchResult"] | components["schemas"]["customers_delete_batchResult"] | components["schemas"]["customers_merge_batchResult"] | components["schemas"]["customers_setCustomField_batchResult"] | components["schemas"]["dateDrivenTerms_list_batchResult"] | components["schemas"]["dateDrivenTerms_retrieve_batchResult"] | components["schemas"]["dateDrivenTerms_create_batchResult"] | components["schemas"]["dateDrivenTerms_delete_batchResult"] | components["schemas"]["deletedListObjects_list_batchResult"] | components["schemas"]["deletedTransactions_list_batchResult"] | components["schemas"]["deposits_list_batchResult"] | components["schemas"]["deposits_retrieve_batchResult"] | components["schemas"]["deposits_create_batchResult"] | components["schemas"]["deposits_update_batchResult"] | components["schemas"]["deposits_delete_batchResult"] | components["schemas"]["deposits_void_batchResult"] | components["schemas"]["deposits_setCustomField_batchResult"] | components["schemas"]["discountItems_list_batchResult"] | components["schemas"]["discountItems_retrieve_batchResult"] | components["schemas"]["discountItems_create_batchResult"] | components["schemas"]["discountItems_update_batchResult"] | components["schemas"]["discountItems_delete_batchResult"] | components["schemas"]["discountItems_merge_batchResult"] | components["schemas"]["discountItems_setCustomField_batchResult"] | components["schemas"]["employees_list_batchResult"] | components["schemas"]["employees_retrieve_batchResult"] | components["schemas"]["employees_create_batchResult"] | components["schemas"]["employees_update_batchResult"] | components["schemas"]["employees_delete_batchResult"] | components["schemas"]["employees_setCustomField_batchResult"] | components["schemas"]["estimates_list_batchResult"] | components["schemas"]["estimates_retrieve_batchResult"] | components["schemas"]["estimates_create_batchResult"] | components["schemas"]["estimates_update_batchResult"] | components["schemas"]["estimates_delete_batchResult"] | components["schemas"]["estimates_setCustomField_batchResult"] | components["schemas"]["inventoryAdjustments_list_batchResult"] | components["schemas"]["inventoryAdjustments_retrieve_batchResult"] | components["schemas"]["inventoryAdjustments_create_batchResult"] | components["schemas"]["inventoryAdjustments_update_batchResult"] | components["schemas"]["inventoryAdjustments_delete_batchResult"] | components["schemas"]["inventoryAdjustments_void_batchResult"] | components["schemas"]["inventoryAdjustments_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_list_batchResult"] | components["schemas"]["inventoryAssemblyItems_retrieve_batchResult"] | components["schemas"]["inventoryAssemblyItems_create_batchResult"] | components["schemas"]["inventoryAssemblyItems_update_batchResult"] | components["schemas"]["inventoryAssemblyItems_delete_batchResult"] | components["schemas"]["inventoryAssemblyItems_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_canBuild_batchResult"] | components["schemas"]["inventoryItems_list_batchResult"] | components["schemas"]["inventoryItems_retrieve_batchResult"] | components["schemas"]["inventoryItems_create_batchResult"] | components["schemas"]["inventoryItems_update_batchResult"] | components["schemas"]["inventoryItems_delete_batchResult"] | components["schemas"]["inventoryItems_merge_batchResult"] | components["schemas"]["inventoryItems_setCustomField_batchResult"] | components["schemas"]["inventorySites_list_batchResult"] | components["schemas"]["inventorySites_retrieve_batchResult"] | components["schemas"]["inventorySites_create_batchResult"] | components["schemas"]["inventorySites_update_batchResult"] | components["schemas"]["inventorySites_delete_batchResult"] | components["schemas"]["invoices_list_batchResult"] | components["schemas"]["invoices_retrieve_batchResult"] | components["schemas"]["invoices_create_batchResult"] | components["schemas"]["invoices_update_batchResult"] | components["schemas"]["invoices_delete_batchResult"] | components["schemas"]["invoices_void_batchResult"] | components["schemas"]["invoices_setCustomField_batchResult"] | components["schemas"]["itemGroups_list_batchResult"] | components["schemas"]["itemGroups_retrieve_batchResult"] | components["schemas"]["itemGroups_create_batchResult"] | components["schemas"]["itemGroups_update_batchResult"] | components["schemas"]["itemGroups_delete_batchResult"] | components["schemas"]["itemGroups_merge_batchResult"] | components["schemas"]["itemGroups_setCustomField_batchResult"] | components["schemas"]["itemReceipts_list_batchResult"] | components["schemas"]["itemReceipts_retrieve_batchResult"] | components["schemas"]["itemReceipts_create_batchResult"] | components["schemas"]["itemReceipts_update_batchResult"] | components["schemas"]["itemReceipts_delete_batchResult"] | components["schemas"]["itemReceipts_void_batchResult"] | components["schemas"]["itemReceipts_setCustomField_batchResult"] | components["schemas"]["itemSites_list_batchResult"] | components["schemas"]["itemSites_retrieve_batchResult"] | components["schemas"]["journalEntries_list_batchResult"] | components["schemas"]["journalEntries_retrieve_batchResult"] | components["schemas"]["journalEntries_create_batchResult"] | components["schemas"]["journalEntries_update_batchResult"] | components["schemas"]["journalEntries_delete_batchResult"] | components["schemas"]["journalEntries_void_batchResult"] | components["schemas"]["journalEntries_setCustomField_batchResult"] | components["schemas"]["nonInventoryItems_list_batchResult"] | components["schemas"]["nonInventoryItems_retrieve_batchResult"] | components["schemas"]["nonInventoryItems_create_batchResult"] | components["schemas"]["nonInventoryItems_update_batchResult"] | components["schemas"]["nonInventoryItems_delete_batchResult"] | components["schemas"]["nonInventoryItems_merge_batchResult"] | components["schemas"]["nonInventoryItems_setCustomField_batchResult"] | components["schemas"]["otherChargeItems_list_batchResult"] | components["schemas"]["otherChargeItems_retrieve_batchResult"] | components["schemas"]["otherChargeItems_create_batchResult"] | components["schemas"]["otherChargeItems_update_batchResult"] | components["schemas"]["otherChargeItems_delete_batchResult"] | components["schemas"]["otherChargeItems_merge_batchResult"] | components["schemas"]["otherChargeItems_setCustomField_batchResult"] | components["schemas"]["otherNames_list_batchResult"] | components["schemas"]["otherNames_retrieve_batchResult"] | components["schemas"]["otherNames_create_batchResult"] | components["schemas"]["otherNames_update_batchResult"] | components["schemas"]["otherNames_delete_batchResult"] | components["schemas"]["otherNames_setCustomField_batchResult"] | components["schemas"]["paymentMethods_list_batchResult"] | components["schemas"]["paymentMethods_retrieve_batchResult"] | components["schemas"]["paymentMethods_create_batchResult"] | components["schemas"]["paymentMethods_delete_batchResult"] | components["schemas"]["paymentsToDeposit_list_batchResult"] | components["schemas"]["payrollWageItems_list_batchResult"] | components["schemas"]["payrollWageItems_retrieve_batchResult"] | components["schemas"]["payrollWageItems_create_batchResult"] | components["schemas"]["payrollWageItems_delete_batchResult"] | components["schemas"]["preferences_retrieve_batchResult"] | components["schemas"]["priceLevels_list_batchResult"] | components["schemas"]["priceLevels_retrieve_batchResult"] | components["schemas"]["priceLevels_create_batchResult"] | components["schemas"]["priceLevels_update_batchResult"] | components["schemas"]["priceLevels_delete_batchResult"] | components["schemas"]["purchaseOrders_list_batchResult"] | components["schemas"]["purchaseOrders_retrieve_batchResult"] | components["schemas"]["purchaseOrders_create_batchResult"] | components["schemas"]["purchaseOrders_update_batchResult"] | components["schemas"]["purchaseOrders_delete_batchResult"] | components["schemas"]["purchaseOrders_setCustomField_batchResult"] | components["schemas"]["receivePayments_list_batchResult"] | components["schemas"]["receivePayments_retrieve_batchResult"] | components["schemas"]["receivePayments_create_batchResult"] | components["schemas"]["receivePayments_update_batchResult"] | components["schemas"]["receivePayments_delete_batchResult"] | components["schemas"]["receivePayments_setCustomField_batchResult"] | components["schemas"]["salesOrders_list_batchResult"] | components["schemas"]["salesOrders_retrieve_batchResult"] | components["schemas"]["salesOrders_create_batchResult"] | components["schemas"]["salesOrders_update_batchResult"] | components["schemas"]["salesOrders_delete_batchResult"] | components["schemas"]["salesOrders_setCustomField_batchResult"] | components["schemas"]["salesReceipts_list_batchResult"] | components["schemas"]["salesReceipts_retrieve_batchResult"] | components["schemas"]["salesReceipts_create_batchResult"] | components["schemas"]["salesReceipts_update_batchResult"] | components["schemas"]["salesReceipts_delete_batchResult"] | components["schemas"]["salesReceipts_void_batchResult"] | components["schemas"]["salesReceipts_setCustomField_batchResult"] | components["schemas"]["salesRepresentatives_list_batchResult"] | components["schemas"]["salesRepresentatives_retrieve_batchResult"] | components["schemas"]["salesRepresentatives_create_batchResult"] | components["schemas"]["salesRepresentatives_update_batchResult"] | components["schemas"]["salesRepresentatives_delete_batchResult"] | components["schemas"]["salesTaxCodes_list_batchResult"] | components["schemas"]["salesTaxCodes_retrieve_batchResult"] | components["schemas"]["salesTaxCodes_create_batchResult"] | components["schemas"]["salesTaxCodes_update_batchResult"] | components["schemas"]["salesTaxCodes_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_list_batchResult"] | components["schemas"]["salesTaxGroupItems_retrieve_batchResult"] | components["schemas"]["salesTaxGroupItems_create_batchResult"] | components["schemas"]["salesTaxGroupItems_update_batchResult"] | components["schemas"]["salesTaxGroupItems_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_merge_batchResult"] | components["schemas"]["salesTaxGroupItems_setCustomField_batchResult"] | components["schemas"]["salesTaxItems_list_batchResult"] | components["schemas"]["salesTaxItems_retrieve_batchResult"] | components["schemas"]["salesTaxItems_create_batchResult"] | components["schemas"]["salesTaxItems_update_batchResult"] | components["schemas"]["salesTaxItems_delete_batchResult"] | components["schemas"]["salesTaxItems_merge_batchResult"] | components["schemas"]["salesTaxItems_setCustomField_batchResult"] | components["schemas"]["salesTaxPaymentChecks_list_batchResult"] | components["schemas"]["salesTaxPaymentChecks_retrieve_batchResult"] | components["schemas"]["salesTaxPaymentChecks_create_batchResult"] | components["schemas"]["salesTaxPaymentChecks_update_batchResult"] | components["schemas"]["salesTaxPaymentChecks_delete_batchResult"] | components["schemas"]["salesTaxPaymentChecks_setCustomField_batchResult"] | components["schemas"]["serviceItems_list_batchResult"] | components["schemas"]["serviceItems_retrieve_batchResult"] | components["schemas"]["serviceItems_create_batchResult"] | components["schemas"]["serviceItems_update_batchResult"] | components["schemas"]["serviceItems_delete_batchResult"] | components["schemas"]["serviceItems_merge_batchResult"] | components["schemas"]["serviceItems_setCustomField_batchResult"] | components["schemas"]["shippingMethods_list_batchResult"] | components["schemas"]["shippingMethods_retrieve_batchResult"] | components["schemas"]["shippingMethods_create_batchResult"] | components["schemas"]["shippingMethods_delete_batchResult"] | components["schemas"]["standardTerms_list_batchResult"] | components["schemas"]["standardTerms_retrieve_batchResult"] | components["schemas"]["standardTerms_create_batchResult"] | components["schemas"]["standardTerms_delete_batchResult"] | components["schemas"]["subtotalItems_list_batchResult"] | components["schemas"]["subtotalItems_retrieve_batchResult"] | components["schemas"]["subtotalItems_create_batchResult"] | components["schemas"]["subtotalItems_update_batchResult"] | components["schemas"]["subtotalItems_delete_batchResult"] | components["schemas"]["subtotalItems_merge_batchResult"] | components["schemas"]["subtotalItems_setCustomField_batchResult"] | components["schemas"]["templates_list_batchResult"] | components["schemas"]["timeTrackingActivities_list_batchResult"] | components["schemas"]["timeTrackingActivities_retrieve_batchResult"] | components["schemas"]["timeTrackingActivities_create_batchResult"] | components["schemas"]["timeTrackingActivities_update_batchResult"] | components["schemas"]["timeTrackingActivities_delete_batchResult"] | components["schemas"]["transactions_list_batchResult"] | components["schemas"]["transactions_retrieve_batchResult"] | components["schemas"]["transfers_list_batchResult"] | components["schemas"]["transfers_retrieve_batchResult"] | components["schemas"]["transfers_create_batchResult"] | components["schemas"]["transfers_update_batchResult"] | components["schemas"]["unitOfMeasureSets_list_batchResult"] | components["schemas"]["unitOfMeasureSets_retrieve_batchResult"] | components["schemas"]["unitOfMeasureSets_create_batchResult"] | components["schemas"]["unitOfMeasureSets_delete_batchResult"] | components["schemas"]["vendorCredits_list_batchResult"] | components["schemas"]["vendorCredits_retrieve_batchResult"] | components["schemas"]["vendorCredits_create_batchResult"] | components["schemas"]["vendorCredits_update_batchResult"] | components["schemas"]["vendorCredits_delete_batchResult"] | components["schemas"]["vendorCredits_void_batchResult"] | components["schemas"]["vendorCredits_setCustomField_batchResult"] | components["schemas"]["vendors_list_batchResult"] | components["schemas"]["vendors_retrieve_batchResult"] | components["schemas"]["vendors_create_batchResult"] | components["schemas"]["vendors_update_batchResult"] | components["schemas"]["vendors_delete_batchResult"] | components["schemas"]["vendors_merge_batchResult"] | components["schemas"]["vendors_setCustomField_batchResult"] | components["schemas"]["billingRates_list_batchResult"] | components["schemas"]["billingRates_retrieve_batchResult"] | components["schemas"]["billingRates_create_batchResult"] | components["schemas"]["billingRates_delete_batchResult"] | components["schemas"]["customerMessages_list_batchResult"] | components["schemas"]["customerMessages_retrieve_batchResult"] | components["schemas"]["customerMessages_create_batchResult"] | components["schemas"]["customerMessages_delete_batchResult"] | components["schemas"]["customFieldDefinitions_list_batchResult"] | components["schemas"]["customFieldDefinitions_create_batchResult"] | components["schemas"]["customFieldDefinitions_update_batchResult"] | components["schemas"]["customFieldDefinitions_delete_batchResult"] | components["schemas"]["entities_list_batchResult"] | components["schemas"]["entities_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_list_batchResult"] | components["schemas"]["fixedAssetItems_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_create_batchResult"] | components["schemas"]["fixedAssetItems_update_batchResult"] | components["schemas"]["fixedAssetItems_delete_batchResult"] | components["schemas"]["fixedAssetItems_setCustomField_batchResult"] | components["schemas"]["inventoryTransfers_list_batchResult"] | components["schemas"]["inventoryTransfers_retrieve_batchResult"] | components["schemas"]["inventoryTransfers_create_batchResult"] | components["schemas"]["inventoryTransfers_update_batchResult"] | components["schemas"]["inventoryTransfers_delete_batchResult"] | components["schemas"]["items_list_batchResult"] | components["schemas"]["items_retrieve_batchResult"] | components["schemas"]["jobTypes_list_batchResult"] | components["schemas"]["jobTypes_retrieve_batchResult"] | components["schemas"]["jobTypes_create_batchResult"] | components["schemas"]["jobTypes_delete_batchResult"] | components["schemas"]["leads_list_batchResult"] | components["schemas"]["leads_retrieve_batchResult"] | components["schemas"]["leads_create_batchResult"] | components["schemas"]["leads_update_batchResult"] | components["schemas"]["paymentItems_list_batchResult"] | components["schemas"]["paymentItems_retrieve_batchResult"] | components["schemas"]["paymentItems_create_batchResult"] | components["schemas"]["paymentItems_update_batchResult"] | components["schemas"]["paymentItems_delete_batchResult"] | components["schemas"]["paymentItems_merge_batchResult"] | components["schemas"]["paymentItems_setCustomField_batchResult"] | components["schemas"]["payrollNonWageItems_list_batchResult"] | components["schemas"]["payrollNonWageItems_retrieve_batchResult"] | components["schemas"]["reports_aging_batchResult"] | components["schemas"]["reports_budgetSummary_batchResult"] | components["schemas"]["reports_customDetail_batchResult"] | components["schemas"]["reports_customSummary_batchResult"] | components["schemas"]["reports_generalDetail_batchResult"] | components["schemas"]["reports_generalSummary_batchResult"] | components["schemas"]["reports_job_batchResult"] | components["schemas"]["reports_payrollDetail_batchResult"] | components["schemas"]["reports_payrollSummary_batchResult"] | components["schemas"]["reports_time_batchResult"])[];
+                        results: (components["schemas"]["accountTaxLines_list_batchResult"] | components["schemas"]["accounts_list_batchResult"] | components["schemas"]["accounts_retrieve_batchResult"] | components["schemas"]["accounts_create_batchResult"] | components["schemas"]["accounts_update_batchResult"] | components["schemas"]["accounts_upsert_batchResult"] | components["schemas"]["accounts_delete_batchResult"] | components["schemas"]["accounts_merge_batchResult"] | components["schemas"]["accounts_setCustomField_batchResult"] | components["schemas"]["billCheckPayments_list_batchResult"] | components["schemas"]["billCheckPayments_retrieve_batchResult"] | components["schemas"]["billCheckPayments_create_batchResult"] | components["schemas"]["billCheckPayments_update_batchResult"] | components["schemas"]["billCheckPayments_upsert_batchResult"] | components["schemas"]["billCheckPayments_delete_batchResult"] | components["schemas"]["billCheckPayments_void_batchResult"] | components["schemas"]["billCheckPayments_setCustomField_batchResult"] | components["schemas"]["billCreditCardPayments_list_batchResult"] | components["schemas"]["billCreditCardPayments_retrieve_batchResult"] | components["schemas"]["billCreditCardPayments_create_batchResult"] | components["schemas"]["billCreditCardPayments_delete_batchResult"] | components["schemas"]["billCreditCardPayments_void_batchResult"] | components["schemas"]["billCreditCardPayments_setCustomField_batchResult"] | components["schemas"]["bills_list_batchResult"] | components["schemas"]["bills_retrieve_batchResult"] | components["schemas"]["bills_create_batchResult"] | components["schemas"]["bills_update_batchResult"] | components["schemas"]["bills_upsert_batchResult"] | components["schemas"]["bills_delete_batchResult"] | components["schemas"]["bills_void_batchResult"] | components["schemas"]["bills_setCustomField_batchResult"] | components["schemas"]["billsToPay_list_batchResult"] | components["schemas"]["buildAssemblies_list_batchResult"] | components["schemas"]["buildAssemblies_retrieve_batchResult"] | components["schemas"]["buildAssemblies_create_batchResult"] | components["schemas"]["buildAssemblies_update_batchResult"] | components["schemas"]["buildAssemblies_upsert_batchResult"] | components["schemas"]["buildAssemblies_delete_batchResult"] | components["schemas"]["buildAssemblies_setCustomField_batchResult"] | components["schemas"]["checks_list_batchResult"] | components["schemas"]["checks_retrieve_batchResult"] | components["schemas"]["checks_create_batchResult"] | components["schemas"]["checks_update_batchResult"] | components["schemas"]["checks_upsert_batchResult"] | components["schemas"]["checks_delete_batchResult"] | components["schemas"]["checks_void_batchResult"] | components["schemas"]["checks_setCustomField_batchResult"] | components["schemas"]["classes_list_batchResult"] | components["schemas"]["classes_retrieve_batchResult"] | components["schemas"]["classes_create_batchResult"] | components["schemas"]["classes_update_batchResult"] | components["schemas"]["classes_upsert_batchResult"] | components["schemas"]["classes_delete_batchResult"] | components["schemas"]["classes_merge_batchResult"] | components["schemas"]["company_retrieve_batchResult"] | components["schemas"]["creditCardCharges_list_batchResult"] | components["schemas"]["creditCardCharges_retrieve_batchResult"] | components["schemas"]["creditCardCharges_create_batchResult"] | components["schemas"]["creditCardCharges_update_batchResult"] | components["schemas"]["creditCardCharges_upsert_batchResult"] | components["schemas"]["creditCardCharges_delete_batchResult"] | components["schemas"]["creditCardCharges_void_batchResult"] | components["schemas"]["creditCardCharges_setCustomField_batchResult"] | components["schemas"]["creditCardCredits_list_batchResult"] | components["schemas"]["creditCardCredits_retrieve_batchResult"] | components["schemas"]["creditCardCredits_create_batchResult"] | components["schemas"]["creditCardCredits_update_batchResult"] | components["schemas"]["creditCardCredits_upsert_batchResult"] | components["schemas"]["creditCardCredits_delete_batchResult"] | components["schemas"]["creditCardCredits_void_batchResult"] | components["schemas"]["creditCardCredits_setCustomField_batchResult"] | components["schemas"]["creditCardRefunds_list_batchResult"] | components["schemas"]["creditCardRefunds_retrieve_batchResult"] | components["schemas"]["creditCardRefunds_create_batchResult"] | components["schemas"]["creditCardRefunds_delete_batchResult"] | components["schemas"]["creditCardRefunds_void_batchResult"] | components["schemas"]["creditCardRefunds_setCustomField_batchResult"] | components["schemas"]["creditMemos_list_batchResult"] | components["schemas"]["creditMemos_retrieve_batchResult"] | components["schemas"]["creditMemos_create_batchResult"] | components["schemas"]["creditMemos_update_batchResult"] | components["schemas"]["creditMemos_upsert_batchResult"] | components["schemas"]["creditMemos_delete_batchResult"] | components["schemas"]["creditMemos_void_batchResult"] | components["schemas"]["creditMemos_setCustomField_batchResult"] | components["schemas"]["currencies_list_batchResult"] | components["schemas"]["currencies_retrieve_batchResult"] | components["schemas"]["currencies_create_batchResult"] | components["schemas"]["currencies_update_batchResult"] | components["schemas"]["currencies_upsert_batchResult"] | components["schemas"]["currencies_delete_batchResult"] | components["schemas"]["customerTypes_list_batchResult"] | components["schemas"]["customerTypes_retrieve_batchResult"] | components["schemas"]["customerTypes_create_batchResult"] | components["schemas"]["customerTypes_delete_batchResult"] | components["schemas"]["customers_list_batchResult"] | components["schemas"]["customers_retrieve_batchResult"] | components["schemas"]["customers_create_batchResult"] | components["schemas"]["customers_update_batchResult"] | components["schemas"]["customers_upsert_batchResult"] | components["schemas"]["customers_delete_batchResult"] | components["schemas"]["customers_merge_batchResult"] | components["schemas"]["customers_setCustomField_batchResult"] | components["schemas"]["dateDrivenTerms_list_batchResult"] | components["schemas"]["dateDrivenTerms_retrieve_batchResult"] | components["schemas"]["dateDrivenTerms_create_batchResult"] | components["schemas"]["dateDrivenTerms_delete_batchResult"] | components["schemas"]["deletedListObjects_list_batchResult"] | components["schemas"]["deletedTransactions_list_batchResult"] | components["schemas"]["deposits_list_batchResult"] | components["schemas"]["deposits_retrieve_batchResult"] | components["schemas"]["deposits_create_batchResult"] | components["schemas"]["deposits_update_batchResult"] | components["schemas"]["deposits_upsert_batchResult"] | components["schemas"]["deposits_delete_batchResult"] | components["schemas"]["deposits_void_batchResult"] | components["schemas"]["deposits_setCustomField_batchResult"] | components["schemas"]["discountItems_list_batchResult"] | components["schemas"]["discountItems_retrieve_batchResult"] | components["schemas"]["discountItems_create_batchResult"] | components["schemas"]["discountItems_update_batchResult"] | components["schemas"]["discountItems_upsert_batchResult"] | components["schemas"]["discountItems_delete_batchResult"] | components["schemas"]["discountItems_merge_batchResult"] | components["schemas"]["discountItems_setCustomField_batchResult"] | components["schemas"]["employees_list_batchResult"] | components["schemas"]["employees_retrieve_batchResult"] | components["schemas"]["employees_create_batchResult"] | components["schemas"]["employees_update_batchResult"] | components["schemas"]["employees_upsert_batchResult"] | components["schemas"]["employees_delete_batchResult"] | components["schemas"]["employees_setCustomField_batchResult"] | components["schemas"]["estimates_list_batchResult"] | components["schemas"]["estimates_retrieve_batchResult"] | components["schemas"]["estimates_create_batchResult"] | components["schemas"]["estimates_update_batchResult"] | components["schemas"]["estimates_upsert_batchResult"] | components["schemas"]["estimates_delete_batchResult"] | components["schemas"]["estimates_setCustomField_batchResult"] | components["schemas"]["inventoryAdjustments_list_batchResult"] | components["schemas"]["inventoryAdjustments_retrieve_batchResult"] | components["schemas"]["inventoryAdjustments_create_batchResult"] | components["schemas"]["inventoryAdjustments_update_batchResult"] | components["schemas"]["inventoryAdjustments_delete_batchResult"] | components["schemas"]["inventoryAdjustments_void_batchResult"] | components["schemas"]["inventoryAdjustments_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_list_batchResult"] | components["schemas"]["inventoryAssemblyItems_retrieve_batchResult"] | components["schemas"]["inventoryAssemblyItems_create_batchResult"] | components["schemas"]["inventoryAssemblyItems_update_batchResult"] | components["schemas"]["inventoryAssemblyItems_upsert_batchResult"] | components["schemas"]["inventoryAssemblyItems_delete_batchResult"] | components["schemas"]["inventoryAssemblyItems_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_canBuild_batchResult"] | components["schemas"]["inventoryItems_list_batchResult"] | components["schemas"]["inventoryItems_retrieve_batchResult"] | components["schemas"]["inventoryItems_create_batchResult"] | components["schemas"]["inventoryItems_update_batchResult"] | components["schemas"]["inventoryItems_upsert_batchResult"] | components["schemas"]["inventoryItems_delete_batchResult"] | components["schemas"]["inventoryItems_merge_batchResult"] | components["schemas"]["inventoryItems_setCustomField_batchResult"] | components["schemas"]["inventorySites_list_batchResult"] | components["schemas"]["inventorySites_retrieve_batchResult"] | components["schemas"]["inventorySites_create_batchResult"] | components["schemas"]["inventorySites_update_batchResult"] | components["schemas"]["inventorySites_upsert_batchResult"] | components["schemas"]["inventorySites_delete_batchResult"] | components["schemas"]["invoices_list_batchResult"] | components["schemas"]["invoices_retrieve_batchResult"] | components["schemas"]["invoices_create_batchResult"] | components["schemas"]["invoices_update_batchResult"] | components["schemas"]["invoices_upsert_batchResult"] | components["schemas"]["invoices_delete_batchResult"] | components["schemas"]["invoices_void_batchResult"] | components["schemas"]["invoices_setCustomField_batchResult"] | components["schemas"]["itemGroups_list_batchResult"] | components["schemas"]["itemGroups_retrieve_batchResult"] | components["schemas"]["itemGroups_create_batchResult"] | components["schemas"]["itemGroups_update_batchResult"] | components["schemas"]["itemGroups_upsert_batchResult"] | components["schemas"]["itemGroups_delete_batchResult"] | components["schemas"]["itemGroups_merge_batchResult"] | components["schemas"]["itemGroups_setCustomField_batchResult"] | components["schemas"]["itemReceipts_list_batchResult"] | components["schemas"]["itemReceipts_retrieve_batchResult"] | components["schemas"]["itemReceipts_create_batchResult"] | components["schemas"]["itemReceipts_update_batchResult"] | components["schemas"]["itemReceipts_upsert_batchResult"] | components["schemas"]["itemReceipts_delete_batchResult"] | components["schemas"]["itemReceipts_void_batchResult"] | components["schemas"]["itemReceipts_setCustomField_batchResult"] | components["schemas"]["itemSites_list_batchResult"] | components["schemas"]["itemSites_retrieve_batchResult"] | components["schemas"]["journalEntries_list_batchResult"] | components["schemas"]["journalEntries_retrieve_batchResult"] | components["schemas"]["journalEntries_create_batchResult"] | components["schemas"]["journalEntries_update_batchResult"] | components["schemas"]["journalEntries_delete_batchResult"] | components["schemas"]["journalEntries_void_batchResult"] | components["schemas"]["journalEntries_setCustomField_batchResult"] | components["schemas"]["nonInventoryItems_list_batchResult"] | components["schemas"]["nonInventoryItems_retrieve_batchResult"] | components["schemas"]["nonInventoryItems_create_batchResult"] | components["schemas"]["nonInventoryItems_update_batchResult"] | components["schemas"]["nonInventoryItems_upsert_batchResult"] | components["schemas"]["nonInventoryItems_delete_batchResult"] | components["schemas"]["nonInventoryItems_merge_batchResult"] | components["schemas"]["nonInventoryItems_setCustomField_batchResult"] | components["schemas"]["otherChargeItems_list_batchResult"] | components["schemas"]["otherChargeItems_retrieve_batchResult"] | components["schemas"]["otherChargeItems_create_batchResult"] | components["schemas"]["otherChargeItems_update_batchResult"] | components["schemas"]["otherChargeItems_upsert_batchResult"] | components["schemas"]["otherChargeItems_delete_batchResult"] | components["schemas"]["otherChargeItems_merge_batchResult"] | components["schemas"]["otherChargeItems_setCustomField_batchResult"] | components["schemas"]["otherNames_list_batchResult"] | components["schemas"]["otherNames_retrieve_batchResult"] | components["schemas"]["otherNames_create_batchResult"] | components["schemas"]["otherNames_update_batchResult"] | components["schemas"]["otherNames_upsert_batchResult"] | components["schemas"]["otherNames_delete_batchResult"] | components["schemas"]["otherNames_setCustomField_batchResult"] | components["schemas"]["paymentMethods_list_batchResult"] | components["schemas"]["paymentMethods_retrieve_batchResult"] | components["schemas"]["paymentMethods_create_batchResult"] | components["schemas"]["paymentMethods_delete_batchResult"] | components["schemas"]["paymentsToDeposit_list_batchResult"] | components["schemas"]["payrollWageItems_list_batchResult"] | components["schemas"]["payrollWageItems_retrieve_batchResult"] | components["schemas"]["payrollWageItems_create_batchResult"] | components["schemas"]["payrollWageItems_delete_batchResult"] | components["schemas"]["preferences_retrieve_batchResult"] | components["schemas"]["priceLevels_list_batchResult"] | components["schemas"]["priceLevels_retrieve_batchResult"] | components["schemas"]["priceLevels_create_batchResult"] | components["schemas"]["priceLevels_update_batchResult"] | components["schemas"]["priceLevels_upsert_batchResult"] | components["schemas"]["priceLevels_delete_batchResult"] | components["schemas"]["purchaseOrders_list_batchResult"] | components["schemas"]["purchaseOrders_retrieve_batchResult"] | components["schemas"]["purchaseOrders_create_batchResult"] | components["schemas"]["purchaseOrders_update_batchResult"] | components["schemas"]["purchaseOrders_upsert_batchResult"] | components["schemas"]["purchaseOrders_delete_batchResult"] | components["schemas"]["purchaseOrders_setCustomField_batchResult"] | components["schemas"]["receivePayments_list_batchResult"] | components["schemas"]["receivePayments_retrieve_batchResult"] | components["schemas"]["receivePayments_create_batchResult"] | components["schemas"]["receivePayments_update_batchResult"] | components["schemas"]["receivePayments_upsert_batchResult"] | components["schemas"]["receivePayments_delete_batchResult"] | components["schemas"]["receivePayments_setCustomField_batchResult"] | components["schemas"]["salesOrders_list_batchResult"] | components["schemas"]["salesOrders_retrieve_batchResult"] | components["schemas"]["salesOrders_create_batchResult"] | components["schemas"]["salesOrders_update_batchResult"] | components["schemas"]["salesOrders_upsert_batchResult"] | components["schemas"]["salesOrders_delete_batchResult"] | components["schemas"]["salesOrders_setCustomField_batchResult"] | components["schemas"]["salesReceipts_list_batchResult"] | components["schemas"]["salesReceipts_retrieve_batchResult"] | components["schemas"]["salesReceipts_create_batchResult"] | components["schemas"]["salesReceipts_update_batchResult"] | components["schemas"]["salesReceipts_upsert_batchResult"] | components["schemas"]["salesReceipts_delete_batchResult"] | components["schemas"]["salesReceipts_void_batchResult"] | components["schemas"]["salesReceipts_setCustomField_batchResult"] | components["schemas"]["salesRepresentatives_list_batchResult"] | components["schemas"]["salesRepresentatives_retrieve_batchResult"] | components["schemas"]["salesRepresentatives_create_batchResult"] | components["schemas"]["salesRepresentatives_update_batchResult"] | components["schemas"]["salesRepresentatives_delete_batchResult"] | components["schemas"]["salesTaxCodes_list_batchResult"] | components["schemas"]["salesTaxCodes_retrieve_batchResult"] | components["schemas"]["salesTaxCodes_create_batchResult"] | components["schemas"]["salesTaxCodes_update_batchResult"] | components["schemas"]["salesTaxCodes_upsert_batchResult"] | components["schemas"]["salesTaxCodes_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_list_batchResult"] | components["schemas"]["salesTaxGroupItems_retrieve_batchResult"] | components["schemas"]["salesTaxGroupItems_create_batchResult"] | components["schemas"]["salesTaxGroupItems_update_batchResult"] | components["schemas"]["salesTaxGroupItems_upsert_batchResult"] | components["schemas"]["salesTaxGroupItems_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_merge_batchResult"] | components["schemas"]["salesTaxGroupItems_setCustomField_batchResult"] | components["schemas"]["salesTaxItems_list_batchResult"] | components["schemas"]["salesTaxItems_retrieve_batchResult"] | components["schemas"]["salesTaxItems_create_batchResult"] | components["schemas"]["salesTaxItems_update_batchResult"] | components["schemas"]["salesTaxItems_upsert_batchResult"] | components["schemas"]["salesTaxItems_delete_batchResult"] | components["schemas"]["salesTaxItems_merge_batchResult"] | components["schemas"]["salesTaxItems_setCustomField_batchResult"] | components["schemas"]["salesTaxPaymentChecks_list_batchResult"] | components["schemas"]["salesTaxPaymentChecks_retrieve_batchResult"] | components["schemas"]["salesTaxPaymentChecks_create_batchResult"] | components["schemas"]["salesTaxPaymentChecks_update_batchResult"] | components["schemas"]["salesTaxPaymentChecks_delete_batchResult"] | components["schemas"]["salesTaxPaymentChecks_setCustomField_batchResult"] | components["schemas"]["serviceItems_list_batchResult"] | components["schemas"]["serviceItems_retrieve_batchResult"] | components["schemas"]["serviceItems_create_batchResult"] | components["schemas"]["serviceItems_update_batchResult"] | components["schemas"]["serviceItems_upsert_batchResult"] | components["schemas"]["serviceItems_delete_batchResult"] | components["schemas"]["serviceItems_merge_batchResult"] | components["schemas"]["serviceItems_setCustomField_batchResult"] | components["schemas"]["shippingMethods_list_batchResult"] | components["schemas"]["shippingMethods_retrieve_batchResult"] | components["schemas"]["shippingMethods_create_batchResult"] | components["schemas"]["shippingMethods_delete_batchResult"] | components["schemas"]["standardTerms_list_batchResult"] | components["schemas"]["standardTerms_retrieve_batchResult"] | components["schemas"]["standardTerms_create_batchResult"] | components["schemas"]["standardTerms_delete_batchResult"] | components["schemas"]["subtotalItems_list_batchResult"] | components["schemas"]["subtotalItems_retrieve_batchResult"] | components["schemas"]["subtotalItems_create_batchResult"] | components["schemas"]["subtotalItems_update_batchResult"] | components["schemas"]["subtotalItems_upsert_batchResult"] | components["schemas"]["subtotalItems_delete_batchResult"] | components["schemas"]["subtotalItems_merge_batchResult"] | components["schemas"]["subtotalItems_setCustomField_batchResult"] | components["schemas"]["templates_list_batchResult"] | components["schemas"]["timeTrackingActivities_list_batchResult"] | components["schemas"]["timeTrackingActivities_retrieve_batchResult"] | components["schemas"]["timeTrackingActivities_create_batchResult"] | components["schemas"]["timeTrackingActivities_update_batchResult"] | components["schemas"]["timeTrackingActivities_upsert_batchResult"] | components["schemas"]["timeTrackingActivities_delete_batchResult"] | components["schemas"]["transactions_list_batchResult"] | components["schemas"]["transactions_retrieve_batchResult"] | components["schemas"]["transfers_list_batchResult"] | components["schemas"]["transfers_retrieve_batchResult"] | components["schemas"]["transfers_create_batchResult"] | components["schemas"]["transfers_update_batchResult"] | components["schemas"]["unitOfMeasureSets_list_batchResult"] | components["schemas"]["unitOfMeasureSets_retrieve_batchResult"] | components["schemas"]["unitOfMeasureSets_create_batchResult"] | components["schemas"]["unitOfMeasureSets_delete_batchResult"] | components["schemas"]["vendorCredits_list_batchResult"] | components["schemas"]["vendorCredits_retrieve_batchResult"] | components["schemas"]["vendorCredits_create_batchResult"] | components["schemas"]["vendorCredits_update_batchResult"] | components["schemas"]["vendorCredits_upsert_batchResult"] | components["schemas"]["vendorCredits_delete_batchResult"] | components["schemas"]["vendorCredits_void_batchResult"] | components["schemas"]["vendorCredits_setCustomField_batchResult"] | components["schemas"]["vendors_list_batchResult"] | components["schemas"]["vendors_retrieve_batchResult"] | components["schemas"]["vendors_create_batchResult"] | components["schemas"]["vendors_update_batchResult"] | components["schemas"]["vendors_upsert_batchResult"] | components["schemas"]["vendors_delete_batchResult"] | components["schemas"]["vendors_merge_batchResult"] | components["schemas"]["vendors_setCustomField_batchResult"] | components["schemas"]["billingRates_list_batchResult"] | components["schemas"]["billingRates_retrieve_batchResult"] | components["schemas"]["billingRates_create_batchResult"] | components["schemas"]["billingRates_delete_batchResult"] | components["schemas"]["customerMessages_list_batchResult"] | components["schemas"]["customerMessages_retrieve_batchResult"] | components["schemas"]["customerMessages_create_batchResult"] | components["schemas"]["customerMessages_delete_batchResult"] | components["schemas"]["customFieldDefinitions_list_batchResult"] | components["schemas"]["customFieldDefinitions_create_batchResult"] | components["schemas"]["customFieldDefinitions_update_batchResult"] | components["schemas"]["customFieldDefinitions_delete_batchResult"] | components["schemas"]["entities_list_batchResult"] | components["schemas"]["entities_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_list_batchResult"] | components["schemas"]["fixedAssetItems_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_create_batchResult"] | components["schemas"]["fixedAssetItems_update_batchResult"] | components["schemas"]["fixedAssetItems_upsert_batchResult"] | components["schemas"]["fixedAssetItems_delete_batchResult"] | components["schemas"]["fixedAssetItems_setCustomField_batchResult"] | components["schemas"]["inventoryTransfers_list_batchResult"] | components["schemas"]["inventoryTransfers_retrieve_batchResult"] | components["schemas"]["inventoryTransfers_create_batchResult"] | components["schemas"]["inventoryTransfers_update_batchResult"] | components["schemas"]["inventoryTransfers_upsert_batchResult"] | components["schemas"]["inventoryTransfers_delete_batchResult"] | components["schemas"]["items_list_batchResult"] | components["schemas"]["items_retrieve_batchResult"] | components["schemas"]["jobTypes_list_batchResult"] | components["schemas"]["jobTypes_retrieve_batchResult"] | components["schemas"]["jobTypes_create_batchResult"] | components["schemas"]["jobTypes_delete_batchResult"] | components["schemas"]["leads_list_batchResult"] | components["schemas"]["leads_retrieve_batchResult"] | components["schemas"]["leads_create_batchResult"] | components["schemas"]["leads_update_batchResult"] | components["schemas"]["paymentItems_list_batchResult"] | components["schemas"]["paymentItems_retrieve_batchResult"] | components["schemas"]["paymentItems_create_batchResult"] | components["schemas"]["paymentItems_update_batchResult"] | components["schemas"]["paymentItems_upsert_batchResult"] | components["schemas"]["paymentItems_delete_batchResult"] | components["schemas"]["paymentItems_merge_batchResult"] | components["schemas"]["paymentItems_setCustomField_batchResult"] | components["schemas"]["payrollNonWageItems_list_batchResult"] | components["schemas"]["payrollNonWageItems_retrieve_batchResult"] | components["schemas"]["reports_aging_batchResult"] | components["schemas"]["reports_budgetSummary_batchResult"] | components["schemas"]["reports_customDetail_batchResult"] | components["schemas"]["reports_customSummary_batchResult"] | components["schemas"]["reports_generalDetail_batchResult"] | components["schemas"]["reports_generalSummary_batchResult"] | components["schemas"]["reports_job_batchResult"] | components["schemas"]["reports_payrollDetail_batchResult"] | components["schemas"]["reports_payrollSummary_batchResult"] | components["schemas"]["reports_time_batchResult"])[];
                     };
                 };
             };

@@ -77,6 +77,8 @@ export interface LedgerAccountsResources {
   setCustomField(id: string, body: BodyOf<"ledger.accounts.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.accounts.setCustomField">>;
   /** Update a account (`POST /v1/ledger-desktop/accounts/{id}`) */
   update(id: string, body: BodyOf<"ledger.accounts.update">, options?: CallOptions): Promise<ResultOf<"ledger.accounts.update">>;
+  /** Create or update a account found by key (`PUT /v1/ledger-desktop/accounts/by-key`) */
+  upsert(body: BodyOf<"ledger.accounts.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.accounts.upsert">>;
 }
 
 export interface LedgerBillCheckPaymentsResources {
@@ -92,6 +94,8 @@ export interface LedgerBillCheckPaymentsResources {
   setCustomField(id: string, body: BodyOf<"ledger.billCheckPayments.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.billCheckPayments.setCustomField">>;
   /** Update a bill check payment (`POST /v1/ledger-desktop/bill-check-payments/{id}`) */
   update(id: string, body: BodyOf<"ledger.billCheckPayments.update">, options?: CallOptions): Promise<ResultOf<"ledger.billCheckPayments.update">>;
+  /** Create or update a bill check payment found by key (`PUT /v1/ledger-desktop/bill-check-payments/by-key`) */
+  upsert(body: BodyOf<"ledger.billCheckPayments.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.billCheckPayments.upsert">>;
   /** Void a bill check payment (`POST /v1/ledger-desktop/bill-check-payments/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.billCheckPayments.void">>;
 }
@@ -135,6 +139,8 @@ export interface LedgerBillsResources {
   setCustomField(id: string, body: BodyOf<"ledger.bills.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.bills.setCustomField">>;
   /** Update a bill (`POST /v1/ledger-desktop/bills/{id}`) */
   update(id: string, body: BodyOf<"ledger.bills.update">, options?: CallOptions): Promise<ResultOf<"ledger.bills.update">>;
+  /** Create or update a bill found by key (`PUT /v1/ledger-desktop/bills/by-key`) */
+  upsert(body: BodyOf<"ledger.bills.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.bills.upsert">>;
   /** Void a bill (`POST /v1/ledger-desktop/bills/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.bills.void">>;
 }
@@ -157,6 +163,8 @@ export interface LedgerBuildAssembliesResources {
   setCustomField(id: string, body: BodyOf<"ledger.buildAssemblies.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.buildAssemblies.setCustomField">>;
   /** Update a build assembly (`POST /v1/ledger-desktop/build-assemblies/{id}`) */
   update(id: string, body: BodyOf<"ledger.buildAssemblies.update">, options?: CallOptions): Promise<ResultOf<"ledger.buildAssemblies.update">>;
+  /** Create or update a build assembly found by key (`PUT /v1/ledger-desktop/build-assemblies/by-key`) */
+  upsert(body: BodyOf<"ledger.buildAssemblies.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.buildAssemblies.upsert">>;
 }
 
 export interface LedgerChecksResources {
@@ -172,6 +180,8 @@ export interface LedgerChecksResources {
   setCustomField(id: string, body: BodyOf<"ledger.checks.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.checks.setCustomField">>;
   /** Update a check (`POST /v1/ledger-desktop/checks/{id}`) */
   update(id: string, body: BodyOf<"ledger.checks.update">, options?: CallOptions): Promise<ResultOf<"ledger.checks.update">>;
+  /** Create or update a check found by key (`PUT /v1/ledger-desktop/checks/by-key`) */
+  upsert(body: BodyOf<"ledger.checks.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.checks.upsert">>;
   /** Void a check (`POST /v1/ledger-desktop/checks/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.checks.void">>;
 }
@@ -189,6 +199,8 @@ export interface LedgerClassesResources {
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"ledger.classes.retrieve">>;
   /** Update a class (`POST /v1/ledger-desktop/classes/{id}`) */
   update(id: string, body: BodyOf<"ledger.classes.update">, options?: CallOptions): Promise<ResultOf<"ledger.classes.update">>;
+  /** Create or update a class found by key (`PUT /v1/ledger-desktop/classes/by-key`) */
+  upsert(body: BodyOf<"ledger.classes.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.classes.upsert">>;
 }
 
 export interface LedgerCompanyResources {
@@ -209,6 +221,8 @@ export interface LedgerCreditCardChargesResources {
   setCustomField(id: string, body: BodyOf<"ledger.creditCardCharges.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCharges.setCustomField">>;
   /** Update a credit card charge (`POST /v1/ledger-desktop/credit-card-charges/{id}`) */
   update(id: string, body: BodyOf<"ledger.creditCardCharges.update">, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCharges.update">>;
+  /** Create or update a credit card charge found by key (`PUT /v1/ledger-desktop/credit-card-charges/by-key`) */
+  upsert(body: BodyOf<"ledger.creditCardCharges.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCharges.upsert">>;
   /** Void a credit card charge (`POST /v1/ledger-desktop/credit-card-charges/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCharges.void">>;
 }
@@ -226,6 +240,8 @@ export interface LedgerCreditCardCreditsResources {
   setCustomField(id: string, body: BodyOf<"ledger.creditCardCredits.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCredits.setCustomField">>;
   /** Update a credit card credit (`POST /v1/ledger-desktop/credit-card-credits/{id}`) */
   update(id: string, body: BodyOf<"ledger.creditCardCredits.update">, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCredits.update">>;
+  /** Create or update a credit card credit found by key (`PUT /v1/ledger-desktop/credit-card-credits/by-key`) */
+  upsert(body: BodyOf<"ledger.creditCardCredits.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCredits.upsert">>;
   /** Void a credit card credit (`POST /v1/ledger-desktop/credit-card-credits/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.creditCardCredits.void">>;
 }
@@ -258,6 +274,8 @@ export interface LedgerCreditMemosResources {
   setCustomField(id: string, body: BodyOf<"ledger.creditMemos.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.creditMemos.setCustomField">>;
   /** Update a credit memo (`POST /v1/ledger-desktop/credit-memos/{id}`) */
   update(id: string, body: BodyOf<"ledger.creditMemos.update">, options?: CallOptions): Promise<ResultOf<"ledger.creditMemos.update">>;
+  /** Create or update a credit memo found by key (`PUT /v1/ledger-desktop/credit-memos/by-key`) */
+  upsert(body: BodyOf<"ledger.creditMemos.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.creditMemos.upsert">>;
   /** Void a credit memo (`POST /v1/ledger-desktop/credit-memos/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.creditMemos.void">>;
 }
@@ -273,6 +291,8 @@ export interface LedgerCurrenciesResources {
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"ledger.currencies.retrieve">>;
   /** Update a currency (`POST /v1/ledger-desktop/currencies/{id}`) */
   update(id: string, body: BodyOf<"ledger.currencies.update">, options?: CallOptions): Promise<ResultOf<"ledger.currencies.update">>;
+  /** Create or update a currency found by key (`PUT /v1/ledger-desktop/currencies/by-key`) */
+  upsert(body: BodyOf<"ledger.currencies.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.currencies.upsert">>;
 }
 
 export interface LedgerCustomFieldDefinitionsResources {
@@ -323,6 +343,8 @@ export interface LedgerCustomersResources {
   setCustomField(id: string, body: BodyOf<"ledger.customers.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.customers.setCustomField">>;
   /** Update a customer (`POST /v1/ledger-desktop/customers/{id}`) */
   update(id: string, body: BodyOf<"ledger.customers.update">, options?: CallOptions): Promise<ResultOf<"ledger.customers.update">>;
+  /** Create or update a customer found by key (`PUT /v1/ledger-desktop/customers/by-key`) */
+  upsert(body: BodyOf<"ledger.customers.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.customers.upsert">>;
 }
 
 export interface LedgerDateDrivenTermsResources {
@@ -359,6 +381,8 @@ export interface LedgerDepositsResources {
   setCustomField(id: string, body: BodyOf<"ledger.deposits.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.deposits.setCustomField">>;
   /** Update a deposit (`POST /v1/ledger-desktop/deposits/{id}`) */
   update(id: string, body: BodyOf<"ledger.deposits.update">, options?: CallOptions): Promise<ResultOf<"ledger.deposits.update">>;
+  /** Create or update a deposit found by key (`PUT /v1/ledger-desktop/deposits/by-key`) */
+  upsert(body: BodyOf<"ledger.deposits.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.deposits.upsert">>;
   /** Void a deposit (`POST /v1/ledger-desktop/deposits/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.deposits.void">>;
 }
@@ -378,6 +402,8 @@ export interface LedgerDiscountItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.discountItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.discountItems.setCustomField">>;
   /** Update a discount item (`POST /v1/ledger-desktop/discount-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.discountItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.discountItems.update">>;
+  /** Create or update a discount item found by key (`PUT /v1/ledger-desktop/discount-items/by-key`) */
+  upsert(body: BodyOf<"ledger.discountItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.discountItems.upsert">>;
 }
 
 export interface LedgerEmployeesResources {
@@ -393,6 +419,8 @@ export interface LedgerEmployeesResources {
   setCustomField(id: string, body: BodyOf<"ledger.employees.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.employees.setCustomField">>;
   /** Update a employee (`POST /v1/ledger-desktop/employees/{id}`) */
   update(id: string, body: BodyOf<"ledger.employees.update">, options?: CallOptions): Promise<ResultOf<"ledger.employees.update">>;
+  /** Create or update a employee found by key (`PUT /v1/ledger-desktop/employees/by-key`) */
+  upsert(body: BodyOf<"ledger.employees.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.employees.upsert">>;
 }
 
 export interface LedgerEntitiesResources {
@@ -415,6 +443,8 @@ export interface LedgerEstimatesResources {
   setCustomField(id: string, body: BodyOf<"ledger.estimates.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.estimates.setCustomField">>;
   /** Update a estimate (`POST /v1/ledger-desktop/estimates/{id}`) */
   update(id: string, body: BodyOf<"ledger.estimates.update">, options?: CallOptions): Promise<ResultOf<"ledger.estimates.update">>;
+  /** Create or update a estimate found by key (`PUT /v1/ledger-desktop/estimates/by-key`) */
+  upsert(body: BodyOf<"ledger.estimates.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.estimates.upsert">>;
 }
 
 export interface LedgerFixedAssetItemsResources {
@@ -430,6 +460,8 @@ export interface LedgerFixedAssetItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.fixedAssetItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.fixedAssetItems.setCustomField">>;
   /** Update a fixed asset item (`POST /v1/ledger-desktop/fixed-asset-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.fixedAssetItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.fixedAssetItems.update">>;
+  /** Create or update a fixed asset item found by key (`PUT /v1/ledger-desktop/fixed-asset-items/by-key`) */
+  upsert(body: BodyOf<"ledger.fixedAssetItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.fixedAssetItems.upsert">>;
 }
 
 export interface LedgerInventoryAdjustmentsResources {
@@ -464,6 +496,8 @@ export interface LedgerInventoryAssemblyItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.inventoryAssemblyItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryAssemblyItems.setCustomField">>;
   /** Update a inventory assembly item (`POST /v1/ledger-desktop/inventory-assembly-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.inventoryAssemblyItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryAssemblyItems.update">>;
+  /** Create or update a inventory assembly item found by key (`PUT /v1/ledger-desktop/inventory-assembly-items/by-key`) */
+  upsert(body: BodyOf<"ledger.inventoryAssemblyItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryAssemblyItems.upsert">>;
 }
 
 export interface LedgerInventoryItemsResources {
@@ -481,6 +515,8 @@ export interface LedgerInventoryItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.inventoryItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryItems.setCustomField">>;
   /** Update a inventory item (`POST /v1/ledger-desktop/inventory-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.inventoryItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryItems.update">>;
+  /** Create or update a inventory item found by key (`PUT /v1/ledger-desktop/inventory-items/by-key`) */
+  upsert(body: BodyOf<"ledger.inventoryItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryItems.upsert">>;
 }
 
 export interface LedgerInventorySitesResources {
@@ -494,6 +530,8 @@ export interface LedgerInventorySitesResources {
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"ledger.inventorySites.retrieve">>;
   /** Update a inventory site (`POST /v1/ledger-desktop/inventory-sites/{id}`) */
   update(id: string, body: BodyOf<"ledger.inventorySites.update">, options?: CallOptions): Promise<ResultOf<"ledger.inventorySites.update">>;
+  /** Create or update a inventory site found by key (`PUT /v1/ledger-desktop/inventory-sites/by-key`) */
+  upsert(body: BodyOf<"ledger.inventorySites.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.inventorySites.upsert">>;
 }
 
 export interface LedgerInventoryTransfersResources {
@@ -507,6 +545,8 @@ export interface LedgerInventoryTransfersResources {
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"ledger.inventoryTransfers.retrieve">>;
   /** Update a inventory transfer (`POST /v1/ledger-desktop/inventory-transfers/{id}`) */
   update(id: string, body: BodyOf<"ledger.inventoryTransfers.update">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryTransfers.update">>;
+  /** Create or update a inventory transfer found by key (`PUT /v1/ledger-desktop/inventory-transfers/by-key`) */
+  upsert(body: BodyOf<"ledger.inventoryTransfers.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.inventoryTransfers.upsert">>;
 }
 
 export interface LedgerInvoicesResources {
@@ -522,6 +562,8 @@ export interface LedgerInvoicesResources {
   setCustomField(id: string, body: BodyOf<"ledger.invoices.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.invoices.setCustomField">>;
   /** Update a invoice (`POST /v1/ledger-desktop/invoices/{id}`) */
   update(id: string, body: BodyOf<"ledger.invoices.update">, options?: CallOptions): Promise<ResultOf<"ledger.invoices.update">>;
+  /** Create or update a invoice found by key (`PUT /v1/ledger-desktop/invoices/by-key`) */
+  upsert(body: BodyOf<"ledger.invoices.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.invoices.upsert">>;
   /** Void a invoice (`POST /v1/ledger-desktop/invoices/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.invoices.void">>;
 }
@@ -541,6 +583,8 @@ export interface LedgerItemGroupsResources {
   setCustomField(id: string, body: BodyOf<"ledger.itemGroups.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.itemGroups.setCustomField">>;
   /** Update a item group (`POST /v1/ledger-desktop/item-groups/{id}`) */
   update(id: string, body: BodyOf<"ledger.itemGroups.update">, options?: CallOptions): Promise<ResultOf<"ledger.itemGroups.update">>;
+  /** Create or update a item group found by key (`PUT /v1/ledger-desktop/item-groups/by-key`) */
+  upsert(body: BodyOf<"ledger.itemGroups.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.itemGroups.upsert">>;
 }
 
 export interface LedgerItemReceiptsResources {
@@ -556,6 +600,8 @@ export interface LedgerItemReceiptsResources {
   setCustomField(id: string, body: BodyOf<"ledger.itemReceipts.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.itemReceipts.setCustomField">>;
   /** Update a item receipt (`POST /v1/ledger-desktop/item-receipts/{id}`) */
   update(id: string, body: BodyOf<"ledger.itemReceipts.update">, options?: CallOptions): Promise<ResultOf<"ledger.itemReceipts.update">>;
+  /** Create or update a item receipt found by key (`PUT /v1/ledger-desktop/item-receipts/by-key`) */
+  upsert(body: BodyOf<"ledger.itemReceipts.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.itemReceipts.upsert">>;
   /** Void a item receipt (`POST /v1/ledger-desktop/item-receipts/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.itemReceipts.void">>;
 }
@@ -628,6 +674,8 @@ export interface LedgerNonInventoryItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.nonInventoryItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.nonInventoryItems.setCustomField">>;
   /** Update a non inventory item (`POST /v1/ledger-desktop/non-inventory-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.nonInventoryItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.nonInventoryItems.update">>;
+  /** Create or update a non inventory item found by key (`PUT /v1/ledger-desktop/non-inventory-items/by-key`) */
+  upsert(body: BodyOf<"ledger.nonInventoryItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.nonInventoryItems.upsert">>;
 }
 
 export interface LedgerOtherChargeItemsResources {
@@ -645,6 +693,8 @@ export interface LedgerOtherChargeItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.otherChargeItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.otherChargeItems.setCustomField">>;
   /** Update a other charge item (`POST /v1/ledger-desktop/other-charge-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.otherChargeItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.otherChargeItems.update">>;
+  /** Create or update a other charge item found by key (`PUT /v1/ledger-desktop/other-charge-items/by-key`) */
+  upsert(body: BodyOf<"ledger.otherChargeItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.otherChargeItems.upsert">>;
 }
 
 export interface LedgerOtherNamesResources {
@@ -660,6 +710,8 @@ export interface LedgerOtherNamesResources {
   setCustomField(id: string, body: BodyOf<"ledger.otherNames.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.otherNames.setCustomField">>;
   /** Update a other name (`POST /v1/ledger-desktop/other-names/{id}`) */
   update(id: string, body: BodyOf<"ledger.otherNames.update">, options?: CallOptions): Promise<ResultOf<"ledger.otherNames.update">>;
+  /** Create or update a other name found by key (`PUT /v1/ledger-desktop/other-names/by-key`) */
+  upsert(body: BodyOf<"ledger.otherNames.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.otherNames.upsert">>;
 }
 
 export interface LedgerPaymentItemsResources {
@@ -677,6 +729,8 @@ export interface LedgerPaymentItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.paymentItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.paymentItems.setCustomField">>;
   /** Update a payment item (`POST /v1/ledger-desktop/payment-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.paymentItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.paymentItems.update">>;
+  /** Create or update a payment item found by key (`PUT /v1/ledger-desktop/payment-items/by-key`) */
+  upsert(body: BodyOf<"ledger.paymentItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.paymentItems.upsert">>;
 }
 
 export interface LedgerPaymentMethodsResources {
@@ -729,6 +783,8 @@ export interface LedgerPriceLevelsResources {
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"ledger.priceLevels.retrieve">>;
   /** Update a price level (`POST /v1/ledger-desktop/price-levels/{id}`) */
   update(id: string, body: BodyOf<"ledger.priceLevels.update">, options?: CallOptions): Promise<ResultOf<"ledger.priceLevels.update">>;
+  /** Create or update a price level found by key (`PUT /v1/ledger-desktop/price-levels/by-key`) */
+  upsert(body: BodyOf<"ledger.priceLevels.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.priceLevels.upsert">>;
 }
 
 export interface LedgerPurchaseOrdersResources {
@@ -744,6 +800,8 @@ export interface LedgerPurchaseOrdersResources {
   setCustomField(id: string, body: BodyOf<"ledger.purchaseOrders.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.purchaseOrders.setCustomField">>;
   /** Update a purchase order (`POST /v1/ledger-desktop/purchase-orders/{id}`) */
   update(id: string, body: BodyOf<"ledger.purchaseOrders.update">, options?: CallOptions): Promise<ResultOf<"ledger.purchaseOrders.update">>;
+  /** Create or update a purchase order found by key (`PUT /v1/ledger-desktop/purchase-orders/by-key`) */
+  upsert(body: BodyOf<"ledger.purchaseOrders.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.purchaseOrders.upsert">>;
 }
 
 export interface LedgerReceivePaymentsResources {
@@ -759,6 +817,8 @@ export interface LedgerReceivePaymentsResources {
   setCustomField(id: string, body: BodyOf<"ledger.receivePayments.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.receivePayments.setCustomField">>;
   /** Update a receive payment (`POST /v1/ledger-desktop/receive-payments/{id}`) */
   update(id: string, body: BodyOf<"ledger.receivePayments.update">, options?: CallOptions): Promise<ResultOf<"ledger.receivePayments.update">>;
+  /** Create or update a receive payment found by key (`PUT /v1/ledger-desktop/receive-payments/by-key`) */
+  upsert(body: BodyOf<"ledger.receivePayments.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.receivePayments.upsert">>;
 }
 
 export interface LedgerReportsResources {
@@ -797,6 +857,8 @@ export interface LedgerSalesOrdersResources {
   setCustomField(id: string, body: BodyOf<"ledger.salesOrders.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.salesOrders.setCustomField">>;
   /** Update a sales order (`POST /v1/ledger-desktop/sales-orders/{id}`) */
   update(id: string, body: BodyOf<"ledger.salesOrders.update">, options?: CallOptions): Promise<ResultOf<"ledger.salesOrders.update">>;
+  /** Create or update a sales order found by key (`PUT /v1/ledger-desktop/sales-orders/by-key`) */
+  upsert(body: BodyOf<"ledger.salesOrders.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.salesOrders.upsert">>;
 }
 
 export interface LedgerSalesReceiptsResources {
@@ -812,6 +874,8 @@ export interface LedgerSalesReceiptsResources {
   setCustomField(id: string, body: BodyOf<"ledger.salesReceipts.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.salesReceipts.setCustomField">>;
   /** Update a sales receipt (`POST /v1/ledger-desktop/sales-receipts/{id}`) */
   update(id: string, body: BodyOf<"ledger.salesReceipts.update">, options?: CallOptions): Promise<ResultOf<"ledger.salesReceipts.update">>;
+  /** Create or update a sales receipt found by key (`PUT /v1/ledger-desktop/sales-receipts/by-key`) */
+  upsert(body: BodyOf<"ledger.salesReceipts.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.salesReceipts.upsert">>;
   /** Void a sales receipt (`POST /v1/ledger-desktop/sales-receipts/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.salesReceipts.void">>;
 }
@@ -840,6 +904,8 @@ export interface LedgerSalesTaxCodesResources {
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxCodes.retrieve">>;
   /** Update a sales tax code (`POST /v1/ledger-desktop/sales-tax-codes/{id}`) */
   update(id: string, body: BodyOf<"ledger.salesTaxCodes.update">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxCodes.update">>;
+  /** Create or update a sales tax code found by key (`PUT /v1/ledger-desktop/sales-tax-codes/by-key`) */
+  upsert(body: BodyOf<"ledger.salesTaxCodes.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxCodes.upsert">>;
 }
 
 export interface LedgerSalesTaxGroupItemsResources {
@@ -857,6 +923,8 @@ export interface LedgerSalesTaxGroupItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.salesTaxGroupItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxGroupItems.setCustomField">>;
   /** Update a sales tax group item (`POST /v1/ledger-desktop/sales-tax-group-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.salesTaxGroupItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxGroupItems.update">>;
+  /** Create or update a sales tax group item found by key (`PUT /v1/ledger-desktop/sales-tax-group-items/by-key`) */
+  upsert(body: BodyOf<"ledger.salesTaxGroupItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxGroupItems.upsert">>;
 }
 
 export interface LedgerSalesTaxItemsResources {
@@ -874,6 +942,8 @@ export interface LedgerSalesTaxItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.salesTaxItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxItems.setCustomField">>;
   /** Update a sales tax item (`POST /v1/ledger-desktop/sales-tax-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.salesTaxItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxItems.update">>;
+  /** Create or update a sales tax item found by key (`PUT /v1/ledger-desktop/sales-tax-items/by-key`) */
+  upsert(body: BodyOf<"ledger.salesTaxItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.salesTaxItems.upsert">>;
 }
 
 export interface LedgerSalesTaxPaymentChecksResources {
@@ -908,6 +978,8 @@ export interface LedgerServiceItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.serviceItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.serviceItems.setCustomField">>;
   /** Update a service item (`POST /v1/ledger-desktop/service-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.serviceItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.serviceItems.update">>;
+  /** Create or update a service item found by key (`PUT /v1/ledger-desktop/service-items/by-key`) */
+  upsert(body: BodyOf<"ledger.serviceItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.serviceItems.upsert">>;
 }
 
 export interface LedgerShippingMethodsResources {
@@ -947,6 +1019,8 @@ export interface LedgerSubtotalItemsResources {
   setCustomField(id: string, body: BodyOf<"ledger.subtotalItems.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.subtotalItems.setCustomField">>;
   /** Update a subtotal item (`POST /v1/ledger-desktop/subtotal-items/{id}`) */
   update(id: string, body: BodyOf<"ledger.subtotalItems.update">, options?: CallOptions): Promise<ResultOf<"ledger.subtotalItems.update">>;
+  /** Create or update a subtotal item found by key (`PUT /v1/ledger-desktop/subtotal-items/by-key`) */
+  upsert(body: BodyOf<"ledger.subtotalItems.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.subtotalItems.upsert">>;
 }
 
 export interface LedgerTemplatesResources {
@@ -965,6 +1039,8 @@ export interface LedgerTimeTrackingActivitiesResources {
   retrieve(id: string, options?: CallOptions): Promise<ResultOf<"ledger.timeTrackingActivities.retrieve">>;
   /** Update a time tracking activity (`POST /v1/ledger-desktop/time-tracking-activities/{id}`) */
   update(id: string, body: BodyOf<"ledger.timeTrackingActivities.update">, options?: CallOptions): Promise<ResultOf<"ledger.timeTrackingActivities.update">>;
+  /** Create or update a time tracking activity found by key (`PUT /v1/ledger-desktop/time-tracking-activities/by-key`) */
+  upsert(body: BodyOf<"ledger.timeTrackingActivities.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.timeTrackingActivities.upsert">>;
 }
 
 export interface LedgerTransactionsResources {
@@ -1009,6 +1085,8 @@ export interface LedgerVendorCreditsResources {
   setCustomField(id: string, body: BodyOf<"ledger.vendorCredits.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.vendorCredits.setCustomField">>;
   /** Update a vendor credit (`POST /v1/ledger-desktop/vendor-credits/{id}`) */
   update(id: string, body: BodyOf<"ledger.vendorCredits.update">, options?: CallOptions): Promise<ResultOf<"ledger.vendorCredits.update">>;
+  /** Create or update a vendor credit found by key (`PUT /v1/ledger-desktop/vendor-credits/by-key`) */
+  upsert(body: BodyOf<"ledger.vendorCredits.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.vendorCredits.upsert">>;
   /** Void a vendor credit (`POST /v1/ledger-desktop/vendor-credits/{id}/void`) */
   void(id: string, options?: CallOptions): Promise<ResultOf<"ledger.vendorCredits.void">>;
 }
@@ -1028,6 +1106,8 @@ export interface LedgerVendorsResources {
   setCustomField(id: string, body: BodyOf<"ledger.vendors.setCustomField">, options?: CallOptions): Promise<ResultOf<"ledger.vendors.setCustomField">>;
   /** Update a vendor (`POST /v1/ledger-desktop/vendors/{id}`) */
   update(id: string, body: BodyOf<"ledger.vendors.update">, options?: CallOptions): Promise<ResultOf<"ledger.vendors.update">>;
+  /** Create or update a vendor found by key (`PUT /v1/ledger-desktop/vendors/by-key`) */
+  upsert(body: BodyOf<"ledger.vendors.upsert">, options?: CallOptions): Promise<ResultOf<"ledger.vendors.upsert">>;
 }
 
 export interface LedgerResources {
