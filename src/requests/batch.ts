@@ -7,6 +7,7 @@ import { LEDGER_BASE } from "../ledger/action-table.ts";
 import { typedOperation } from "../ledger/operations.ts";
 import { messageSet } from "../ledger/xml/message-set.ts";
 import type { Submission } from "./submit.ts";
+import { setRange, setStarts, undoOperation, type BatchProgram, type Fill } from "../ledger/batch-program.ts";
 import { resolveMemberRefs, type MemberFacts } from "./batch-refs.ts";
 import {
   allOf,
@@ -39,7 +40,7 @@ const member = z.strictObject({
 });
 
 export const batchBody = z.strictObject({
-  onError: z.enum(["stopOnError", "continueOnError"]).default("stopOnError"),
+  onError: z.enum(["stopOnError", "continueOnError", "rollback"]).default("stopOnError"),
   requests: z
     .array(member)
     .min(1, { error: "A batch has 1 to 25 members." })
@@ -73,6 +74,8 @@ export async function prepareBatch(
   const prepared: PreparedMessage[] = [];
   const facts: MemberFacts[] = [];
   const refsShown: unknown[] = [];
+  const fills: Fill[] = [];
+  const needs: number[][] = [];
   for (const [index, request] of requests.entries()) {
     const prefix = `requests[${index}]`;
     const operation = typedOperation(request.operationId);
@@ -93,17 +96,48 @@ export async function prepareBatch(
     const refs = resolveMemberRefs({ index, prefix, onError, operation, request, pathParams, facts });
     const input = { pathParams, query: request.query, body: refs.body };
     const memberOptions = { ...options, mode: "batch" as const, paramPrefix: prefix };
-    // Until a batch can run as consecutive message sets, a value only an answer tells is refused.
-    const [waiting] = refs.needsAnswer;
-    if (waiting)
-      throw new ServiceError("INVALID_PARAMETER", { param: waiting.param, message: waiting.message });
+    // A value only an answer tells: the member waits for it in a later message set (decision 0050).
+    for (const waiting of refs.needsAnswer) fills.push(waiting.fill);
+    needs.push(refs.needsAnswer.map((waiting) => waiting.fill.from.member));
+    if (onError === "rollback" && operation.access === "write" && !undoOperation(operation)) {
+      throw new ServiceError("INVALID_PARAMETER", {
+        param: `${prefix}.operationId`,
+        message:
+          "With `onError: rollback` every write member creates a record the batch can delete or void again.",
+      });
+    }
     const call = await prepareTypedCall(deps, operation, input, memberOptions);
     if (call.kind !== "submit") throw new ServiceError("INTERNAL_ERROR");
     prepared.push(refs.finish(call.prepared));
     refsShown.push(refs.shown);
     facts.push(refs.facts(validateTypedInput(operation, input, memberOptions).body));
   }
-  return batchSubmission(onError, prepared, options, parsed.data, refsShown);
+  const program = batchProgram(onError, prepared, fills, needs);
+  return batchSubmission(onError, prepared, options, parsed.data, refsShown, program);
+}
+
+/**
+ * A batch that waits for answers, or may have to undo what it created, runs as consecutive message
+ * sets of one Request (decision 0046): its program holds every member's message (placeholders
+ * where a fill goes) and where the sets start; the first set is the Request's document.
+ */
+function batchProgram(
+  onError: BatchOnError,
+  members: readonly PreparedMessage[],
+  fills: readonly Fill[],
+  needs: ReadonlyArray<readonly number[]>,
+): BatchProgram | null {
+  if (onError !== "rollback" && fills.length === 0) return null;
+  return {
+    kind: "batch",
+    starts: setStarts(members.length, needs),
+    messages: members.map((m) => m.message),
+    fills,
+    phase: "members",
+    set: 0,
+    undo: [],
+    results: members.map(() => null),
+  };
 }
 
 function batchSubmission(
@@ -112,6 +146,7 @@ function batchSubmission(
   options: Omit<TypedCallOptions, "mode" | "paramPrefix">,
   input: unknown,
   refs: readonly unknown[],
+  program: BatchProgram | null,
 ): Submission {
   const plan: BatchPlan = {
     onError,
@@ -125,9 +160,10 @@ function batchSubmission(
     path: BATCH_PATH,
     isWrite: members.some((m) => m.operation.access === "write"),
     document: messageSet(
-      members.map((m) => m.message),
-      onError,
+      members.slice(0, program ? setRange(program, 0)[1] : members.length).map((m) => m.message),
+      onError === "continueOnError" ? "continueOnError" : "stopOnError",
     ),
+    ...(program ? { program } : {}),
     // The same members in the same order are the same batch (a key reused otherwise → 422).
     fingerprintBody: {
       onError,

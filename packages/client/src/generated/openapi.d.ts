@@ -6374,11 +6374,13 @@ export interface components {
              */
             operationId: "ledger.accountTaxLines.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accountTaxLines_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accountTaxLines_list_response: {
             /** @constant */
@@ -6403,11 +6405,13 @@ export interface components {
              */
             operationId: "ledger.accounts.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -6443,11 +6447,13 @@ export interface components {
              */
             operationId: "ledger.accounts.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_delete_response: {
             id?: string | null;
@@ -6465,11 +6471,13 @@ export interface components {
              */
             operationId: "ledger.accounts.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_list_response: {
             /** @constant */
@@ -6494,11 +6502,13 @@ export interface components {
              */
             operationId: "ledger.accounts.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -6522,11 +6532,13 @@ export interface components {
              */
             operationId: "ledger.accounts.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_retrieve_response: components["schemas"]["ledger_account"];
         accounts_setCustomField_batchResult: {
@@ -6536,11 +6548,13 @@ export interface components {
              */
             operationId: "ledger.accounts.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_setCustomField_body: {
             /** @enum {string} */
@@ -6570,11 +6584,13 @@ export interface components {
              */
             operationId: "ledger.accounts.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -6606,11 +6622,13 @@ export interface components {
              */
             operationId: "ledger.accounts.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -6638,11 +6656,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_create_body: {
             vendorId: string;
@@ -6704,11 +6724,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_delete_response: {
             id?: string | null;
@@ -6725,11 +6747,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_list_response: {
             /** @constant */
@@ -6754,11 +6778,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_retrieve_response: components["schemas"]["ledger_bill_check_payment"];
         billCheckPayments_setCustomField_batchResult: {
@@ -6768,11 +6794,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_setCustomField_body: {
             /** @enum {string} */
@@ -6802,11 +6830,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -6861,11 +6891,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -6894,11 +6926,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_void_response: {
             id?: string | null;
@@ -6917,11 +6951,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_create_body: {
             vendorId: string;
@@ -6982,11 +7018,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_delete_response: {
             id?: string | null;
@@ -7003,11 +7041,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_list_response: {
             /** @constant */
@@ -7032,11 +7072,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_retrieve_response: components["schemas"]["ledger_bill_credit_card_payment"];
         billCreditCardPayments_setCustomField_batchResult: {
@@ -7046,11 +7088,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_setCustomField_body: {
             /** @enum {string} */
@@ -7080,11 +7124,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_void_response: {
             id?: string | null;
@@ -7103,11 +7149,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -7146,11 +7194,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_delete_response: {
             id?: string | null;
@@ -7168,11 +7218,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_list_response: {
             /** @constant */
@@ -7197,11 +7249,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_retrieve_response: components["schemas"]["ledger_billing_rate"];
         billsToPay_list_batchResult: {
@@ -7211,11 +7265,13 @@ export interface components {
              */
             operationId: "ledger.billsToPay.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billsToPay_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billsToPay_list_response: {
             /** @constant */
@@ -7240,11 +7296,13 @@ export interface components {
              */
             operationId: "ledger.bills.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_create_body: {
             vendorId: string;
@@ -7400,11 +7458,13 @@ export interface components {
              */
             operationId: "ledger.bills.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_delete_response: {
             id?: string | null;
@@ -7421,11 +7481,13 @@ export interface components {
              */
             operationId: "ledger.bills.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_list_response: {
             /** @constant */
@@ -7450,11 +7512,13 @@ export interface components {
              */
             operationId: "ledger.bills.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_retrieve_response: components["schemas"]["ledger_bill"];
         bills_setCustomField_batchResult: {
@@ -7464,11 +7528,13 @@ export interface components {
              */
             operationId: "ledger.bills.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_setCustomField_body: {
             /** @enum {string} */
@@ -7498,11 +7564,13 @@ export interface components {
              */
             operationId: "ledger.bills.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -7658,11 +7726,13 @@ export interface components {
              */
             operationId: "ledger.bills.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -7691,11 +7761,13 @@ export interface components {
              */
             operationId: "ledger.bills.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_void_response: {
             id?: string | null;
@@ -7714,11 +7786,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_create_body: {
             inventoryAssemblyItemId: string;
@@ -7750,11 +7824,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_delete_response: {
             id?: string | null;
@@ -7771,11 +7847,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_list_response: {
             /** @constant */
@@ -7800,11 +7878,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_retrieve_response: components["schemas"]["ledger_build_assembly"];
         buildAssemblies_setCustomField_batchResult: {
@@ -7814,11 +7894,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_setCustomField_body: {
             /** @enum {string} */
@@ -7848,11 +7930,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -7879,11 +7963,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -7912,11 +7998,13 @@ export interface components {
              */
             operationId: "ledger.checks.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_create_body: {
             bankAccountId: string;
@@ -8076,11 +8164,13 @@ export interface components {
              */
             operationId: "ledger.checks.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_delete_response: {
             id?: string | null;
@@ -8097,11 +8187,13 @@ export interface components {
              */
             operationId: "ledger.checks.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_list_response: {
             /** @constant */
@@ -8126,11 +8218,13 @@ export interface components {
              */
             operationId: "ledger.checks.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_retrieve_response: components["schemas"]["ledger_check"];
         checks_setCustomField_batchResult: {
@@ -8140,11 +8234,13 @@ export interface components {
              */
             operationId: "ledger.checks.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_setCustomField_body: {
             /** @enum {string} */
@@ -8174,11 +8270,13 @@ export interface components {
              */
             operationId: "ledger.checks.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8339,11 +8437,13 @@ export interface components {
              */
             operationId: "ledger.checks.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -8372,11 +8472,13 @@ export interface components {
              */
             operationId: "ledger.checks.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_void_response: {
             id?: string | null;
@@ -8395,11 +8497,13 @@ export interface components {
              */
             operationId: "ledger.classes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8415,11 +8519,13 @@ export interface components {
              */
             operationId: "ledger.classes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_delete_response: {
             id?: string | null;
@@ -8437,11 +8543,13 @@ export interface components {
              */
             operationId: "ledger.classes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_list_response: {
             /** @constant */
@@ -8466,11 +8574,13 @@ export interface components {
              */
             operationId: "ledger.classes.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8494,11 +8604,13 @@ export interface components {
              */
             operationId: "ledger.classes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_retrieve_response: components["schemas"]["ledger_class"];
         classes_update_batchResult: {
@@ -8508,11 +8620,13 @@ export interface components {
              */
             operationId: "ledger.classes.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8529,11 +8643,13 @@ export interface components {
              */
             operationId: "ledger.classes.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -8561,11 +8677,13 @@ export interface components {
              */
             operationId: "ledger.company.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["company_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         company_retrieve_response: components["schemas"]["ledger_company"];
         creditCardCharges_create_batchResult: {
@@ -8575,11 +8693,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_create_body: {
             accountId: string;
@@ -8708,11 +8828,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_delete_response: {
             id?: string | null;
@@ -8729,11 +8851,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_list_response: {
             /** @constant */
@@ -8758,11 +8882,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_retrieve_response: components["schemas"]["ledger_credit_card_charge"];
         creditCardCharges_setCustomField_batchResult: {
@@ -8772,11 +8898,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_setCustomField_body: {
             /** @enum {string} */
@@ -8806,11 +8934,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8940,11 +9070,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -8973,11 +9105,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_void_response: {
             id?: string | null;
@@ -8996,11 +9130,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_create_body: {
             accountId: string;
@@ -9129,11 +9265,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_delete_response: {
             id?: string | null;
@@ -9150,11 +9288,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_list_response: {
             /** @constant */
@@ -9179,11 +9319,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_retrieve_response: components["schemas"]["ledger_credit_card_credit"];
         creditCardCredits_setCustomField_batchResult: {
@@ -9193,11 +9335,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_setCustomField_body: {
             /** @enum {string} */
@@ -9227,11 +9371,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -9361,11 +9507,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -9394,11 +9542,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_void_response: {
             id?: string | null;
@@ -9417,11 +9567,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_create_body: {
             customerId: string;
@@ -9526,11 +9678,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_delete_response: {
             id?: string | null;
@@ -9547,11 +9701,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_list_response: {
             /** @constant */
@@ -9576,11 +9732,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_retrieve_response: components["schemas"]["ledger_credit_card_refund"];
         creditCardRefunds_setCustomField_batchResult: {
@@ -9590,11 +9748,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_setCustomField_body: {
             /** @enum {string} */
@@ -9624,11 +9784,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_void_response: {
             id?: string | null;
@@ -9647,11 +9809,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_create_body: {
             customerId: string;
@@ -9900,11 +10064,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_delete_response: {
             id?: string | null;
@@ -9921,11 +10087,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_list_response: {
             /** @constant */
@@ -9950,11 +10118,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_retrieve_response: components["schemas"]["ledger_credit_memo"];
         creditMemos_setCustomField_batchResult: {
@@ -9964,11 +10134,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_setCustomField_body: {
             /** @enum {string} */
@@ -9998,11 +10170,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10180,11 +10354,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -10213,11 +10389,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_void_response: {
             id?: string | null;
@@ -10236,11 +10414,13 @@ export interface components {
              */
             operationId: "ledger.currencies.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_create_body: {
             /** @description Text of up to 64 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10267,11 +10447,13 @@ export interface components {
              */
             operationId: "ledger.currencies.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_delete_response: {
             id?: string | null;
@@ -10289,11 +10471,13 @@ export interface components {
              */
             operationId: "ledger.currencies.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_list_response: {
             /** @constant */
@@ -10318,11 +10502,13 @@ export interface components {
              */
             operationId: "ledger.currencies.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_retrieve_response: components["schemas"]["ledger_currency"];
         currencies_update_batchResult: {
@@ -10332,11 +10518,13 @@ export interface components {
              */
             operationId: "ledger.currencies.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10363,11 +10551,13 @@ export interface components {
              */
             operationId: "ledger.currencies.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -10395,11 +10585,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10425,11 +10617,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_delete_response: {
             id?: string | null;
@@ -10448,11 +10642,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_list_response: {
             /** @constant */
@@ -10477,11 +10673,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_update_body: {
             /**
@@ -10505,11 +10703,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_create_body: {
             /** @description Text of up to 101 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10524,11 +10724,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_delete_response: {
             id?: string | null;
@@ -10546,11 +10748,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_list_response: {
             /** @constant */
@@ -10575,11 +10779,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_retrieve_response: components["schemas"]["ledger_customer_message"];
         customerTypes_create_batchResult: {
@@ -10589,11 +10795,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10609,11 +10817,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_delete_response: {
             id?: string | null;
@@ -10631,11 +10841,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_list_response: {
             /** @constant */
@@ -10660,11 +10872,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_retrieve_response: components["schemas"]["ledger_customer_type"];
         customers_create_batchResult: {
@@ -10674,11 +10888,13 @@ export interface components {
              */
             operationId: "ledger.customers.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10886,11 +11102,13 @@ export interface components {
              */
             operationId: "ledger.customers.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_delete_response: {
             id?: string | null;
@@ -10908,11 +11126,13 @@ export interface components {
              */
             operationId: "ledger.customers.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_list_response: {
             /** @constant */
@@ -10937,11 +11157,13 @@ export interface components {
              */
             operationId: "ledger.customers.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10965,11 +11187,13 @@ export interface components {
              */
             operationId: "ledger.customers.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_retrieve_response: components["schemas"]["ledger_customer"];
         customers_setCustomField_batchResult: {
@@ -10979,11 +11203,13 @@ export interface components {
              */
             operationId: "ledger.customers.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_setCustomField_body: {
             /** @enum {string} */
@@ -11013,11 +11239,13 @@ export interface components {
              */
             operationId: "ledger.customers.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11194,11 +11422,13 @@ export interface components {
              */
             operationId: "ledger.customers.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -11229,11 +11459,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11256,11 +11488,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_delete_response: {
             id?: string | null;
@@ -11278,11 +11512,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_list_response: {
             /** @constant */
@@ -11307,11 +11543,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_retrieve_response: components["schemas"]["ledger_date_driven_term"];
         deletedListObjects_list_batchResult: {
@@ -11321,11 +11559,13 @@ export interface components {
              */
             operationId: "ledger.deletedListObjects.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deletedListObjects_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deletedListObjects_list_response: {
             /** @constant */
@@ -11350,11 +11590,13 @@ export interface components {
              */
             operationId: "ledger.deletedTransactions.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deletedTransactions_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deletedTransactions_list_response: {
             /** @constant */
@@ -11379,11 +11621,13 @@ export interface components {
              */
             operationId: "ledger.deposits.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_create_body: {
             /** Format: date */
@@ -11440,11 +11684,13 @@ export interface components {
              */
             operationId: "ledger.deposits.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_delete_response: {
             id?: string | null;
@@ -11461,11 +11707,13 @@ export interface components {
              */
             operationId: "ledger.deposits.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_list_response: {
             /** @constant */
@@ -11490,11 +11738,13 @@ export interface components {
              */
             operationId: "ledger.deposits.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_retrieve_response: components["schemas"]["ledger_deposit"];
         deposits_setCustomField_batchResult: {
@@ -11504,11 +11754,13 @@ export interface components {
              */
             operationId: "ledger.deposits.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_setCustomField_body: {
             /** @enum {string} */
@@ -11538,11 +11790,13 @@ export interface components {
              */
             operationId: "ledger.deposits.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11594,11 +11848,13 @@ export interface components {
              */
             operationId: "ledger.deposits.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -11627,11 +11883,13 @@ export interface components {
              */
             operationId: "ledger.deposits.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_void_response: {
             id?: string | null;
@@ -11650,11 +11908,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11693,11 +11953,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_delete_response: {
             id?: string | null;
@@ -11715,11 +11977,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_list_response: {
             /** @constant */
@@ -11744,11 +12008,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11772,11 +12038,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_retrieve_response: components["schemas"]["ledger_discount_item"];
         discountItems_setCustomField_batchResult: {
@@ -11786,11 +12054,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_setCustomField_body: {
             /** @enum {string} */
@@ -11820,11 +12090,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11862,11 +12134,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -11897,11 +12171,13 @@ export interface components {
              */
             operationId: "ledger.employees.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_create_body: {
             /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
@@ -12152,11 +12428,13 @@ export interface components {
              */
             operationId: "ledger.employees.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_delete_response: {
             id?: string | null;
@@ -12174,11 +12452,13 @@ export interface components {
              */
             operationId: "ledger.employees.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_list_response: {
             /** @constant */
@@ -12203,11 +12483,13 @@ export interface components {
              */
             operationId: "ledger.employees.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_retrieve_response: components["schemas"]["ledger_employee"];
         employees_setCustomField_batchResult: {
@@ -12217,11 +12499,13 @@ export interface components {
              */
             operationId: "ledger.employees.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_setCustomField_body: {
             /** @enum {string} */
@@ -12251,11 +12535,13 @@ export interface components {
              */
             operationId: "ledger.employees.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -12487,11 +12773,13 @@ export interface components {
              */
             operationId: "ledger.employees.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -12522,11 +12810,13 @@ export interface components {
              */
             operationId: "ledger.entities.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["entities_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         entities_list_response: {
             /** @constant */
@@ -12551,11 +12841,13 @@ export interface components {
              */
             operationId: "ledger.entities.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["entities_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         entities_retrieve_response: components["schemas"]["ledger_customer"] | components["schemas"]["ledger_employee"] | components["schemas"]["ledger_other_name"] | components["schemas"]["ledger_vendor"];
         estimates_create_batchResult: {
@@ -12565,11 +12857,13 @@ export interface components {
              */
             operationId: "ledger.estimates.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_create_body: {
             customerId: string;
@@ -12735,11 +13029,13 @@ export interface components {
              */
             operationId: "ledger.estimates.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_delete_response: {
             id?: string | null;
@@ -12756,11 +13052,13 @@ export interface components {
              */
             operationId: "ledger.estimates.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_list_response: {
             /** @constant */
@@ -12785,11 +13083,13 @@ export interface components {
              */
             operationId: "ledger.estimates.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_retrieve_response: components["schemas"]["ledger_estimate"];
         estimates_setCustomField_batchResult: {
@@ -12799,11 +13099,13 @@ export interface components {
              */
             operationId: "ledger.estimates.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_setCustomField_body: {
             /** @enum {string} */
@@ -12833,11 +13135,13 @@ export interface components {
              */
             operationId: "ledger.estimates.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13025,11 +13329,13 @@ export interface components {
              */
             operationId: "ledger.estimates.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -13058,11 +13364,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13145,11 +13453,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_delete_response: {
             id?: string | null;
@@ -13167,11 +13477,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_list_response: {
             /** @constant */
@@ -13196,11 +13508,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_retrieve_response: components["schemas"]["ledger_fixed_asset_item"];
         fixedAssetItems_setCustomField_batchResult: {
@@ -13210,11 +13524,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_setCustomField_body: {
             /** @enum {string} */
@@ -13244,11 +13560,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13321,11 +13639,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -13356,11 +13676,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_create_body: {
             accountId: string;
@@ -13423,11 +13745,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_delete_response: {
             id?: string | null;
@@ -13444,11 +13768,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_list_response: {
             /** @constant */
@@ -13473,11 +13799,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_retrieve_response: components["schemas"]["ledger_inventory_adjustment"];
         inventoryAdjustments_setCustomField_batchResult: {
@@ -13487,11 +13815,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_setCustomField_body: {
             /** @enum {string} */
@@ -13521,11 +13851,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13560,11 +13892,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_void_response: {
             id?: string | null;
@@ -13583,11 +13917,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.canBuild";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_canBuild_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_canBuild_response: components["schemas"]["ledger_inventory_assembly_item_can_build"];
         inventoryAssemblyItems_create_batchResult: {
@@ -13597,11 +13933,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13668,11 +14006,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_delete_response: {
             id?: string | null;
@@ -13690,11 +14030,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_list_response: {
             /** @constant */
@@ -13719,11 +14061,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_retrieve_response: components["schemas"]["ledger_inventory_assembly_item"];
         inventoryAssemblyItems_setCustomField_batchResult: {
@@ -13733,11 +14077,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_setCustomField_body: {
             /** @enum {string} */
@@ -13767,11 +14113,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13828,11 +14176,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -13863,11 +14213,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13929,11 +14281,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_delete_response: {
             id?: string | null;
@@ -13951,11 +14305,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_list_response: {
             /** @constant */
@@ -13980,11 +14336,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14008,11 +14366,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_retrieve_response: components["schemas"]["ledger_inventory_item"];
         inventoryItems_setCustomField_batchResult: {
@@ -14022,11 +14382,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_setCustomField_body: {
             /** @enum {string} */
@@ -14056,11 +14418,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14112,11 +14476,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -14147,11 +14513,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14197,11 +14565,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_delete_response: {
             id?: string | null;
@@ -14219,11 +14589,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_list_response: {
             /** @constant */
@@ -14248,11 +14620,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_retrieve_response: components["schemas"]["ledger_inventory_site"];
         inventorySites_update_batchResult: {
@@ -14262,11 +14636,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14308,11 +14684,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -14340,11 +14718,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_create_body: {
             /** Format: date */
@@ -14377,11 +14757,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_delete_response: {
             id?: string | null;
@@ -14398,11 +14780,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_list_response: {
             /** @constant */
@@ -14427,11 +14811,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_retrieve_response: components["schemas"]["ledger_inventory_transfer"];
         inventoryTransfers_update_batchResult: {
@@ -14441,11 +14827,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14475,11 +14863,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -14508,11 +14898,13 @@ export interface components {
              */
             operationId: "ledger.invoices.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_create_body: {
             customerId: string;
@@ -14733,11 +15125,13 @@ export interface components {
              */
             operationId: "ledger.invoices.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_delete_response: {
             id?: string | null;
@@ -14754,11 +15148,13 @@ export interface components {
              */
             operationId: "ledger.invoices.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_list_response: {
             /** @constant */
@@ -14783,11 +15179,13 @@ export interface components {
              */
             operationId: "ledger.invoices.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_retrieve_response: components["schemas"]["ledger_invoice"];
         invoices_setCustomField_batchResult: {
@@ -14797,11 +15195,13 @@ export interface components {
              */
             operationId: "ledger.invoices.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_setCustomField_body: {
             /** @enum {string} */
@@ -14831,11 +15231,13 @@ export interface components {
              */
             operationId: "ledger.invoices.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15027,11 +15429,13 @@ export interface components {
              */
             operationId: "ledger.invoices.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -15060,11 +15464,13 @@ export interface components {
              */
             operationId: "ledger.invoices.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_void_response: {
             id?: string | null;
@@ -15083,11 +15489,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15121,11 +15529,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_delete_response: {
             id?: string | null;
@@ -15143,11 +15553,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_list_response: {
             /** @constant */
@@ -15172,11 +15584,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15200,11 +15614,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_retrieve_response: components["schemas"]["ledger_item_group"];
         itemGroups_setCustomField_batchResult: {
@@ -15214,11 +15630,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_setCustomField_body: {
             /** @enum {string} */
@@ -15248,11 +15666,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15286,11 +15706,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -15321,11 +15743,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_create_body: {
             vendorId: string;
@@ -15455,11 +15879,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_delete_response: {
             id?: string | null;
@@ -15476,11 +15902,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_list_response: {
             /** @constant */
@@ -15505,11 +15933,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_retrieve_response: components["schemas"]["ledger_item_receipt"];
         itemReceipts_setCustomField_batchResult: {
@@ -15519,11 +15949,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_setCustomField_body: {
             /** @enum {string} */
@@ -15553,11 +15985,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15687,11 +16121,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -15720,11 +16156,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_void_response: {
             id?: string | null;
@@ -15743,11 +16181,13 @@ export interface components {
              */
             operationId: "ledger.itemSites.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemSites_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemSites_list_response: {
             /** @constant */
@@ -15772,11 +16212,13 @@ export interface components {
              */
             operationId: "ledger.itemSites.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemSites_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemSites_retrieve_response: components["schemas"]["ledger_item_site"];
         items_list_batchResult: {
@@ -15786,11 +16228,13 @@ export interface components {
              */
             operationId: "ledger.items.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["items_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         items_list_response: {
             /** @constant */
@@ -15815,11 +16259,13 @@ export interface components {
              */
             operationId: "ledger.items.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["items_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         items_retrieve_response: components["schemas"]["ledger_service_item"] | components["schemas"]["ledger_non_inventory_item"] | components["schemas"]["ledger_other_charge_item"] | components["schemas"]["ledger_inventory_item"] | components["schemas"]["ledger_inventory_assembly_item"] | components["schemas"]["ledger_fixed_asset_item"] | components["schemas"]["ledger_subtotal_item"] | components["schemas"]["ledger_discount_item"] | components["schemas"]["ledger_payment_item"] | components["schemas"]["ledger_sales_tax_item"] | components["schemas"]["ledger_sales_tax_group_item"] | components["schemas"]["ledger_item_group"];
         jobTypes_create_batchResult: {
@@ -15829,11 +16275,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15849,11 +16297,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_delete_response: {
             id?: string | null;
@@ -15871,11 +16321,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_list_response: {
             /** @constant */
@@ -15900,11 +16352,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_retrieve_response: components["schemas"]["ledger_job_type"];
         journalEntries_create_batchResult: {
@@ -15914,11 +16368,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_create_body: {
             /** Format: date */
@@ -15989,11 +16445,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_delete_response: {
             id?: string | null;
@@ -16010,11 +16468,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_list_response: {
             /** @constant */
@@ -16039,11 +16499,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_retrieve_response: components["schemas"]["ledger_journal_entry"];
         journalEntries_setCustomField_batchResult: {
@@ -16053,11 +16515,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_setCustomField_body: {
             /** @enum {string} */
@@ -16087,11 +16551,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -16138,11 +16604,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_void_response: {
             id?: string | null;
@@ -16161,11 +16629,13 @@ export interface components {
              */
             operationId: "ledger.leads.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -16226,11 +16696,13 @@ export interface components {
              */
             operationId: "ledger.leads.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_list_response: {
             /** @constant */
@@ -16255,11 +16727,13 @@ export interface components {
              */
             operationId: "ledger.leads.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_retrieve_response: components["schemas"]["ledger_lead"];
         leads_update_batchResult: {
@@ -16269,11 +16743,13 @@ export interface components {
              */
             operationId: "ledger.leads.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -19927,11 +20403,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -19996,11 +20474,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_delete_response: {
             id?: string | null;
@@ -20018,11 +20498,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_list_response: {
             /** @constant */
@@ -20047,11 +20529,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20075,11 +20559,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_retrieve_response: components["schemas"]["ledger_non_inventory_item"];
         nonInventoryItems_setCustomField_batchResult: {
@@ -20089,11 +20575,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_setCustomField_body: {
             /** @enum {string} */
@@ -20123,11 +20611,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20191,11 +20681,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -20226,11 +20718,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20292,11 +20786,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_delete_response: {
             id?: string | null;
@@ -20314,11 +20810,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_list_response: {
             /** @constant */
@@ -20343,11 +20841,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20371,11 +20871,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_retrieve_response: components["schemas"]["ledger_other_charge_item"];
         otherChargeItems_setCustomField_batchResult: {
@@ -20385,11 +20887,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_setCustomField_body: {
             /** @enum {string} */
@@ -20419,11 +20923,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20484,11 +20990,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -20519,11 +21027,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20588,11 +21098,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_delete_response: {
             id?: string | null;
@@ -20610,11 +21122,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_list_response: {
             /** @constant */
@@ -20639,11 +21153,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_retrieve_response: components["schemas"]["ledger_other_name"];
         otherNames_setCustomField_batchResult: {
@@ -20653,11 +21169,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_setCustomField_body: {
             /** @enum {string} */
@@ -20687,11 +21205,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20742,11 +21262,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -20777,11 +21299,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20809,11 +21333,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_delete_response: {
             id?: string | null;
@@ -20831,11 +21357,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_list_response: {
             /** @constant */
@@ -20860,11 +21388,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20888,11 +21418,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_retrieve_response: components["schemas"]["ledger_payment_item"];
         paymentItems_setCustomField_batchResult: {
@@ -20902,11 +21434,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_setCustomField_body: {
             /** @enum {string} */
@@ -20936,11 +21470,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20966,11 +21502,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -21001,11 +21539,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21022,11 +21562,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_delete_response: {
             id?: string | null;
@@ -21044,11 +21586,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_list_response: {
             /** @constant */
@@ -21073,11 +21617,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_retrieve_response: components["schemas"]["ledger_payment_method"];
         paymentsToDeposit_list_batchResult: {
@@ -21087,11 +21633,13 @@ export interface components {
              */
             operationId: "ledger.paymentsToDeposit.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentsToDeposit_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentsToDeposit_list_response: {
             /** @constant */
@@ -21116,11 +21664,13 @@ export interface components {
              */
             operationId: "ledger.payrollNonWageItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollNonWageItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollNonWageItems_list_response: {
             /** @constant */
@@ -21145,11 +21695,13 @@ export interface components {
              */
             operationId: "ledger.payrollNonWageItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollNonWageItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollNonWageItems_retrieve_response: components["schemas"]["ledger_payroll_non_wage_item"];
         payrollWageItems_create_batchResult: {
@@ -21159,11 +21711,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21197,11 +21751,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_delete_response: {
             id?: string | null;
@@ -21219,11 +21775,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_list_response: {
             /** @constant */
@@ -21248,11 +21806,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_retrieve_response: components["schemas"]["ledger_payroll_wage_item"];
         preferences_retrieve_batchResult: {
@@ -21262,11 +21822,13 @@ export interface components {
              */
             operationId: "ledger.preferences.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["preferences_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         preferences_retrieve_response: components["schemas"]["ledger_preferences"];
         priceLevels_create_batchResult: {
@@ -21276,11 +21838,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21321,11 +21885,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_delete_response: {
             id?: string | null;
@@ -21343,11 +21909,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_list_response: {
             /** @constant */
@@ -21372,11 +21940,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_retrieve_response: components["schemas"]["ledger_price_level"];
         priceLevels_update_batchResult: {
@@ -21386,11 +21956,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21432,11 +22004,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -21464,11 +22038,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_create_body: {
             vendorId?: string;
@@ -21625,11 +22201,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_delete_response: {
             id?: string | null;
@@ -21646,11 +22224,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_list_response: {
             /** @constant */
@@ -21675,11 +22255,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_retrieve_response: components["schemas"]["ledger_purchase_order"];
         purchaseOrders_setCustomField_batchResult: {
@@ -21689,11 +22271,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_setCustomField_body: {
             /** @enum {string} */
@@ -21723,11 +22307,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21892,11 +22478,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -21925,11 +22513,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_create_body: {
             customerId: string;
@@ -22043,11 +22633,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_delete_response: {
             id?: string | null;
@@ -22064,11 +22656,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_list_response: {
             /** @constant */
@@ -22093,11 +22687,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_retrieve_response: components["schemas"]["ledger_receive_payment"];
         receivePayments_setCustomField_batchResult: {
@@ -22107,11 +22703,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_setCustomField_body: {
             /** @enum {string} */
@@ -22141,11 +22739,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -22237,11 +22837,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -22270,11 +22872,13 @@ export interface components {
              */
             operationId: "ledger.reports.aging";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_aging_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_aging_response: components["schemas"]["ledger_report"];
         reports_budgetSummary_batchResult: {
@@ -22284,11 +22888,13 @@ export interface components {
              */
             operationId: "ledger.reports.budgetSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_budgetSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_budgetSummary_response: components["schemas"]["ledger_report"];
         reports_customDetail_batchResult: {
@@ -22298,11 +22904,13 @@ export interface components {
              */
             operationId: "ledger.reports.customDetail";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_customDetail_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_customDetail_response: components["schemas"]["ledger_report"];
         reports_customSummary_batchResult: {
@@ -22312,11 +22920,13 @@ export interface components {
              */
             operationId: "ledger.reports.customSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_customSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_customSummary_response: components["schemas"]["ledger_report"];
         reports_generalDetail_batchResult: {
@@ -22326,11 +22936,13 @@ export interface components {
              */
             operationId: "ledger.reports.generalDetail";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_generalDetail_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_generalDetail_response: components["schemas"]["ledger_report"];
         reports_generalSummary_batchResult: {
@@ -22340,11 +22952,13 @@ export interface components {
              */
             operationId: "ledger.reports.generalSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_generalSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_generalSummary_response: components["schemas"]["ledger_report"];
         reports_job_batchResult: {
@@ -22354,11 +22968,13 @@ export interface components {
              */
             operationId: "ledger.reports.job";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_job_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_job_response: components["schemas"]["ledger_report"];
         reports_payrollDetail_batchResult: {
@@ -22368,11 +22984,13 @@ export interface components {
              */
             operationId: "ledger.reports.payrollDetail";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_payrollDetail_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_payrollDetail_response: components["schemas"]["ledger_report"];
         reports_payrollSummary_batchResult: {
@@ -22382,11 +23000,13 @@ export interface components {
              */
             operationId: "ledger.reports.payrollSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_payrollSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_payrollSummary_response: components["schemas"]["ledger_report"];
         reports_time_batchResult: {
@@ -22396,11 +23016,13 @@ export interface components {
              */
             operationId: "ledger.reports.time";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_time_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_time_response: components["schemas"]["ledger_report"];
         salesOrders_create_batchResult: {
@@ -22410,11 +23032,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_create_body: {
             customerId: string;
@@ -22584,11 +23208,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_delete_response: {
             id?: string | null;
@@ -22605,11 +23231,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_list_response: {
             /** @constant */
@@ -22634,11 +23262,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_retrieve_response: components["schemas"]["ledger_sales_order"];
         salesOrders_setCustomField_batchResult: {
@@ -22648,11 +23278,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_setCustomField_body: {
             /** @enum {string} */
@@ -22682,11 +23314,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -22867,11 +23501,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -22900,11 +23536,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_create_body: {
             customerId?: string;
@@ -23201,11 +23839,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_delete_response: {
             id?: string | null;
@@ -23222,11 +23862,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_list_response: {
             /** @constant */
@@ -23251,11 +23893,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_retrieve_response: components["schemas"]["ledger_sales_receipt"];
         salesReceipts_setCustomField_batchResult: {
@@ -23265,11 +23909,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_setCustomField_body: {
             /** @enum {string} */
@@ -23299,11 +23945,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23485,11 +24133,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -23518,11 +24168,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_void_response: {
             id?: string | null;
@@ -23541,11 +24193,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_create_body: {
             /** @description Text of up to 5 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23561,11 +24215,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_delete_response: {
             id?: string | null;
@@ -23583,11 +24239,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_list_response: {
             /** @constant */
@@ -23612,11 +24270,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_retrieve_response: components["schemas"]["ledger_sales_representative"];
         salesRepresentatives_update_batchResult: {
@@ -23626,11 +24286,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23647,11 +24309,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_create_body: {
             /** @description Text of up to 3 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23671,11 +24335,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_delete_response: {
             id?: string | null;
@@ -23693,11 +24359,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_list_response: {
             /** @constant */
@@ -23722,11 +24390,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_retrieve_response: components["schemas"]["ledger_sales_tax_code"];
         salesTaxCodes_update_batchResult: {
@@ -23736,11 +24406,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23760,11 +24432,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -23792,11 +24466,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23822,11 +24498,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_delete_response: {
             id?: string | null;
@@ -23844,11 +24522,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_list_response: {
             /** @constant */
@@ -23873,11 +24553,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23901,11 +24583,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_retrieve_response: components["schemas"]["ledger_sales_tax_group_item"];
         salesTaxGroupItems_setCustomField_batchResult: {
@@ -23915,11 +24599,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_setCustomField_body: {
             /** @enum {string} */
@@ -23949,11 +24635,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23977,11 +24665,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -24012,11 +24702,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24049,11 +24741,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_delete_response: {
             id?: string | null;
@@ -24071,11 +24765,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_list_response: {
             /** @constant */
@@ -24100,11 +24796,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24128,11 +24826,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_retrieve_response: components["schemas"]["ledger_sales_tax_item"];
         salesTaxItems_setCustomField_batchResult: {
@@ -24142,11 +24842,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_setCustomField_body: {
             /** @enum {string} */
@@ -24176,11 +24878,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24211,11 +24915,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -24246,11 +24952,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_create_body: {
             vendorId: string;
@@ -24303,11 +25011,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_delete_response: {
             id?: string | null;
@@ -24324,11 +25034,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_list_response: {
             /** @constant */
@@ -24353,11 +25065,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_retrieve_response: components["schemas"]["ledger_sales_tax_payment_check"];
         salesTaxPaymentChecks_setCustomField_batchResult: {
@@ -24367,11 +25081,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_setCustomField_body: {
             /** @enum {string} */
@@ -24401,11 +25117,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24447,11 +25165,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24514,11 +25234,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_delete_response: {
             id?: string | null;
@@ -24536,11 +25258,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_list_response: {
             /** @constant */
@@ -24565,11 +25289,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24593,11 +25319,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_retrieve_response: components["schemas"]["ledger_service_item"];
         serviceItems_setCustomField_batchResult: {
@@ -24607,11 +25335,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_setCustomField_body: {
             /** @enum {string} */
@@ -24641,11 +25371,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24708,11 +25440,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -24743,11 +25477,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_create_body: {
             /** @description Text of up to 15 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24762,11 +25498,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_delete_response: {
             id?: string | null;
@@ -24784,11 +25522,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_list_response: {
             /** @constant */
@@ -24813,11 +25553,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_retrieve_response: components["schemas"]["ledger_shipping_method"];
         standardTerms_create_batchResult: {
@@ -24827,11 +25569,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24853,11 +25597,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_delete_response: {
             id?: string | null;
@@ -24875,11 +25621,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_list_response: {
             /** @constant */
@@ -24904,11 +25652,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_retrieve_response: components["schemas"]["ledger_standard_term"];
         subtotalItems_create_batchResult: {
@@ -24918,11 +25668,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24947,11 +25699,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_delete_response: {
             id?: string | null;
@@ -24969,11 +25723,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_list_response: {
             /** @constant */
@@ -24998,11 +25754,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25026,11 +25784,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_retrieve_response: components["schemas"]["ledger_subtotal_item"];
         subtotalItems_setCustomField_batchResult: {
@@ -25040,11 +25800,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_setCustomField_body: {
             /** @enum {string} */
@@ -25074,11 +25836,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25101,11 +25865,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -25136,11 +25902,13 @@ export interface components {
              */
             operationId: "ledger.templates.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["templates_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         templates_list_response: {
             /** @constant */
@@ -25165,11 +25933,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_create_body: {
             /** Format: date */
@@ -25200,11 +25970,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_delete_response: {
             id?: string | null;
@@ -25221,11 +25993,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_list_response: {
             /** @constant */
@@ -25250,11 +26024,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_retrieve_response: components["schemas"]["ledger_time_tracking_activity"];
         timeTrackingActivities_update_batchResult: {
@@ -25264,11 +26040,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25298,11 +26076,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -25331,11 +26111,13 @@ export interface components {
              */
             operationId: "ledger.transactions.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transactions_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transactions_list_response: {
             /** @constant */
@@ -25360,11 +26142,13 @@ export interface components {
              */
             operationId: "ledger.transactions.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transactions_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transactions_retrieve_response: components["schemas"]["ledger_transaction"];
         transfers_create_batchResult: {
@@ -25374,11 +26158,13 @@ export interface components {
              */
             operationId: "ledger.transfers.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_create_body: {
             /** Format: date */
@@ -25402,11 +26188,13 @@ export interface components {
              */
             operationId: "ledger.transfers.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_list_response: {
             /** @constant */
@@ -25431,11 +26219,13 @@ export interface components {
              */
             operationId: "ledger.transfers.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_retrieve_response: components["schemas"]["ledger_transfer"];
         transfers_update_batchResult: {
@@ -25445,11 +26235,13 @@ export interface components {
              */
             operationId: "ledger.transfers.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25474,11 +26266,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25518,11 +26312,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_delete_response: {
             id?: string | null;
@@ -25540,11 +26336,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_list_response: {
             /** @constant */
@@ -25569,11 +26367,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_retrieve_response: components["schemas"]["ledger_unit_of_measure_set"];
         vendorCredits_create_batchResult: {
@@ -25583,11 +26383,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_create_body: {
             vendorId: string;
@@ -25716,11 +26518,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_delete_response: {
             id?: string | null;
@@ -25737,11 +26541,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_list_response: {
             /** @constant */
@@ -25766,11 +26572,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_retrieve_response: components["schemas"]["ledger_vendor_credit"];
         vendorCredits_setCustomField_batchResult: {
@@ -25780,11 +26588,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_setCustomField_body: {
             /** @enum {string} */
@@ -25814,11 +26624,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25948,11 +26760,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -25981,11 +26795,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_void_response: {
             id?: string | null;
@@ -26004,11 +26820,13 @@ export interface components {
              */
             operationId: "ledger.vendors.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -26170,11 +26988,13 @@ export interface components {
              */
             operationId: "ledger.vendors.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_delete_response: {
             id?: string | null;
@@ -26192,11 +27012,13 @@ export interface components {
              */
             operationId: "ledger.vendors.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_list_response: {
             /** @constant */
@@ -26221,11 +27043,13 @@ export interface components {
              */
             operationId: "ledger.vendors.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -26249,11 +27073,13 @@ export interface components {
              */
             operationId: "ledger.vendors.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_retrieve_response: components["schemas"]["ledger_vendor"];
         vendors_setCustomField_batchResult: {
@@ -26263,11 +27089,13 @@ export interface components {
              */
             operationId: "ledger.vendors.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_setCustomField_body: {
             /** @enum {string} */
@@ -26297,11 +27125,13 @@ export interface components {
              */
             operationId: "ledger.vendors.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -26433,11 +27263,13 @@ export interface components {
              */
             operationId: "ledger.vendors.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -60715,7 +61547,7 @@ export interface operations {
                      * @default stopOnError
                      * @enum {string}
                      */
-                    onError?: "stopOnError" | "continueOnError";
+                    onError?: "stopOnError" | "continueOnError" | "rollback";
                     requests: {
                         /** @enum {string} */
                         operationId: "ledger.accountTaxLines.list" | "ledger.accounts.list" | "ledger.accounts.retrieve" | "ledger.accounts.create" | "ledger.accounts.update" | "ledger.accounts.upsert" | "ledger.accounts.delete" | "ledger.accounts.merge" | "ledger.accounts.setCustomField" | "ledger.billCheckPayments.list" | "ledger.billCheckPayments.retrieve" | "ledger.billCheckPayments.create" | "ledger.billCheckPayments.update" | "ledger.billCheckPayments.upsert" | "ledger.billCheckPayments.delete" | "ledger.billCheckPayments.void" | "ledger.billCheckPayments.setCustomField" | "ledger.billCreditCardPayments.list" | "ledger.billCreditCardPayments.retrieve" | "ledger.billCreditCardPayments.create" | "ledger.billCreditCardPayments.delete" | "ledger.billCreditCardPayments.void" | "ledger.billCreditCardPayments.setCustomField" | "ledger.bills.list" | "ledger.bills.retrieve" | "ledger.bills.create" | "ledger.bills.update" | "ledger.bills.upsert" | "ledger.bills.delete" | "ledger.bills.void" | "ledger.bills.setCustomField" | "ledger.billsToPay.list" | "ledger.buildAssemblies.list" | "ledger.buildAssemblies.retrieve" | "ledger.buildAssemblies.create" | "ledger.buildAssemblies.update" | "ledger.buildAssemblies.upsert" | "ledger.buildAssemblies.delete" | "ledger.buildAssemblies.setCustomField" | "ledger.checks.list" | "ledger.checks.retrieve" | "ledger.checks.create" | "ledger.checks.update" | "ledger.checks.upsert" | "ledger.checks.delete" | "ledger.checks.void" | "ledger.checks.setCustomField" | "ledger.classes.list" | "ledger.classes.retrieve" | "ledger.classes.create" | "ledger.classes.update" | "ledger.classes.upsert" | "ledger.classes.delete" | "ledger.classes.merge" | "ledger.company.retrieve" | "ledger.creditCardCharges.list" | "ledger.creditCardCharges.retrieve" | "ledger.creditCardCharges.create" | "ledger.creditCardCharges.update" | "ledger.creditCardCharges.upsert" | "ledger.creditCardCharges.delete" | "ledger.creditCardCharges.void" | "ledger.creditCardCharges.setCustomField" | "ledger.creditCardCredits.list" | "ledger.creditCardCredits.retrieve" | "ledger.creditCardCredits.create" | "ledger.creditCardCredits.update" | "ledger.creditCardCredits.upsert" | "ledger.creditCardCredits.delete" | "ledger.creditCardCredits.void" | "ledger.creditCardCredits.setCustomField" | "ledger.creditCardRefunds.list" | "ledger.creditCardRefunds.retrieve" | "ledger.creditCardRefunds.create" | "ledger.creditCardRefunds.delete" | "ledger.creditCardRefunds.void" | "ledger.creditCardRefunds.setCustomField" | "ledger.creditMemos.list" | "ledger.creditMemos.retrieve" | "ledger.creditMemos.create" | "ledger.creditMemos.update" | "ledger.creditMemos.upsert" | "ledger.creditMemos.delete" | "ledger.creditMemos.void" | "ledger.creditMemos.setCustomField" | "ledger.currencies.list" | "ledger.currencies.retrieve" | "ledger.currencies.create" | "ledger.currencies.update" | "ledger.currencies.upsert" | "ledger.currencies.delete" | "ledger.customerTypes.list" | "ledger.customerTypes.retrieve" | "ledger.customerTypes.create" | "ledger.customerTypes.delete" | "ledger.customers.list" | "ledger.customers.retrieve" | "ledger.customers.create" | "ledger.customers.update" | "ledger.customers.upsert" | "ledger.customers.delete" | "ledger.customers.merge" | "ledger.customers.setCustomField" | "ledger.dateDrivenTerms.list" | "ledger.dateDrivenTerms.retrieve" | "ledger.dateDrivenTerms.create" | "ledger.dateDrivenTerms.delete" | "ledger.deletedListObjects.list" | "ledger.deletedTransactions.list" | "ledger.deposits.list" | "ledger.deposits.retrieve" | "ledger.deposits.create" | "ledger.deposits.update" | "ledger.deposits.upsert" | "ledger.deposits.delete" | "ledger.deposits.void" | "ledger.deposits.setCustomField" | "ledger.discountItems.list" | "ledger.discountItems.retrieve" | "ledger.discountItems.create" | "ledger.discountItems.update" | "ledger.discountItems.upsert" | "ledger.discountItems.delete" | "ledger.discountItems.merge" | "ledger.discountItems.setCustomField" | "ledger.employees.list" | "ledger.employees.retrieve" | "ledger.employees.create" | "ledger.employees.update" | "ledger.employees.upsert" | "ledger.employees.delete" | "ledger.employees.setCustomField" | "ledger.estimates.list" | "ledger.estimates.retrieve" | "ledger.estimates.create" | "ledger.estimates.update" | "ledger.estimates.upsert" | "ledger.estimates.delete" | "ledger.estimates.setCustomField" | "ledger.inventoryAdjustments.list" | "ledger.inventoryAdjustments.retrieve" | "ledger.inventoryAdjustments.create" | "ledger.inventoryAdjustments.update" | "ledger.inventoryAdjustments.delete" | "ledger.inventoryAdjustments.void" | "ledger.inventoryAdjustments.setCustomField" | "ledger.inventoryAssemblyItems.list" | "ledger.inventoryAssemblyItems.retrieve" | "ledger.inventoryAssemblyItems.create" | "ledger.inventoryAssemblyItems.update" | "ledger.inventoryAssemblyItems.upsert" | "ledger.inventoryAssemblyItems.delete" | "ledger.inventoryAssemblyItems.setCustomField" | "ledger.inventoryAssemblyItems.canBuild" | "ledger.inventoryItems.list" | "ledger.inventoryItems.retrieve" | "ledger.inventoryItems.create" | "ledger.inventoryItems.update" | "ledger.inventoryItems.upsert" | "ledger.inventoryItems.delete" | "ledger.inventoryItems.merge" | "ledger.inventoryItems.setCustomField" | "ledger.inventorySites.list" | "ledger.inventorySites.retrieve" | "ledger.inventorySites.create" | "ledger.inventorySites.update" | "ledger.inventorySites.upsert" | "ledger.inventorySites.delete" | "ledger.invoices.list" | "ledger.invoices.retrieve" | "ledger.invoices.create" | "ledger.invoices.update" | "ledger.invoices.upsert" | "ledger.invoices.delete" | "ledger.invoices.void" | "ledger.invoices.setCustomField" | "ledger.itemGroups.list" | "ledger.itemGroups.retrieve" | "ledger.itemGroups.create" | "ledger.itemGroups.update" | "ledger.itemGroups.upsert" | "ledger.itemGroups.delete" | "ledger.itemGroups.merge" | "ledger.itemGroups.setCustomField" | "ledger.itemReceipts.list" | "ledger.itemReceipts.retrieve" | "ledger.itemReceipts.create" | "ledger.itemReceipts.update" | "ledger.itemReceipts.upsert" | "ledger.itemReceipts.delete" | "ledger.itemReceipts.void" | "ledger.itemReceipts.setCustomField" | "ledger.itemSites.list" | "ledger.itemSites.retrieve" | "ledger.journalEntries.list" | "ledger.journalEntries.retrieve" | "ledger.journalEntries.create" | "ledger.journalEntries.update" | "ledger.journalEntries.delete" | "ledger.journalEntries.void" | "ledger.journalEntries.setCustomField" | "ledger.nonInventoryItems.list" | "ledger.nonInventoryItems.retrieve" | "ledger.nonInventoryItems.create" | "ledger.nonInventoryItems.update" | "ledger.nonInventoryItems.upsert" | "ledger.nonInventoryItems.delete" | "ledger.nonInventoryItems.merge" | "ledger.nonInventoryItems.setCustomField" | "ledger.otherChargeItems.list" | "ledger.otherChargeItems.retrieve" | "ledger.otherChargeItems.create" | "ledger.otherChargeItems.update" | "ledger.otherChargeItems.upsert" | "ledger.otherChargeItems.delete" | "ledger.otherChargeItems.merge" | "ledger.otherChargeItems.setCustomField" | "ledger.otherNames.list" | "ledger.otherNames.retrieve" | "ledger.otherNames.create" | "ledger.otherNames.update" | "ledger.otherNames.upsert" | "ledger.otherNames.delete" | "ledger.otherNames.setCustomField" | "ledger.paymentMethods.list" | "ledger.paymentMethods.retrieve" | "ledger.paymentMethods.create" | "ledger.paymentMethods.delete" | "ledger.paymentsToDeposit.list" | "ledger.payrollWageItems.list" | "ledger.payrollWageItems.retrieve" | "ledger.payrollWageItems.create" | "ledger.payrollWageItems.delete" | "ledger.preferences.retrieve" | "ledger.priceLevels.list" | "ledger.priceLevels.retrieve" | "ledger.priceLevels.create" | "ledger.priceLevels.update" | "ledger.priceLevels.upsert" | "ledger.priceLevels.delete" | "ledger.purchaseOrders.list" | "ledger.purchaseOrders.retrieve" | "ledger.purchaseOrders.create" | "ledger.purchaseOrders.update" | "ledger.purchaseOrders.upsert" | "ledger.purchaseOrders.delete" | "ledger.purchaseOrders.setCustomField" | "ledger.receivePayments.list" | "ledger.receivePayments.retrieve" | "ledger.receivePayments.create" | "ledger.receivePayments.update" | "ledger.receivePayments.upsert" | "ledger.receivePayments.delete" | "ledger.receivePayments.setCustomField" | "ledger.salesOrders.list" | "ledger.salesOrders.retrieve" | "ledger.salesOrders.create" | "ledger.salesOrders.update" | "ledger.salesOrders.upsert" | "ledger.salesOrders.delete" | "ledger.salesOrders.setCustomField" | "ledger.salesReceipts.list" | "ledger.salesReceipts.retrieve" | "ledger.salesReceipts.create" | "ledger.salesReceipts.update" | "ledger.salesReceipts.upsert" | "ledger.salesReceipts.delete" | "ledger.salesReceipts.void" | "ledger.salesReceipts.setCustomField" | "ledger.salesRepresentatives.list" | "ledger.salesRepresentatives.retrieve" | "ledger.salesRepresentatives.create" | "ledger.salesRepresentatives.update" | "ledger.salesRepresentatives.delete" | "ledger.salesTaxCodes.list" | "ledger.salesTaxCodes.retrieve" | "ledger.salesTaxCodes.create" | "ledger.salesTaxCodes.update" | "ledger.salesTaxCodes.upsert" | "ledger.salesTaxCodes.delete" | "ledger.salesTaxGroupItems.list" | "ledger.salesTaxGroupItems.retrieve" | "ledger.salesTaxGroupItems.create" | "ledger.salesTaxGroupItems.update" | "ledger.salesTaxGroupItems.upsert" | "ledger.salesTaxGroupItems.delete" | "ledger.salesTaxGroupItems.merge" | "ledger.salesTaxGroupItems.setCustomField" | "ledger.salesTaxItems.list" | "ledger.salesTaxItems.retrieve" | "ledger.salesTaxItems.create" | "ledger.salesTaxItems.update" | "ledger.salesTaxItems.upsert" | "ledger.salesTaxItems.delete" | "ledger.salesTaxItems.merge" | "ledger.salesTaxItems.setCustomField" | "ledger.salesTaxPaymentChecks.list" | "ledger.salesTaxPaymentChecks.retrieve" | "ledger.salesTaxPaymentChecks.create" | "ledger.salesTaxPaymentChecks.update" | "ledger.salesTaxPaymentChecks.delete" | "ledger.salesTaxPaymentChecks.setCustomField" | "ledger.serviceItems.list" | "ledger.serviceItems.retrieve" | "ledger.serviceItems.create" | "ledger.serviceItems.update" | "ledger.serviceItems.upsert" | "ledger.serviceItems.delete" | "ledger.serviceItems.merge" | "ledger.serviceItems.setCustomField" | "ledger.shippingMethods.list" | "ledger.shippingMethods.retrieve" | "ledger.shippingMethods.create" | "ledger.shippingMethods.delete" | "ledger.standardTerms.list" | "ledger.standardTerms.retrieve" | "ledger.standardTerms.create" | "ledger.standardTerms.delete" | "ledger.subtotalItems.list" | "ledger.subtotalItems.retrieve" | "ledger.subtotalItems.create" | "ledger.subtotalItems.update" | "ledger.subtotalItems.upsert" | "ledger.subtotalItems.delete" | "ledger.subtotalItems.merge" | "ledger.subtotalItems.setCustomField" | "ledger.templates.list" | "ledger.timeTrackingActivities.list" | "ledger.timeTrackingActivities.retrieve" | "ledger.timeTrackingActivities.create" | "ledger.timeTrackingActivities.update" | "ledger.timeTrackingActivities.upsert" | "ledger.timeTrackingActivities.delete" | "ledger.transactions.list" | "ledger.transactions.retrieve" | "ledger.transfers.list" | "ledger.transfers.retrieve" | "ledger.transfers.create" | "ledger.transfers.update" | "ledger.unitOfMeasureSets.list" | "ledger.unitOfMeasureSets.retrieve" | "ledger.unitOfMeasureSets.create" | "ledger.unitOfMeasureSets.delete" | "ledger.vendorCredits.list" | "ledger.vendorCredits.retrieve" | "ledger.vendorCredits.create" | "ledger.vendorCredits.update" | "ledger.vendorCredits.upsert" | "ledger.vendorCredits.delete" | "ledger.vendorCredits.void" | "ledger.vendorCredits.setCustomField" | "ledger.vendors.list" | "ledger.vendors.retrieve" | "ledger.vendors.create" | "ledger.vendors.update" | "ledger.vendors.upsert" | "ledger.vendors.delete" | "ledger.vendors.merge" | "ledger.vendors.setCustomField" | "ledger.billingRates.list" | "ledger.billingRates.retrieve" | "ledger.billingRates.create" | "ledger.billingRates.delete" | "ledger.customerMessages.list" | "ledger.customerMessages.retrieve" | "ledger.customerMessages.create" | "ledger.customerMessages.delete" | "ledger.customFieldDefinitions.list" | "ledger.customFieldDefinitions.create" | "ledger.customFieldDefinitions.update" | "ledger.customFieldDefinitions.delete" | "ledger.entities.list" | "ledger.entities.retrieve" | "ledger.fixedAssetItems.list" | "ledger.fixedAssetItems.retrieve" | "ledger.fixedAssetItems.create" | "ledger.fixedAssetItems.update" | "ledger.fixedAssetItems.upsert" | "ledger.fixedAssetItems.delete" | "ledger.fixedAssetItems.setCustomField" | "ledger.inventoryTransfers.list" | "ledger.inventoryTransfers.retrieve" | "ledger.inventoryTransfers.create" | "ledger.inventoryTransfers.update" | "ledger.inventoryTransfers.upsert" | "ledger.inventoryTransfers.delete" | "ledger.items.list" | "ledger.items.retrieve" | "ledger.jobTypes.list" | "ledger.jobTypes.retrieve" | "ledger.jobTypes.create" | "ledger.jobTypes.delete" | "ledger.leads.list" | "ledger.leads.retrieve" | "ledger.leads.create" | "ledger.leads.update" | "ledger.paymentItems.list" | "ledger.paymentItems.retrieve" | "ledger.paymentItems.create" | "ledger.paymentItems.update" | "ledger.paymentItems.upsert" | "ledger.paymentItems.delete" | "ledger.paymentItems.merge" | "ledger.paymentItems.setCustomField" | "ledger.payrollNonWageItems.list" | "ledger.payrollNonWageItems.retrieve" | "ledger.reports.aging" | "ledger.reports.budgetSummary" | "ledger.reports.customDetail" | "ledger.reports.customSummary" | "ledger.reports.generalDetail" | "ledger.reports.generalSummary" | "ledger.reports.job" | "ledger.reports.payrollDetail" | "ledger.reports.payrollSummary" | "ledger.reports.time";
@@ -60742,7 +61574,7 @@ export interface operations {
                         /** @constant */
                         objectType: "batch";
                         /** @enum {string} */
-                        onError: "stopOnError" | "continueOnError";
+                        onError: "stopOnError" | "continueOnError" | "rollback";
                         results: (components["schemas"]["accountTaxLines_list_batchResult"] | components["schemas"]["accounts_list_batchResult"] | components["schemas"]["accounts_retrieve_batchResult"] | components["schemas"]["accounts_create_batchResult"] | components["schemas"]["accounts_update_batchResult"] | components["schemas"]["accounts_upsert_batchResult"] | components["schemas"]["accounts_delete_batchResult"] | components["schemas"]["accounts_merge_batchResult"] | components["schemas"]["accounts_setCustomField_batchResult"] | components["schemas"]["billCheckPayments_list_batchResult"] | components["schemas"]["billCheckPayments_retrieve_batchResult"] | components["schemas"]["billCheckPayments_create_batchResult"] | components["schemas"]["billCheckPayments_update_batchResult"] | components["schemas"]["billCheckPayments_upsert_batchResult"] | components["schemas"]["billCheckPayments_delete_batchResult"] | components["schemas"]["billCheckPayments_void_batchResult"] | components["schemas"]["billCheckPayments_setCustomField_batchResult"] | components["schemas"]["billCreditCardPayments_list_batchResult"] | components["schemas"]["billCreditCardPayments_retrieve_batchResult"] | components["schemas"]["billCreditCardPayments_create_batchResult"] | components["schemas"]["billCreditCardPayments_delete_batchResult"] | components["schemas"]["billCreditCardPayments_void_batchResult"] | components["schemas"]["billCreditCardPayments_setCustomField_batchResult"] | components["schemas"]["bills_list_batchResult"] | components["schemas"]["bills_retrieve_batchResult"] | components["schemas"]["bills_create_batchResult"] | components["schemas"]["bills_update_batchResult"] | components["schemas"]["bills_upsert_batchResult"] | components["schemas"]["bills_delete_batchResult"] | components["schemas"]["bills_void_batchResult"] | components["schemas"]["bills_setCustomField_batchResult"] | components["schemas"]["billsToPay_list_batchResult"] | components["schemas"]["buildAssemblies_list_batchResult"] | components["schemas"]["buildAssemblies_retrieve_batchResult"] | components["schemas"]["buildAssemblies_create_batchResult"] | components["schemas"]["buildAssemblies_update_batchResult"] | components["schemas"]["buildAssemblies_upsert_batchResult"] | components["schemas"]["buildAssemblies_delete_batchResult"] | components["schemas"]["buildAssemblies_setCustomField_batchResult"] | components["schemas"]["checks_list_batchResult"] | components["schemas"]["checks_retrieve_batchResult"] | components["schemas"]["checks_create_batchResult"] | components["schemas"]["checks_update_batchResult"] | components["schemas"]["checks_upsert_batchResult"] | components["schemas"]["checks_delete_batchResult"] | components["schemas"]["checks_void_batchResult"] | components["schemas"]["checks_setCustomField_batchResult"] | components["schemas"]["classes_list_batchResult"] | components["schemas"]["classes_retrieve_batchResult"] | components["schemas"]["classes_create_batchResult"] | components["schemas"]["classes_update_batchResult"] | components["schemas"]["classes_upsert_batchResult"] | components["schemas"]["classes_delete_batchResult"] | components["schemas"]["classes_merge_batchResult"] | components["schemas"]["company_retrieve_batchResult"] | components["schemas"]["creditCardCharges_list_batchResult"] | components["schemas"]["creditCardCharges_retrieve_batchResult"] | components["schemas"]["creditCardCharges_create_batchResult"] | components["schemas"]["creditCardCharges_update_batchResult"] | components["schemas"]["creditCardCharges_upsert_batchResult"] | components["schemas"]["creditCardCharges_delete_batchResult"] | components["schemas"]["creditCardCharges_void_batchResult"] | components["schemas"]["creditCardCharges_setCustomField_batchResult"] | components["schemas"]["creditCardCredits_list_batchResult"] | components["schemas"]["creditCardCredits_retrieve_batchResult"] | components["schemas"]["creditCardCredits_create_batchResult"] | components["schemas"]["creditCardCredits_update_batchResult"] | components["schemas"]["creditCardCredits_upsert_batchResult"] | components["schemas"]["creditCardCredits_delete_batchResult"] | components["schemas"]["creditCardCredits_void_batchResult"] | components["schemas"]["creditCardCredits_setCustomField_batchResult"] | components["schemas"]["creditCardRefunds_list_batchResult"] | components["schemas"]["creditCardRefunds_retrieve_batchResult"] | components["schemas"]["creditCardRefunds_create_batchResult"] | components["schemas"]["creditCardRefunds_delete_batchResult"] | components["schemas"]["creditCardRefunds_void_batchResult"] | components["schemas"]["creditCardRefunds_setCustomField_batchResult"] | components["schemas"]["creditMemos_list_batchResult"] | components["schemas"]["creditMemos_retrieve_batchResult"] | components["schemas"]["creditMemos_create_batchResult"] | components["schemas"]["creditMemos_update_batchResult"] | components["schemas"]["creditMemos_upsert_batchResult"] | components["schemas"]["creditMemos_delete_batchResult"] | components["schemas"]["creditMemos_void_batchResult"] | components["schemas"]["creditMemos_setCustomField_batchResult"] | components["schemas"]["currencies_list_batchResult"] | components["schemas"]["currencies_retrieve_batchResult"] | components["schemas"]["currencies_create_batchResult"] | components["schemas"]["currencies_update_batchResult"] | components["schemas"]["currencies_upsert_batchResult"] | components["schemas"]["currencies_delete_batchResult"] | components["schemas"]["customerTypes_list_batchResult"] | components["schemas"]["customerTypes_retrieve_batchResult"] | components["schemas"]["customerTypes_create_batchResult"] | components["schemas"]["customerTypes_delete_batchResult"] | components["schemas"]["customers_list_batchResult"] | components["schemas"]["customers_retrieve_batchResult"] | components["schemas"]["customers_create_batchResult"] | components["schemas"]["customers_update_batchResult"] | components["schemas"]["customers_upsert_batchResult"] | components["schemas"]["customers_delete_batchResult"] | components["schemas"]["customers_merge_batchResult"] | components["schemas"]["customers_setCustomField_batchResult"] | components["schemas"]["dateDrivenTerms_list_batchResult"] | components["schemas"]["dateDrivenTerms_retrieve_batchResult"] | components["schemas"]["dateDrivenTerms_create_batchResult"] | components["schemas"]["dateDrivenTerms_delete_batchResult"] | components["schemas"]["deletedListObjects_list_batchResult"] | components["schemas"]["deletedTransactions_list_batchResult"] | components["schemas"]["deposits_list_batchResult"] | components["schemas"]["deposits_retrieve_batchResult"] | components["schemas"]["deposits_create_batchResult"] | components["schemas"]["deposits_update_batchResult"] | components["schemas"]["deposits_upsert_batchResult"] | components["schemas"]["deposits_delete_batchResult"] | components["schemas"]["deposits_void_batchResult"] | components["schemas"]["deposits_setCustomField_batchResult"] | components["schemas"]["discountItems_list_batchResult"] | components["schemas"]["discountItems_retrieve_batchResult"] | components["schemas"]["discountItems_create_batchResult"] | components["schemas"]["discountItems_update_batchResult"] | components["schemas"]["discountItems_upsert_batchResult"] | components["schemas"]["discountItems_delete_batchResult"] | components["schemas"]["discountItems_merge_batchResult"] | components["schemas"]["discountItems_setCustomField_batchResult"] | components["schemas"]["employees_list_batchResult"] | components["schemas"]["employees_retrieve_batchResult"] | components["schemas"]["employees_create_batchResult"] | components["schemas"]["employees_update_batchResult"] | components["schemas"]["employees_upsert_batchResult"] | components["schemas"]["employees_delete_batchResult"] | components["schemas"]["employees_setCustomField_batchResult"] | components["schemas"]["estimates_list_batchResult"] | components["schemas"]["estimates_retrieve_batchResult"] | components["schemas"]["estimates_create_batchResult"] | components["schemas"]["estimates_update_batchResult"] | components["schemas"]["estimates_upsert_batchResult"] | components["schemas"]["estimates_delete_batchResult"] | components["schemas"]["estimates_setCustomField_batchResult"] | components["schemas"]["inventoryAdjustments_list_batchResult"] | components["schemas"]["inventoryAdjustments_retrieve_batchResult"] | components["schemas"]["inventoryAdjustments_create_batchResult"] | components["schemas"]["inventoryAdjustments_update_batchResult"] | components["schemas"]["inventoryAdjustments_delete_batchResult"] | components["schemas"]["inventoryAdjustments_void_batchResult"] | components["schemas"]["inventoryAdjustments_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_list_batchResult"] | components["schemas"]["inventoryAssemblyItems_retrieve_batchResult"] | components["schemas"]["inventoryAssemblyItems_create_batchResult"] | components["schemas"]["inventoryAssemblyItems_update_batchResult"] | components["schemas"]["inventoryAssemblyItems_upsert_batchResult"] | components["schemas"]["inventoryAssemblyItems_delete_batchResult"] | components["schemas"]["inventoryAssemblyItems_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_canBuild_batchResult"] | components["schemas"]["inventoryItems_list_batchResult"] | components["schemas"]["inventoryItems_retrieve_batchResult"] | components["schemas"]["inventoryItems_create_batchResult"] | components["schemas"]["inventoryItems_update_batchResult"] | components["schemas"]["inventoryItems_upsert_batchResult"] | components["schemas"]["inventoryItems_delete_batchResult"] | components["schemas"]["inventoryItems_merge_batchResult"] | components["schemas"]["inventoryItems_setCustomField_batchResult"] | components["schemas"]["inventorySites_list_batchResult"] | components["schemas"]["inventorySites_retrieve_batchResult"] | components["schemas"]["inventorySites_create_batchResult"] | components["schemas"]["inventorySites_update_batchResult"] | components["schemas"]["inventorySites_upsert_batchResult"] | components["schemas"]["inventorySites_delete_batchResult"] | components["schemas"]["invoices_list_batchResult"] | components["schemas"]["invoices_retrieve_batchResult"] | components["schemas"]["invoices_create_batchResult"] | components["schemas"]["invoices_update_batchResult"] | components["schemas"]["invoices_upsert_batchResult"] | components["schemas"]["invoices_delete_batchResult"] | components["schemas"]["invoices_void_batchResult"] | components["schemas"]["invoices_setCustomField_batchResult"] | components["schemas"]["itemGroups_list_batchResult"] | components["schemas"]["itemGroups_retrieve_batchResult"] | components["schemas"]["itemGroups_create_batchResult"] | components["schemas"]["itemGroups_update_batchResult"] | components["schemas"]["itemGroups_upsert_batchResult"] | components["schemas"]["itemGroups_delete_batchResult"] | components["schemas"]["itemGroups_merge_batchResult"] | components["schemas"]["itemGroups_setCustomField_batchResult"] | components["schemas"]["itemReceipts_list_batchResult"] | components["schemas"]["itemReceipts_retrieve_batchResult"] | components["schemas"]["itemReceipts_create_batchResult"] | components["schemas"]["itemReceipts_update_batchResult"] | components["schemas"]["itemReceipts_upsert_batchResult"] | components["schemas"]["itemReceipts_delete_batchResult"] | components["schemas"]["itemReceipts_void_batchResult"] | components["schemas"]["itemReceipts_setCustomField_batchResult"] | components["schemas"]["itemSites_list_batchResult"] | components["schemas"]["itemSites_retrieve_batchResult"] | components["schemas"]["journalEntries_list_batchResult"] | components["schemas"]["journalEntries_retrieve_batchResult"] | components["schemas"]["journalEntries_create_batchResult"] | components["schemas"]["journalEntries_update_batchResult"] | components["schemas"]["journalEntries_delete_batchResult"] | components["schemas"]["journalEntries_void_batchResult"] | components["schemas"]["journalEntries_setCustomField_batchResult"] | components["schemas"]["nonInventoryItems_list_batchResult"] | components["schemas"]["nonInventoryItems_retrieve_batchResult"] | components["schemas"]["nonInventoryItems_create_batchResult"] | components["schemas"]["nonInventoryItems_update_batchResult"] | components["schemas"]["nonInventoryItems_upsert_batchResult"] | components["schemas"]["nonInventoryItems_delete_batchResult"] | components["schemas"]["nonInventoryItems_merge_batchResult"] | components["schemas"]["nonInventoryItems_setCustomField_batchResult"] | components["schemas"]["otherChargeItems_list_batchResult"] | components["schemas"]["otherChargeItems_retrieve_batchResult"] | components["schemas"]["otherChargeItems_create_batchResult"] | components["schemas"]["otherChargeItems_update_batchResult"] | components["schemas"]["otherChargeItems_upsert_batchResult"] | components["schemas"]["otherChargeItems_delete_batchResult"] | components["schemas"]["otherChargeItems_merge_batchResult"] | components["schemas"]["otherChargeItems_setCustomField_batchResult"] | components["schemas"]["otherNames_list_batchResult"] | components["schemas"]["otherNames_retrieve_batchResult"] | components["schemas"]["otherNames_create_batchResult"] | components["schemas"]["otherNames_update_batchResult"] | components["schemas"]["otherNames_upsert_batchResult"] | components["schemas"]["otherNames_delete_batchResult"] | components["schemas"]["otherNames_setCustomField_batchResult"] | components["schemas"]["paymentMethods_list_batchResult"] | components["schemas"]["paymentMethods_retrieve_batchResult"] | components["schemas"]["paymentMethods_create_batchResult"] | components["schemas"]["paymentMethods_delete_batchResult"] | components["schemas"]["paymentsToDeposit_list_batchResult"] | components["schemas"]["payrollWageItems_list_batchResult"] | components["schemas"]["payrollWageItems_retrieve_batchResult"] | components["schemas"]["payrollWageItems_create_batchResult"] | components["schemas"]["payrollWageItems_delete_batchResult"] | components["schemas"]["preferences_retrieve_batchResult"] | components["schemas"]["priceLevels_list_batchResult"] | components["schemas"]["priceLevels_retrieve_batchResult"] | components["schemas"]["priceLevels_create_batchResult"] | components["schemas"]["priceLevels_update_batchResult"] | components["schemas"]["priceLevels_upsert_batchResult"] | components["schemas"]["priceLevels_delete_batchResult"] | components["schemas"]["purchaseOrders_list_batchResult"] | components["schemas"]["purchaseOrders_retrieve_batchResult"] | components["schemas"]["purchaseOrders_create_batchResult"] | components["schemas"]["purchaseOrders_update_batchResult"] | components["schemas"]["purchaseOrders_upsert_batchResult"] | components["schemas"]["purchaseOrders_delete_batchResult"] | components["schemas"]["purchaseOrders_setCustomField_batchResult"] | components["schemas"]["receivePayments_list_batchResult"] | components["schemas"]["receivePayments_retrieve_batchResult"] | components["schemas"]["receivePayments_create_batchResult"] | components["schemas"]["receivePayments_update_batchResult"] | components["schemas"]["receivePayments_upsert_batchResult"] | components["schemas"]["receivePayments_delete_batchResult"] | components["schemas"]["receivePayments_setCustomField_batchResult"] | components["schemas"]["salesOrders_list_batchResult"] | components["schemas"]["salesOrders_retrieve_batchResult"] | components["schemas"]["salesOrders_create_batchResult"] | components["schemas"]["salesOrders_update_batchResult"] | components["schemas"]["salesOrders_upsert_batchResult"] | components["schemas"]["salesOrders_delete_batchResult"] | components["schemas"]["salesOrders_setCustomField_batchResult"] | components["schemas"]["salesReceipts_list_batchResult"] | components["schemas"]["salesReceipts_retrieve_batchResult"] | components["schemas"]["salesReceipts_create_batchResult"] | components["schemas"]["salesReceipts_update_batchResult"] | components["schemas"]["salesReceipts_upsert_batchResult"] | components["schemas"]["salesReceipts_delete_batchResult"] | components["schemas"]["salesReceipts_void_batchResult"] | components["schemas"]["salesReceipts_setCustomField_batchResult"] | components["schemas"]["salesRepresentatives_list_batchResult"] | components["schemas"]["salesRepresentatives_retrieve_batchResult"] | components["schemas"]["salesRepresentatives_create_batchResult"] | components["schemas"]["salesRepresentatives_update_batchResult"] | components["schemas"]["salesRepresentatives_delete_batchResult"] | components["schemas"]["salesTaxCodes_list_batchResult"] | components["schemas"]["salesTaxCodes_retrieve_batchResult"] | components["schemas"]["salesTaxCodes_create_batchResult"] | components["schemas"]["salesTaxCodes_update_batchResult"] | components["schemas"]["salesTaxCodes_upsert_batchResult"] | components["schemas"]["salesTaxCodes_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_list_batchResult"] | components["schemas"]["salesTaxGroupItems_retrieve_batchResult"] | components["schemas"]["salesTaxGroupItems_create_batchResult"] | components["schemas"]["salesTaxGroupItems_update_batchResult"] | components["schemas"]["salesTaxGroupItems_upsert_batchResult"] | components["schemas"]["salesTaxGroupItems_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_merge_batchResult"] | components["schemas"]["salesTaxGroupItems_setCustomField_batchResult"] | components["schemas"]["salesTaxItems_list_batchResult"] | components["schemas"]["salesTaxItems_retrieve_batchResult"] | components["schemas"]["salesTaxItems_create_batchResult"] | components["schemas"]["salesTaxItems_update_batchResult"] | components["schemas"]["salesTaxItems_upsert_batchResult"] | components["schemas"]["salesTaxItems_delete_batchResult"] | components["schemas"]["salesTaxItems_merge_batchResult"] | components["schemas"]["salesTaxItems_setCustomField_batchResult"] | components["schemas"]["salesTaxPaymentChecks_list_batchResult"] | components["schemas"]["salesTaxPaymentChecks_retrieve_batchResult"] | components["schemas"]["salesTaxPaymentChecks_create_batchResult"] | components["schemas"]["salesTaxPaymentChecks_update_batchResult"] | components["schemas"]["salesTaxPaymentChecks_delete_batchResult"] | components["schemas"]["salesTaxPaymentChecks_setCustomField_batchResult"] | components["schemas"]["serviceItems_list_batchResult"] | components["schemas"]["serviceItems_retrieve_batchResult"] | components["schemas"]["serviceItems_create_batchResult"] | components["schemas"]["serviceItems_update_batchResult"] | components["schemas"]["serviceItems_upsert_batchResult"] | components["schemas"]["serviceItems_delete_batchResult"] | components["schemas"]["serviceItems_merge_batchResult"] | components["schemas"]["serviceItems_setCustomField_batchResult"] | components["schemas"]["shippingMethods_list_batchResult"] | components["schemas"]["shippingMethods_retrieve_batchResult"] | components["schemas"]["shippingMethods_create_batchResult"] | components["schemas"]["shippingMethods_delete_batchResult"] | components["schemas"]["standardTerms_list_batchResult"] | components["schemas"]["standardTerms_retrieve_batchResult"] | components["schemas"]["standardTerms_create_batchResult"] | components["schemas"]["standardTerms_delete_batchResult"] | components["schemas"]["subtotalItems_list_batchResult"] | components["schemas"]["subtotalItems_retrieve_batchResult"] | components["schemas"]["subtotalItems_create_batchResult"] | components["schemas"]["subtotalItems_update_batchResult"] | components["schemas"]["subtotalItems_upsert_batchResult"] | components["schemas"]["subtotalItems_delete_batchResult"] | components["schemas"]["subtotalItems_merge_batchResult"] | components["schemas"]["subtotalItems_setCustomField_batchResult"] | components["schemas"]["templates_list_batchResult"] | components["schemas"]["timeTrackingActivities_list_batchResult"] | components["schemas"]["timeTrackingActivities_retrieve_batchResult"] | components["schemas"]["timeTrackingActivities_create_batchResult"] | components["schemas"]["timeTrackingActivities_update_batchResult"] | components["schemas"]["timeTrackingActivities_upsert_batchResult"] | components["schemas"]["timeTrackingActivities_delete_batchResult"] | components["schemas"]["transactions_list_batchResult"] | components["schemas"]["transactions_retrieve_batchResult"] | components["schemas"]["transfers_list_batchResult"] | components["schemas"]["transfers_retrieve_batchResult"] | components["schemas"]["transfers_create_batchResult"] | components["schemas"]["transfers_update_batchResult"] | components["schemas"]["unitOfMeasureSets_list_batchResult"] | components["schemas"]["unitOfMeasureSets_retrieve_batchResult"] | components["schemas"]["unitOfMeasureSets_create_batchResult"] | components["schemas"]["unitOfMeasureSets_delete_batchResult"] | components["schemas"]["vendorCredits_list_batchResult"] | components["schemas"]["vendorCredits_retrieve_batchResult"] | components["schemas"]["vendorCredits_create_batchResult"] | components["schemas"]["vendorCredits_update_batchResult"] | components["schemas"]["vendorCredits_upsert_batchResult"] | components["schemas"]["vendorCredits_delete_batchResult"] | components["schemas"]["vendorCredits_void_batchResult"] | components["schemas"]["vendorCredits_setCustomField_batchResult"] | components["schemas"]["vendors_list_batchResult"] | components["schemas"]["vendors_retrieve_batchResult"] | components["schemas"]["vendors_create_batchResult"] | components["schemas"]["vendors_update_batchResult"] | components["schemas"]["vendors_upsert_batchResult"] | components["schemas"]["vendors_delete_batchResult"] | components["schemas"]["vendors_merge_batchResult"] | components["schemas"]["vendors_setCustomField_batchResult"] | components["schemas"]["billingRates_list_batchResult"] | components["schemas"]["billingRates_retrieve_batchResult"] | components["schemas"]["billingRates_create_batchResult"] | components["schemas"]["billingRates_delete_batchResult"] | components["schemas"]["customerMessages_list_batchResult"] | components["schemas"]["customerMessages_retrieve_batchResult"] | components["schemas"]["customerMessages_create_batchResult"] | components["schemas"]["customerMessages_delete_batchResult"] | components["schemas"]["customFieldDefinitions_list_batchResult"] | components["schemas"]["customFieldDefinitions_create_batchResult"] | components["schemas"]["customFieldDefinitions_update_batchResult"] | components["schemas"]["customFieldDefinitions_delete_batchResult"] | components["schemas"]["entities_list_batchResult"] | components["schemas"]["entities_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_list_batchResult"] | components["schemas"]["fixedAssetItems_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_create_batchResult"] | components["schemas"]["fixedAssetItems_update_batchResult"] | components["schemas"]["fixedAssetItems_upsert_batchResult"] | components["schemas"]["fixedAssetItems_delete_batchResult"] | components["schemas"]["fixedAssetItems_setCustomField_batchResult"] | components["schemas"]["inventoryTransfers_list_batchResult"] | components["schemas"]["inventoryTransfers_retrieve_batchResult"] | components["schemas"]["inventoryTransfers_create_batchResult"] | components["schemas"]["inventoryTransfers_update_batchResult"] | components["schemas"]["inventoryTransfers_upsert_batchResult"] | components["schemas"]["inventoryTransfers_delete_batchResult"] | components["schemas"]["items_list_batchResult"] | components["schemas"]["items_retrieve_batchResult"] | components["schemas"]["jobTypes_list_batchResult"] | components["schemas"]["jobTypes_retrieve_batchResult"] | components["schemas"]["jobTypes_create_batchResult"] | components["schemas"]["jobTypes_delete_batchResult"] | components["schemas"]["leads_list_batchResult"] | components["schemas"]["leads_retrieve_batchResult"] | components["schemas"]["leads_create_batchResult"] | components["schemas"]["leads_update_batchResult"] | components["schemas"]["paymentItems_list_batchResult"] | components["schemas"]["paymentItems_retrieve_batchResult"] | components["schemas"]["paymentItems_create_batchResult"] | components["schemas"]["paymentItems_update_batchResult"] | components["schemas"]["paymentItems_upsert_batchResult"] | components["schemas"]["paymentItems_delete_batchResult"] | components["schemas"]["paymentItems_merge_batchResult"] | components["schemas"]["paymentItems_setCustomField_batchResult"] | components["schemas"]["payrollNonWageItems_list_batchResult"] | components["schemas"]["payrollNonWageItems_retrieve_batchResult"] | components["schemas"]["reports_aging_batchResult"] | components["schemas"]["reports_budgetSummary_batchResult"] | components["schemas"]["reports_customDetail_batchResult"] | components["schemas"]["reports_customSummary_batchResult"] | components["schemas"]["reports_generalDetail_batchResult"] | components["schemas"]["reports_generalSummary_batchResult"] | components["schemas"]["reports_job_batchResult"] | components["schemas"]["reports_payrollDetail_batchResult"] | components["schemas"]["reports_payrollSummary_batchResult"] | components["schemas"]["reports_time_batchResult"])[];
                     };
                 };
