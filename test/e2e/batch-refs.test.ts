@@ -4,7 +4,16 @@ import { resourceByPath } from "../../src/ledger/resources/definitions.ts";
 import { watchApplication } from "../../src/testing/application-watch.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
 import { TypedFactory } from "../../src/testing/typed-factory.ts";
-import { bringOnline, callAsEndUser, countRequests, E2E_CONFIG, type JsonAnswer } from "./helpers.ts";
+import {
+  bringOnline,
+  callAsEndUser,
+  countRequests,
+  E2E_CONFIG,
+  eventually,
+  json,
+  type JsonAnswer,
+  type RequestResource,
+} from "./helpers.ts";
 import { checkEveryAnswer } from "./openapi-contract.ts";
 
 /**
@@ -115,6 +124,69 @@ describe("dependent batches of several message sets", () => {
       JSON.stringify(results),
     );
     assert.deepEqual(count(), before, "counted: as before");
+  });
+});
+
+describe("a lost answer between two sets of a dependent batch", () => {
+  test("set 1's answer is lost: recovered from the application's stored answer before set 2 is sent; nothing applied twice", async () => {
+    const before = count();
+    const seen = documents.length;
+    eu.connector.setFault({ kind: "lose_answer_after_write" });
+    const pending = callAsEndUser(
+      sys,
+      eu,
+      "POST",
+      "/v1/ledger-desktop/batch",
+      { requests: [...customerAndInvoice("Refs Lost Between"), paymentFor()] },
+      { "idempotency-key": "refs-lost-between", "svc-timeout-seconds": "300" },
+    );
+    await eventually(
+      "the application applied set 1",
+      async () => file().count("Invoice") === before.invoices + 1,
+    );
+    assert.equal(file().count("ReceivePayment"), before.payments, "set 2 waits for set 1's answer");
+    void eu.connector.checkInNow();
+    const answer = await pending;
+    assert.equal(answer.status, 502, JSON.stringify(answer.body));
+    assert.equal((answer.body.error as Json).code, "LEDGER_WRITE_OUTCOME_UNKNOWN");
+    const settled = await eventually("the batch completed", async () => {
+      const row = await json<RequestResource & { result: Json }>(
+        await sys.call("GET", `/v1/requests/${answer.requestId}`),
+      );
+      if (row.status !== "succeeded" && row.status !== "failed") {
+        void eu.connector.checkInNow();
+        return null;
+      }
+      return row;
+    });
+    assert.equal(settled.status, "succeeded", JSON.stringify(settled));
+    assert.match(
+      JSON.stringify(settled),
+      /Message set 1 recovered from the application's stored answer/,
+      "set 1 was resolved by the recovery query",
+    );
+    assert.deepEqual(
+      (settled.result.results as Json[]).map((r) => r.status),
+      ["succeeded", "succeeded", "succeeded"],
+    );
+    assert.deepEqual(count(), {
+      customers: before.customers + 1,
+      invoices: before.invoices + 1,
+      payments: before.payments + 1,
+    });
+    const sent = documents.slice(seen);
+    assert.equal(sent.filter((xml) => xml.includes("<InvoiceAddRq")).length, 1, "set 1 sent once");
+    assert.equal(sent.filter((xml) => xml.includes("<ReceivePaymentAddRq")).length, 1, "set 2 sent once");
+    const replay = await callAsEndUser(
+      sys,
+      eu,
+      "POST",
+      "/v1/ledger-desktop/batch",
+      { requests: [...customerAndInvoice("Refs Lost Between"), paymentFor()] },
+      { "idempotency-key": "refs-lost-between" },
+    );
+    assert.equal(replay.status, 200, JSON.stringify(replay.body));
+    assert.equal(file().count("ReceivePayment"), before.payments + 1, "the replay sent nothing");
   });
 });
 
