@@ -11,6 +11,15 @@ import {
 } from "./operations.ts";
 import type { JsonSchema } from "./resources/json-schema.ts";
 import { responseMessage, type RequestWarning } from "./typed/actions.ts";
+import {
+  advance,
+  setRange,
+  undoOperation,
+  type BatchProgram,
+  type ProgramMemberResult,
+} from "./batch-program.ts";
+import { messageSet } from "./xml/message-set.ts";
+import { writeTargetsOf } from "./xml/write-targets.ts";
 
 /**
  * Batch (spec "POST /v1/{ledger}/batch", decision 0014): up to 25 typed operations run in order as
@@ -30,7 +39,7 @@ import { responseMessage, type RequestWarning } from "./typed/actions.ts";
 export const BATCH_OPERATION = "ledger.batch";
 export const BATCH_MEMBERS_MAX = 25;
 
-export type BatchOnError = "stopOnError" | "continueOnError";
+export type BatchOnError = "stopOnError" | "continueOnError" | "rollback";
 
 /** What the Request keeps of a batch: the members' operations, in order. */
 export interface BatchPlan {
@@ -38,7 +47,7 @@ export interface BatchPlan {
   readonly members: ReadonlyArray<{ readonly operationId: string; readonly access: "read" | "write" }>;
 }
 
-export type BatchMemberStatus = "succeeded" | "failed" | "not_processed" | "unknown";
+export type BatchMemberStatus = "succeeded" | "failed" | "not_processed" | "unknown" | "rolled_back";
 
 export interface BatchMemberResult {
   operationId: string;
@@ -47,6 +56,8 @@ export interface BatchMemberResult {
   data: unknown;
   error: ErrorBody | null;
   warnings: RequestWarning[];
+  /** Under `rollback`: the undo of this member failed (it stays `succeeded`). */
+  rollbackError?: unknown;
 }
 
 export interface BatchResult {
@@ -92,10 +103,10 @@ interface MemberRead {
  * response message each, and with `stopOnError` none after the first failure. A member's response
  * is read by its own operation exactly as a single call's would be.
  */
-function readMembers(input: DecodeInput, plan: BatchPlan): MemberRead[] {
+function readMembers(input: DecodeInput, operationIds: readonly string[]): MemberRead[] {
   const messages = input.answer.root.children.find((c) => c.name === "QBXMLMsgsRs")?.children ?? [];
-  return plan.members.map((member, index) => {
-    const operation = operationOf(member.operationId);
+  return operationIds.map((operationId, index) => {
+    const operation = operationOf(operationId);
     const element = messages[index];
     if (!element) return { operation, decoded: null };
     const message = responseMessage(element);
@@ -167,7 +178,29 @@ export const batchHandler: OperationHandler = {
         error: new ServiceError("INTERNAL_ERROR", { message: "A batch without members." }),
       };
     }
-    const decoded: DecodedBatch = { plan, reads: readMembers(input, plan) };
+    const program = batchProgramOf(input.request);
+    if (program) {
+      // This set's members, or the undo messages after a failure under rollback.
+      const [first, end] = setRange(program, program.set);
+      const operationIds =
+        program.phase === "rollback"
+          ? program.undo.map((member) => undoOperationId(plan, member))
+          : plan.members.slice(first, end).map((m) => m.operationId);
+      const reads = readMembers(input, operationIds);
+      const answered = reads.map((read) => memberResult(read, input.publicUrl, input.request.id));
+      return {
+        ok: true,
+        result: { program, plan, reads, answered, publicUrl: input.publicUrl } satisfies ProgramStep,
+        warnings: [],
+      };
+    }
+    const decoded: DecodedBatch = {
+      plan,
+      reads: readMembers(
+        input,
+        plan.members.map((m) => m.operationId),
+      ),
+    };
     const publicUrl = input.publicUrl;
     const result: BatchResult = {
       objectType: "batch",
@@ -177,6 +210,9 @@ export const batchHandler: OperationHandler = {
     return { ok: true, result: { decoded, result }, warnings: [] };
   },
   async finish(context: FinishContext, request: RequestRow, value: unknown) {
+    if (typeof value === "object" && value !== null && "program" in value) {
+      return finishStep(context, request, value as ProgramStep);
+    }
     const { decoded, result } = value as { decoded: DecodedBatch; result: BatchResult };
     // Members with a finishing step (a list's envelope) take it as a single call would.
     for (const [index, read] of decoded.reads.entries()) {
@@ -191,6 +227,71 @@ export const batchHandler: OperationHandler = {
     return { ok: true, result, warnings: [], applied };
   },
 };
+
+/** A batch Request of several message sets: its program (decision 0050), else null. */
+function batchProgramOf(row: Pick<RequestRow, "program">): BatchProgram | null {
+  const program = row.program as BatchProgram | null | undefined;
+  return program && program.kind === "batch" ? program : null;
+}
+
+function undoOperationId(plan: BatchPlan, member: number): string {
+  const created = operationOf(plan.members[member]?.operationId ?? "");
+  return undoOperation(created)?.operationId ?? created.operationId;
+}
+
+/** One answered set of a batch program, as decoded. */
+interface ProgramStep {
+  program: BatchProgram;
+  plan: BatchPlan;
+  reads: MemberRead[];
+  answered: BatchMemberResult[];
+  publicUrl: string;
+}
+
+/**
+ * After a set of a batch program: members take their finishing steps, then the program advances to
+ * its next set (the answer's values filled), to the undo set, or to the batch's result.
+ */
+async function finishStep(context: FinishContext, request: RequestRow, step: ProgramStep): Promise<Decoded> {
+  const { program, plan, reads, answered, publicUrl } = step;
+  if (program.phase === "members") {
+    for (const [index, read] of reads.entries()) {
+      const member = answered[index];
+      if (!member || member.status !== "succeeded" || !read.operation.finish) continue;
+      const finished = await read.operation.finish(context, request, member.data);
+      if (finished.ok) member.data = finished.result;
+    }
+  }
+  const operationIds = plan.members.map((m) => m.operationId);
+  const next = advance(program, plan.onError, operationIds, answered as ProgramMemberResult[], (error) =>
+    toErrorBody(error, request.id, publicUrl),
+  );
+  if (!next.done) {
+    const detail =
+      next.program.phase === "rollback"
+        ? `a member failed; undoing ${next.program.undo.length} created record(s)`
+        : `next, members ${setRange(next.program, next.program.set).join(" to ")}`;
+    return {
+      ok: true,
+      result: null,
+      warnings: [],
+      next: {
+        document: messageSet(next.messages, next.onError),
+        program: next.program,
+        writeTargets: writeTargetsOf(next.messages),
+        detail,
+      },
+    };
+  }
+  const results = next.results as BatchMemberResult[];
+  const applied = results.some(
+    (member, index) =>
+      (member.status === "succeeded" || member.status === "rolled_back") &&
+      plan.members[index]?.access === "write",
+  );
+  const result: BatchResult = { objectType: "batch", onError: plan.onError, results };
+  return { ok: true, result, warnings: [], applied };
+}
 
 /** The OpenAPI schema of a batch response: one entry per member, typed by its operation. */
 export function batchResponseSchema(
@@ -207,11 +308,15 @@ export function batchResponseSchema(
       required: ["operationId", "status", "httpStatusCode", "data", "error", "warnings"],
       properties: {
         operationId: { type: "string", const: operation.operationId },
-        status: { type: "string", enum: ["succeeded", "failed", "not_processed"] },
+        status: { type: "string", enum: ["succeeded", "failed", "not_processed", "rolled_back"] },
         httpStatusCode: { type: ["integer", "null"] },
         data: { oneOf: [{ $ref: `#/components/schemas/${name}` }, { type: "null" }] },
         error: { oneOf: [{ $ref: "#/components/schemas/ErrorObject" }, { type: "null" }] },
         warnings: { type: "array", items: { $ref: "#/components/schemas/RequestWarning" } },
+        rollbackError: {
+          description: "Under `rollback`: why undoing this member failed (it stays `succeeded`).",
+          oneOf: [{ $ref: "#/components/schemas/ErrorObject" }, { type: "null" }],
+        },
       },
     };
     return { operationId: operation.operationId, ref: `#/components/schemas/${member}` };
@@ -221,7 +326,7 @@ export function batchResponseSchema(
     required: ["objectType", "onError", "results"],
     properties: {
       objectType: { type: "string", const: "batch" },
-      onError: { type: "string", enum: ["stopOnError", "continueOnError"] },
+      onError: { type: "string", enum: ["stopOnError", "continueOnError", "rollback"] },
       results: {
         type: "array",
         minItems: 1,

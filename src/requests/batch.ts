@@ -7,7 +7,15 @@ import { LEDGER_BASE } from "../ledger/action-table.ts";
 import { typedOperation } from "../ledger/operations.ts";
 import { messageSet } from "../ledger/xml/message-set.ts";
 import type { Submission } from "./submit.ts";
-import { allOf, prepareTypedCall, type PreparedMessage, type TypedCallOptions } from "./typed-call.ts";
+import { setRange, setStarts, undoOperation, type BatchProgram, type Fill } from "../ledger/batch-program.ts";
+import { resolveMemberRefs, type MemberFacts } from "./batch-refs.ts";
+import {
+  allOf,
+  prepareTypedCall,
+  validateTypedInput,
+  type PreparedMessage,
+  type TypedCallOptions,
+} from "./typed-call.ts";
 
 /**
  * A batch (spec "POST /v1/{ledger}/batch", decision 0014) is a loop over the typed-call core: every
@@ -21,13 +29,18 @@ export const BATCH_PATH = `${LEDGER_BASE}/batch`;
 
 const member = z.strictObject({
   operationId: z.string().min(1).max(100),
-  body: z.unknown().optional(),
+  body: z
+    .unknown()
+    .optional()
+    .describe(
+      'The member\'s body as its own endpoint takes it. In place of a value, `{"$ref": "requests[0].data.id"}` (or the JSON Pointer `"/requests/0/data/id"`) refers to an earlier member\'s answer (decision 0050).',
+    ),
   query: z.unknown().optional(),
   pathParams: z.unknown().optional(),
 });
 
 export const batchBody = z.strictObject({
-  onError: z.enum(["stopOnError", "continueOnError"]).default("stopOnError"),
+  onError: z.enum(["stopOnError", "continueOnError", "rollback"]).default("stopOnError"),
   requests: z
     .array(member)
     .min(1, { error: "A batch has 1 to 25 members." })
@@ -59,6 +72,10 @@ export async function prepareBatch(
   if (!parsed.success) throw errorFromZod(parsed.error);
   const { onError, requests } = parsed.data;
   const prepared: PreparedMessage[] = [];
+  const facts: MemberFacts[] = [];
+  const refsShown: unknown[] = [];
+  const fills: Fill[] = [];
+  const needs: number[][] = [];
   for (const [index, request] of requests.entries()) {
     const prefix = `requests[${index}]`;
     const operation = typedOperation(request.operationId);
@@ -75,16 +92,52 @@ export async function prepareBatch(
         message: '`pathParams` must be an object, for example `{"id": "80000001-1700000000"}`.',
       });
     }
-    const call = await prepareTypedCall(
-      deps,
-      operation,
-      { pathParams, query: request.query, body: request.body },
-      { ...options, mode: "batch", paramPrefix: prefix },
-    );
+    // References to earlier members' answers (decision 0050) are resolved before validation.
+    const refs = resolveMemberRefs({ index, prefix, onError, operation, request, pathParams, facts });
+    const input = { pathParams, query: request.query, body: refs.body };
+    const memberOptions = { ...options, mode: "batch" as const, paramPrefix: prefix };
+    // A value only an answer tells: the member waits for it in a later message set (decision 0050).
+    for (const waiting of refs.needsAnswer) fills.push(waiting.fill);
+    needs.push(refs.needsAnswer.map((waiting) => waiting.fill.from.member));
+    if (onError === "rollback" && operation.access === "write" && !undoOperation(operation)) {
+      throw new ServiceError("INVALID_PARAMETER", {
+        param: `${prefix}.operationId`,
+        message:
+          "With `onError: rollback` every write member creates a record the batch can delete or void again.",
+      });
+    }
+    const call = await prepareTypedCall(deps, operation, input, memberOptions);
     if (call.kind !== "submit") throw new ServiceError("INTERNAL_ERROR");
-    prepared.push(call.prepared);
+    prepared.push(refs.finish(call.prepared));
+    refsShown.push(refs.shown);
+    facts.push(refs.facts(validateTypedInput(operation, input, memberOptions).body));
   }
-  return batchSubmission(onError, prepared, options, parsed.data);
+  const program = batchProgram(onError, prepared, fills, needs);
+  return batchSubmission(onError, prepared, options, parsed.data, refsShown, program);
+}
+
+/**
+ * A batch that waits for answers, or may have to undo what it created, runs as consecutive message
+ * sets of one Request (decision 0046): its program holds every member's message (placeholders
+ * where a fill goes) and where the sets start; the first set is the Request's document.
+ */
+function batchProgram(
+  onError: BatchOnError,
+  members: readonly PreparedMessage[],
+  fills: readonly Fill[],
+  needs: ReadonlyArray<readonly number[]>,
+): BatchProgram | null {
+  if (onError !== "rollback" && fills.length === 0) return null;
+  return {
+    kind: "batch",
+    starts: setStarts(members.length, needs),
+    messages: members.map((m) => m.message),
+    fills,
+    phase: "members",
+    set: 0,
+    undo: [],
+    results: members.map(() => null),
+  };
 }
 
 function batchSubmission(
@@ -92,6 +145,8 @@ function batchSubmission(
   members: readonly PreparedMessage[],
   options: Omit<TypedCallOptions, "mode" | "paramPrefix">,
   input: unknown,
+  refs: readonly unknown[],
+  program: BatchProgram | null,
 ): Submission {
   const plan: BatchPlan = {
     onError,
@@ -105,17 +160,19 @@ function batchSubmission(
     path: BATCH_PATH,
     isWrite: members.some((m) => m.operation.access === "write"),
     document: messageSet(
-      members.map((m) => m.message),
-      onError,
+      members.slice(0, program ? setRange(program, 0)[1] : members.length).map((m) => m.message),
+      onError === "continueOnError" ? "continueOnError" : "stopOnError",
     ),
+    ...(program ? { program } : {}),
     // The same members in the same order are the same batch (a key reused otherwise → 422).
     fingerprintBody: {
       onError,
-      members: members.map((m) => ({
+      members: members.map((m, index) => ({
         operationId: m.operation.operationId,
         path: m.path,
         query: m.query,
         body: m.fingerprint,
+        ...(refs[index] === null ? {} : { refs: refs[index] }),
       })),
     },
     options: options.call,

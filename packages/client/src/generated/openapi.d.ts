@@ -6530,11 +6530,13 @@ export interface components {
              */
             operationId: "ledger.accountTaxLines.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accountTaxLines_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accountTaxLines_list_response: {
             /** @constant */
@@ -6559,11 +6561,13 @@ export interface components {
              */
             operationId: "ledger.accounts.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -6599,11 +6603,13 @@ export interface components {
              */
             operationId: "ledger.accounts.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_delete_response: {
             id?: string | null;
@@ -6621,11 +6627,13 @@ export interface components {
              */
             operationId: "ledger.accounts.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_list_response: {
             /** @constant */
@@ -6650,11 +6658,13 @@ export interface components {
              */
             operationId: "ledger.accounts.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -6678,11 +6688,13 @@ export interface components {
              */
             operationId: "ledger.accounts.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_retrieve_response: components["schemas"]["ledger_account"];
         accounts_setCustomField_batchResult: {
@@ -6692,11 +6704,13 @@ export interface components {
              */
             operationId: "ledger.accounts.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_setCustomField_body: {
             /** @enum {string} */
@@ -6726,11 +6740,13 @@ export interface components {
              */
             operationId: "ledger.accounts.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -6762,11 +6778,13 @@ export interface components {
              */
             operationId: "ledger.accounts.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["accounts_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         accounts_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -6794,11 +6812,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_create_body: {
             vendorId: string;
@@ -6860,11 +6880,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_delete_response: {
             id?: string | null;
@@ -6881,11 +6903,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_list_response: {
             /** @constant */
@@ -6910,11 +6934,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_retrieve_response: components["schemas"]["ledger_bill_check_payment"];
         billCheckPayments_setCustomField_batchResult: {
@@ -6924,11 +6950,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_setCustomField_body: {
             /** @enum {string} */
@@ -6958,11 +6986,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -7017,11 +7047,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -7050,11 +7082,13 @@ export interface components {
              */
             operationId: "ledger.billCheckPayments.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCheckPayments_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCheckPayments_void_response: {
             id?: string | null;
@@ -7073,11 +7107,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_create_body: {
             vendorId: string;
@@ -7138,11 +7174,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_delete_response: {
             id?: string | null;
@@ -7159,11 +7197,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_list_response: {
             /** @constant */
@@ -7188,11 +7228,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_retrieve_response: components["schemas"]["ledger_bill_credit_card_payment"];
         billCreditCardPayments_setCustomField_batchResult: {
@@ -7202,11 +7244,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_setCustomField_body: {
             /** @enum {string} */
@@ -7236,11 +7280,13 @@ export interface components {
              */
             operationId: "ledger.billCreditCardPayments.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billCreditCardPayments_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billCreditCardPayments_void_response: {
             id?: string | null;
@@ -7259,11 +7305,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -7302,11 +7350,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_delete_response: {
             id?: string | null;
@@ -7324,11 +7374,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_list_response: {
             /** @constant */
@@ -7353,11 +7405,13 @@ export interface components {
              */
             operationId: "ledger.billingRates.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billingRates_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billingRates_retrieve_response: components["schemas"]["ledger_billing_rate"];
         billsToPay_list_batchResult: {
@@ -7367,11 +7421,13 @@ export interface components {
              */
             operationId: "ledger.billsToPay.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["billsToPay_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         billsToPay_list_response: {
             /** @constant */
@@ -7396,11 +7452,13 @@ export interface components {
              */
             operationId: "ledger.bills.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_create_body: {
             vendorId: string;
@@ -7556,11 +7614,13 @@ export interface components {
              */
             operationId: "ledger.bills.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_delete_response: {
             id?: string | null;
@@ -7577,11 +7637,13 @@ export interface components {
              */
             operationId: "ledger.bills.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_list_response: {
             /** @constant */
@@ -7606,11 +7668,13 @@ export interface components {
              */
             operationId: "ledger.bills.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_retrieve_response: components["schemas"]["ledger_bill"];
         bills_setCustomField_batchResult: {
@@ -7620,11 +7684,13 @@ export interface components {
              */
             operationId: "ledger.bills.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_setCustomField_body: {
             /** @enum {string} */
@@ -7654,11 +7720,13 @@ export interface components {
              */
             operationId: "ledger.bills.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -7814,11 +7882,13 @@ export interface components {
              */
             operationId: "ledger.bills.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -7847,11 +7917,13 @@ export interface components {
              */
             operationId: "ledger.bills.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["bills_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         bills_void_response: {
             id?: string | null;
@@ -7870,11 +7942,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_create_body: {
             inventoryAssemblyItemId: string;
@@ -7906,11 +7980,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_delete_response: {
             id?: string | null;
@@ -7927,11 +8003,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_list_response: {
             /** @constant */
@@ -7956,11 +8034,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_retrieve_response: components["schemas"]["ledger_build_assembly"];
         buildAssemblies_setCustomField_batchResult: {
@@ -7970,11 +8050,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_setCustomField_body: {
             /** @enum {string} */
@@ -8004,11 +8086,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8035,11 +8119,13 @@ export interface components {
              */
             operationId: "ledger.buildAssemblies.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["buildAssemblies_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         buildAssemblies_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -8068,11 +8154,13 @@ export interface components {
              */
             operationId: "ledger.checks.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_create_body: {
             bankAccountId: string;
@@ -8232,11 +8320,13 @@ export interface components {
              */
             operationId: "ledger.checks.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_delete_response: {
             id?: string | null;
@@ -8253,11 +8343,13 @@ export interface components {
              */
             operationId: "ledger.checks.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_list_response: {
             /** @constant */
@@ -8282,11 +8374,13 @@ export interface components {
              */
             operationId: "ledger.checks.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_retrieve_response: components["schemas"]["ledger_check"];
         checks_setCustomField_batchResult: {
@@ -8296,11 +8390,13 @@ export interface components {
              */
             operationId: "ledger.checks.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_setCustomField_body: {
             /** @enum {string} */
@@ -8330,11 +8426,13 @@ export interface components {
              */
             operationId: "ledger.checks.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8495,11 +8593,13 @@ export interface components {
              */
             operationId: "ledger.checks.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -8528,11 +8628,13 @@ export interface components {
              */
             operationId: "ledger.checks.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["checks_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         checks_void_response: {
             id?: string | null;
@@ -8551,11 +8653,13 @@ export interface components {
              */
             operationId: "ledger.classes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8571,11 +8675,13 @@ export interface components {
              */
             operationId: "ledger.classes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_delete_response: {
             id?: string | null;
@@ -8593,11 +8699,13 @@ export interface components {
              */
             operationId: "ledger.classes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_list_response: {
             /** @constant */
@@ -8622,11 +8730,13 @@ export interface components {
              */
             operationId: "ledger.classes.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8650,11 +8760,13 @@ export interface components {
              */
             operationId: "ledger.classes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_retrieve_response: components["schemas"]["ledger_class"];
         classes_update_batchResult: {
@@ -8664,11 +8776,13 @@ export interface components {
              */
             operationId: "ledger.classes.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -8685,11 +8799,13 @@ export interface components {
              */
             operationId: "ledger.classes.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["classes_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         classes_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -8717,11 +8833,13 @@ export interface components {
              */
             operationId: "ledger.company.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["company_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         company_retrieve_response: components["schemas"]["ledger_company"];
         creditCardCharges_create_batchResult: {
@@ -8731,11 +8849,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_create_body: {
             accountId: string;
@@ -8864,11 +8984,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_delete_response: {
             id?: string | null;
@@ -8885,11 +9007,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_list_response: {
             /** @constant */
@@ -8914,11 +9038,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_retrieve_response: components["schemas"]["ledger_credit_card_charge"];
         creditCardCharges_setCustomField_batchResult: {
@@ -8928,11 +9054,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_setCustomField_body: {
             /** @enum {string} */
@@ -8962,11 +9090,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -9096,11 +9226,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -9129,11 +9261,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCharges.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCharges_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCharges_void_response: {
             id?: string | null;
@@ -9152,11 +9286,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_create_body: {
             accountId: string;
@@ -9285,11 +9421,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_delete_response: {
             id?: string | null;
@@ -9306,11 +9444,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_list_response: {
             /** @constant */
@@ -9335,11 +9475,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_retrieve_response: components["schemas"]["ledger_credit_card_credit"];
         creditCardCredits_setCustomField_batchResult: {
@@ -9349,11 +9491,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_setCustomField_body: {
             /** @enum {string} */
@@ -9383,11 +9527,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -9517,11 +9663,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -9550,11 +9698,13 @@ export interface components {
              */
             operationId: "ledger.creditCardCredits.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardCredits_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardCredits_void_response: {
             id?: string | null;
@@ -9573,11 +9723,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_create_body: {
             customerId: string;
@@ -9682,11 +9834,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_delete_response: {
             id?: string | null;
@@ -9703,11 +9857,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_list_response: {
             /** @constant */
@@ -9732,11 +9888,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_retrieve_response: components["schemas"]["ledger_credit_card_refund"];
         creditCardRefunds_setCustomField_batchResult: {
@@ -9746,11 +9904,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_setCustomField_body: {
             /** @enum {string} */
@@ -9780,11 +9940,13 @@ export interface components {
              */
             operationId: "ledger.creditCardRefunds.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditCardRefunds_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditCardRefunds_void_response: {
             id?: string | null;
@@ -9803,11 +9965,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_create_body: {
             customerId: string;
@@ -10056,11 +10220,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_delete_response: {
             id?: string | null;
@@ -10077,11 +10243,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_list_response: {
             /** @constant */
@@ -10106,11 +10274,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_retrieve_response: components["schemas"]["ledger_credit_memo"];
         creditMemos_setCustomField_batchResult: {
@@ -10120,11 +10290,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_setCustomField_body: {
             /** @enum {string} */
@@ -10154,11 +10326,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10336,11 +10510,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -10369,11 +10545,13 @@ export interface components {
              */
             operationId: "ledger.creditMemos.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["creditMemos_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         creditMemos_void_response: {
             id?: string | null;
@@ -10392,11 +10570,13 @@ export interface components {
              */
             operationId: "ledger.currencies.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_create_body: {
             /** @description Text of up to 64 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10423,11 +10603,13 @@ export interface components {
              */
             operationId: "ledger.currencies.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_delete_response: {
             id?: string | null;
@@ -10445,11 +10627,13 @@ export interface components {
              */
             operationId: "ledger.currencies.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_list_response: {
             /** @constant */
@@ -10474,11 +10658,13 @@ export interface components {
              */
             operationId: "ledger.currencies.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_retrieve_response: components["schemas"]["ledger_currency"];
         currencies_update_batchResult: {
@@ -10488,11 +10674,13 @@ export interface components {
              */
             operationId: "ledger.currencies.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10519,11 +10707,13 @@ export interface components {
              */
             operationId: "ledger.currencies.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["currencies_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         currencies_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -10551,11 +10741,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10581,11 +10773,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_delete_response: {
             id?: string | null;
@@ -10604,11 +10798,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_list_response: {
             /** @constant */
@@ -10633,11 +10829,13 @@ export interface components {
              */
             operationId: "ledger.customFieldDefinitions.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customFieldDefinitions_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customFieldDefinitions_update_body: {
             /**
@@ -10661,11 +10859,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_create_body: {
             /** @description Text of up to 101 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10680,11 +10880,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_delete_response: {
             id?: string | null;
@@ -10702,11 +10904,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_list_response: {
             /** @constant */
@@ -10731,11 +10935,13 @@ export interface components {
              */
             operationId: "ledger.customerMessages.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerMessages_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerMessages_retrieve_response: components["schemas"]["ledger_customer_message"];
         customerTypes_create_batchResult: {
@@ -10745,11 +10951,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -10765,11 +10973,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_delete_response: {
             id?: string | null;
@@ -10787,11 +10997,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_list_response: {
             /** @constant */
@@ -10816,11 +11028,13 @@ export interface components {
              */
             operationId: "ledger.customerTypes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customerTypes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customerTypes_retrieve_response: components["schemas"]["ledger_customer_type"];
         customers_create_batchResult: {
@@ -10830,11 +11044,13 @@ export interface components {
              */
             operationId: "ledger.customers.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11042,11 +11258,13 @@ export interface components {
              */
             operationId: "ledger.customers.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_delete_response: {
             id?: string | null;
@@ -11064,11 +11282,13 @@ export interface components {
              */
             operationId: "ledger.customers.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_list_response: {
             /** @constant */
@@ -11093,11 +11313,13 @@ export interface components {
              */
             operationId: "ledger.customers.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11121,11 +11343,13 @@ export interface components {
              */
             operationId: "ledger.customers.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_retrieve_response: components["schemas"]["ledger_customer"];
         customers_setCustomField_batchResult: {
@@ -11135,11 +11359,13 @@ export interface components {
              */
             operationId: "ledger.customers.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_setCustomField_body: {
             /** @enum {string} */
@@ -11169,11 +11395,13 @@ export interface components {
              */
             operationId: "ledger.customers.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11350,11 +11578,13 @@ export interface components {
              */
             operationId: "ledger.customers.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["customers_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         customers_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -11385,11 +11615,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11412,11 +11644,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_delete_response: {
             id?: string | null;
@@ -11434,11 +11668,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_list_response: {
             /** @constant */
@@ -11463,11 +11699,13 @@ export interface components {
              */
             operationId: "ledger.dateDrivenTerms.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["dateDrivenTerms_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         dateDrivenTerms_retrieve_response: components["schemas"]["ledger_date_driven_term"];
         deletedListObjects_list_batchResult: {
@@ -11477,11 +11715,13 @@ export interface components {
              */
             operationId: "ledger.deletedListObjects.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deletedListObjects_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deletedListObjects_list_response: {
             /** @constant */
@@ -11506,11 +11746,13 @@ export interface components {
              */
             operationId: "ledger.deletedTransactions.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deletedTransactions_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deletedTransactions_list_response: {
             /** @constant */
@@ -11535,11 +11777,13 @@ export interface components {
              */
             operationId: "ledger.deposits.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_create_body: {
             /** Format: date */
@@ -11596,11 +11840,13 @@ export interface components {
              */
             operationId: "ledger.deposits.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_delete_response: {
             id?: string | null;
@@ -11617,11 +11863,13 @@ export interface components {
              */
             operationId: "ledger.deposits.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_list_response: {
             /** @constant */
@@ -11646,11 +11894,13 @@ export interface components {
              */
             operationId: "ledger.deposits.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_retrieve_response: components["schemas"]["ledger_deposit"];
         deposits_setCustomField_batchResult: {
@@ -11660,11 +11910,13 @@ export interface components {
              */
             operationId: "ledger.deposits.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_setCustomField_body: {
             /** @enum {string} */
@@ -11694,11 +11946,13 @@ export interface components {
              */
             operationId: "ledger.deposits.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11750,11 +12004,13 @@ export interface components {
              */
             operationId: "ledger.deposits.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -11783,11 +12039,13 @@ export interface components {
              */
             operationId: "ledger.deposits.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["deposits_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         deposits_void_response: {
             id?: string | null;
@@ -11806,11 +12064,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11849,11 +12109,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_delete_response: {
             id?: string | null;
@@ -11871,11 +12133,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_list_response: {
             /** @constant */
@@ -11900,11 +12164,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -11928,11 +12194,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_retrieve_response: components["schemas"]["ledger_discount_item"];
         discountItems_setCustomField_batchResult: {
@@ -11942,11 +12210,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_setCustomField_body: {
             /** @enum {string} */
@@ -11976,11 +12246,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -12018,11 +12290,13 @@ export interface components {
              */
             operationId: "ledger.discountItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["discountItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         discountItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -12053,11 +12327,13 @@ export interface components {
              */
             operationId: "ledger.employees.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_create_body: {
             /** @description Text of up to 4095 characters in the Windows-1252 character set (normalised to NFC). */
@@ -12308,11 +12584,13 @@ export interface components {
              */
             operationId: "ledger.employees.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_delete_response: {
             id?: string | null;
@@ -12330,11 +12608,13 @@ export interface components {
              */
             operationId: "ledger.employees.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_list_response: {
             /** @constant */
@@ -12359,11 +12639,13 @@ export interface components {
              */
             operationId: "ledger.employees.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_retrieve_response: components["schemas"]["ledger_employee"];
         employees_setCustomField_batchResult: {
@@ -12373,11 +12655,13 @@ export interface components {
              */
             operationId: "ledger.employees.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_setCustomField_body: {
             /** @enum {string} */
@@ -12407,11 +12691,13 @@ export interface components {
              */
             operationId: "ledger.employees.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -12643,11 +12929,13 @@ export interface components {
              */
             operationId: "ledger.employees.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["employees_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         employees_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -12678,11 +12966,13 @@ export interface components {
              */
             operationId: "ledger.entities.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["entities_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         entities_list_response: {
             /** @constant */
@@ -12707,11 +12997,13 @@ export interface components {
              */
             operationId: "ledger.entities.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["entities_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         entities_retrieve_response: components["schemas"]["ledger_customer"] | components["schemas"]["ledger_employee"] | components["schemas"]["ledger_other_name"] | components["schemas"]["ledger_vendor"];
         estimates_create_batchResult: {
@@ -12721,11 +13013,13 @@ export interface components {
              */
             operationId: "ledger.estimates.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_create_body: {
             customerId: string;
@@ -12891,11 +13185,13 @@ export interface components {
              */
             operationId: "ledger.estimates.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_delete_response: {
             id?: string | null;
@@ -12912,11 +13208,13 @@ export interface components {
              */
             operationId: "ledger.estimates.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_list_response: {
             /** @constant */
@@ -12941,11 +13239,13 @@ export interface components {
              */
             operationId: "ledger.estimates.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_retrieve_response: components["schemas"]["ledger_estimate"];
         estimates_setCustomField_batchResult: {
@@ -12955,11 +13255,13 @@ export interface components {
              */
             operationId: "ledger.estimates.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_setCustomField_body: {
             /** @enum {string} */
@@ -12989,11 +13291,13 @@ export interface components {
              */
             operationId: "ledger.estimates.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13181,11 +13485,13 @@ export interface components {
              */
             operationId: "ledger.estimates.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["estimates_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         estimates_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -13214,11 +13520,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13301,11 +13609,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_delete_response: {
             id?: string | null;
@@ -13323,11 +13633,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_list_response: {
             /** @constant */
@@ -13352,11 +13664,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_retrieve_response: components["schemas"]["ledger_fixed_asset_item"];
         fixedAssetItems_setCustomField_batchResult: {
@@ -13366,11 +13680,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_setCustomField_body: {
             /** @enum {string} */
@@ -13400,11 +13716,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13477,11 +13795,13 @@ export interface components {
              */
             operationId: "ledger.fixedAssetItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["fixedAssetItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         fixedAssetItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -13512,11 +13832,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_create_body: {
             accountId: string;
@@ -13579,11 +13901,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_delete_response: {
             id?: string | null;
@@ -13600,11 +13924,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_list_response: {
             /** @constant */
@@ -13629,11 +13955,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_retrieve_response: components["schemas"]["ledger_inventory_adjustment"];
         inventoryAdjustments_setCustomField_batchResult: {
@@ -13643,11 +13971,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_setCustomField_body: {
             /** @enum {string} */
@@ -13677,11 +14007,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13716,11 +14048,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAdjustments.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAdjustments_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAdjustments_void_response: {
             id?: string | null;
@@ -13739,11 +14073,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.canBuild";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_canBuild_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_canBuild_response: components["schemas"]["ledger_inventory_assembly_item_can_build"];
         inventoryAssemblyItems_create_batchResult: {
@@ -13753,11 +14089,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13824,11 +14162,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_delete_response: {
             id?: string | null;
@@ -13846,11 +14186,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_list_response: {
             /** @constant */
@@ -13875,11 +14217,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_retrieve_response: components["schemas"]["ledger_inventory_assembly_item"];
         inventoryAssemblyItems_setCustomField_batchResult: {
@@ -13889,11 +14233,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_setCustomField_body: {
             /** @enum {string} */
@@ -13923,11 +14269,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -13984,11 +14332,13 @@ export interface components {
              */
             operationId: "ledger.inventoryAssemblyItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryAssemblyItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryAssemblyItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -14019,11 +14369,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14085,11 +14437,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_delete_response: {
             id?: string | null;
@@ -14107,11 +14461,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_list_response: {
             /** @constant */
@@ -14136,11 +14492,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14164,11 +14522,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_retrieve_response: components["schemas"]["ledger_inventory_item"];
         inventoryItems_setCustomField_batchResult: {
@@ -14178,11 +14538,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_setCustomField_body: {
             /** @enum {string} */
@@ -14212,11 +14574,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14268,11 +14632,13 @@ export interface components {
              */
             operationId: "ledger.inventoryItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -14303,11 +14669,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14353,11 +14721,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_delete_response: {
             id?: string | null;
@@ -14375,11 +14745,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_list_response: {
             /** @constant */
@@ -14404,11 +14776,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_retrieve_response: components["schemas"]["ledger_inventory_site"];
         inventorySites_update_batchResult: {
@@ -14418,11 +14792,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14464,11 +14840,13 @@ export interface components {
              */
             operationId: "ledger.inventorySites.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventorySites_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventorySites_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -14496,11 +14874,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_create_body: {
             /** Format: date */
@@ -14533,11 +14913,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_delete_response: {
             id?: string | null;
@@ -14554,11 +14936,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_list_response: {
             /** @constant */
@@ -14583,11 +14967,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_retrieve_response: components["schemas"]["ledger_inventory_transfer"];
         inventoryTransfers_update_batchResult: {
@@ -14597,11 +14983,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -14631,11 +15019,13 @@ export interface components {
              */
             operationId: "ledger.inventoryTransfers.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["inventoryTransfers_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         inventoryTransfers_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -14664,11 +15054,13 @@ export interface components {
              */
             operationId: "ledger.invoices.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_create_body: {
             customerId: string;
@@ -14889,11 +15281,13 @@ export interface components {
              */
             operationId: "ledger.invoices.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_delete_response: {
             id?: string | null;
@@ -14910,11 +15304,13 @@ export interface components {
              */
             operationId: "ledger.invoices.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_list_response: {
             /** @constant */
@@ -14939,11 +15335,13 @@ export interface components {
              */
             operationId: "ledger.invoices.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_retrieve_response: components["schemas"]["ledger_invoice"];
         invoices_setCustomField_batchResult: {
@@ -14953,11 +15351,13 @@ export interface components {
              */
             operationId: "ledger.invoices.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_setCustomField_body: {
             /** @enum {string} */
@@ -14987,11 +15387,13 @@ export interface components {
              */
             operationId: "ledger.invoices.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15183,11 +15585,13 @@ export interface components {
              */
             operationId: "ledger.invoices.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -15216,11 +15620,13 @@ export interface components {
              */
             operationId: "ledger.invoices.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["invoices_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         invoices_void_response: {
             id?: string | null;
@@ -15239,11 +15645,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15277,11 +15685,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_delete_response: {
             id?: string | null;
@@ -15299,11 +15709,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_list_response: {
             /** @constant */
@@ -15328,11 +15740,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15356,11 +15770,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_retrieve_response: components["schemas"]["ledger_item_group"];
         itemGroups_setCustomField_batchResult: {
@@ -15370,11 +15786,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_setCustomField_body: {
             /** @enum {string} */
@@ -15404,11 +15822,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15442,11 +15862,13 @@ export interface components {
              */
             operationId: "ledger.itemGroups.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemGroups_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemGroups_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -15477,11 +15899,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_create_body: {
             vendorId: string;
@@ -15611,11 +16035,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_delete_response: {
             id?: string | null;
@@ -15632,11 +16058,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_list_response: {
             /** @constant */
@@ -15661,11 +16089,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_retrieve_response: components["schemas"]["ledger_item_receipt"];
         itemReceipts_setCustomField_batchResult: {
@@ -15675,11 +16105,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_setCustomField_body: {
             /** @enum {string} */
@@ -15709,11 +16141,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -15843,11 +16277,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -15876,11 +16312,13 @@ export interface components {
              */
             operationId: "ledger.itemReceipts.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemReceipts_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemReceipts_void_response: {
             id?: string | null;
@@ -15899,11 +16337,13 @@ export interface components {
              */
             operationId: "ledger.itemSites.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemSites_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemSites_list_response: {
             /** @constant */
@@ -15928,11 +16368,13 @@ export interface components {
              */
             operationId: "ledger.itemSites.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["itemSites_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         itemSites_retrieve_response: components["schemas"]["ledger_item_site"];
         items_list_batchResult: {
@@ -15942,11 +16384,13 @@ export interface components {
              */
             operationId: "ledger.items.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["items_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         items_list_response: {
             /** @constant */
@@ -15971,11 +16415,13 @@ export interface components {
              */
             operationId: "ledger.items.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["items_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         items_retrieve_response: components["schemas"]["ledger_service_item"] | components["schemas"]["ledger_non_inventory_item"] | components["schemas"]["ledger_other_charge_item"] | components["schemas"]["ledger_inventory_item"] | components["schemas"]["ledger_inventory_assembly_item"] | components["schemas"]["ledger_fixed_asset_item"] | components["schemas"]["ledger_subtotal_item"] | components["schemas"]["ledger_discount_item"] | components["schemas"]["ledger_payment_item"] | components["schemas"]["ledger_sales_tax_item"] | components["schemas"]["ledger_sales_tax_group_item"] | components["schemas"]["ledger_item_group"];
         jobTypes_create_batchResult: {
@@ -15985,11 +16431,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -16005,11 +16453,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_delete_response: {
             id?: string | null;
@@ -16027,11 +16477,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_list_response: {
             /** @constant */
@@ -16056,11 +16508,13 @@ export interface components {
              */
             operationId: "ledger.jobTypes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["jobTypes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         jobTypes_retrieve_response: components["schemas"]["ledger_job_type"];
         journalEntries_create_batchResult: {
@@ -16070,11 +16524,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_create_body: {
             /** Format: date */
@@ -16145,11 +16601,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_delete_response: {
             id?: string | null;
@@ -16166,11 +16624,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_list_response: {
             /** @constant */
@@ -16195,11 +16655,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_retrieve_response: components["schemas"]["ledger_journal_entry"];
         journalEntries_setCustomField_batchResult: {
@@ -16209,11 +16671,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_setCustomField_body: {
             /** @enum {string} */
@@ -16243,11 +16707,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -16294,11 +16760,13 @@ export interface components {
              */
             operationId: "ledger.journalEntries.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["journalEntries_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         journalEntries_void_response: {
             id?: string | null;
@@ -16317,11 +16785,13 @@ export interface components {
              */
             operationId: "ledger.leads.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -16382,11 +16852,13 @@ export interface components {
              */
             operationId: "ledger.leads.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_list_response: {
             /** @constant */
@@ -16411,11 +16883,13 @@ export interface components {
              */
             operationId: "ledger.leads.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_retrieve_response: components["schemas"]["ledger_lead"];
         leads_update_batchResult: {
@@ -16425,11 +16899,13 @@ export interface components {
              */
             operationId: "ledger.leads.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["leads_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         leads_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20083,11 +20559,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20152,11 +20630,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_delete_response: {
             id?: string | null;
@@ -20174,11 +20654,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_list_response: {
             /** @constant */
@@ -20203,11 +20685,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20231,11 +20715,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_retrieve_response: components["schemas"]["ledger_non_inventory_item"];
         nonInventoryItems_setCustomField_batchResult: {
@@ -20245,11 +20731,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_setCustomField_body: {
             /** @enum {string} */
@@ -20279,11 +20767,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20347,11 +20837,13 @@ export interface components {
              */
             operationId: "ledger.nonInventoryItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["nonInventoryItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         nonInventoryItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -20382,11 +20874,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20448,11 +20942,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_delete_response: {
             id?: string | null;
@@ -20470,11 +20966,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_list_response: {
             /** @constant */
@@ -20499,11 +20997,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20527,11 +21027,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_retrieve_response: components["schemas"]["ledger_other_charge_item"];
         otherChargeItems_setCustomField_batchResult: {
@@ -20541,11 +21043,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_setCustomField_body: {
             /** @enum {string} */
@@ -20575,11 +21079,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20640,11 +21146,13 @@ export interface components {
              */
             operationId: "ledger.otherChargeItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherChargeItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherChargeItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -20675,11 +21183,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20744,11 +21254,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_delete_response: {
             id?: string | null;
@@ -20766,11 +21278,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_list_response: {
             /** @constant */
@@ -20795,11 +21309,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_retrieve_response: components["schemas"]["ledger_other_name"];
         otherNames_setCustomField_batchResult: {
@@ -20809,11 +21325,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_setCustomField_body: {
             /** @enum {string} */
@@ -20843,11 +21361,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20898,11 +21418,13 @@ export interface components {
              */
             operationId: "ledger.otherNames.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["otherNames_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         otherNames_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -20933,11 +21455,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -20965,11 +21489,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_delete_response: {
             id?: string | null;
@@ -20987,11 +21513,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_list_response: {
             /** @constant */
@@ -21016,11 +21544,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21044,11 +21574,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_retrieve_response: components["schemas"]["ledger_payment_item"];
         paymentItems_setCustomField_batchResult: {
@@ -21058,11 +21590,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_setCustomField_body: {
             /** @enum {string} */
@@ -21092,11 +21626,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21122,11 +21658,13 @@ export interface components {
              */
             operationId: "ledger.paymentItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -21157,11 +21695,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21178,11 +21718,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_delete_response: {
             id?: string | null;
@@ -21200,11 +21742,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_list_response: {
             /** @constant */
@@ -21229,11 +21773,13 @@ export interface components {
              */
             operationId: "ledger.paymentMethods.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentMethods_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentMethods_retrieve_response: components["schemas"]["ledger_payment_method"];
         paymentsToDeposit_list_batchResult: {
@@ -21243,11 +21789,13 @@ export interface components {
              */
             operationId: "ledger.paymentsToDeposit.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["paymentsToDeposit_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         paymentsToDeposit_list_response: {
             /** @constant */
@@ -21272,11 +21820,13 @@ export interface components {
              */
             operationId: "ledger.payrollNonWageItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollNonWageItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollNonWageItems_list_response: {
             /** @constant */
@@ -21301,11 +21851,13 @@ export interface components {
              */
             operationId: "ledger.payrollNonWageItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollNonWageItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollNonWageItems_retrieve_response: components["schemas"]["ledger_payroll_non_wage_item"];
         payrollWageItems_create_batchResult: {
@@ -21315,11 +21867,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21353,11 +21907,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_delete_response: {
             id?: string | null;
@@ -21375,11 +21931,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_list_response: {
             /** @constant */
@@ -21404,11 +21962,13 @@ export interface components {
              */
             operationId: "ledger.payrollWageItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["payrollWageItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         payrollWageItems_retrieve_response: components["schemas"]["ledger_payroll_wage_item"];
         preferences_retrieve_batchResult: {
@@ -21418,11 +21978,13 @@ export interface components {
              */
             operationId: "ledger.preferences.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["preferences_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         preferences_retrieve_response: components["schemas"]["ledger_preferences"];
         priceLevels_create_batchResult: {
@@ -21432,11 +21994,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21477,11 +22041,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_delete_response: {
             id?: string | null;
@@ -21499,11 +22065,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_list_response: {
             /** @constant */
@@ -21528,11 +22096,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_retrieve_response: components["schemas"]["ledger_price_level"];
         priceLevels_update_batchResult: {
@@ -21542,11 +22112,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -21588,11 +22160,13 @@ export interface components {
              */
             operationId: "ledger.priceLevels.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["priceLevels_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         priceLevels_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -21620,11 +22194,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_create_body: {
             vendorId?: string;
@@ -21781,11 +22357,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_delete_response: {
             id?: string | null;
@@ -21802,11 +22380,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_list_response: {
             /** @constant */
@@ -21831,11 +22411,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_retrieve_response: components["schemas"]["ledger_purchase_order"];
         purchaseOrders_setCustomField_batchResult: {
@@ -21845,11 +22427,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_setCustomField_body: {
             /** @enum {string} */
@@ -21879,11 +22463,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -22048,11 +22634,13 @@ export interface components {
              */
             operationId: "ledger.purchaseOrders.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["purchaseOrders_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         purchaseOrders_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -22081,11 +22669,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_create_body: {
             customerId: string;
@@ -22199,11 +22789,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_delete_response: {
             id?: string | null;
@@ -22220,11 +22812,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_list_response: {
             /** @constant */
@@ -22249,11 +22843,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_retrieve_response: components["schemas"]["ledger_receive_payment"];
         receivePayments_setCustomField_batchResult: {
@@ -22263,11 +22859,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_setCustomField_body: {
             /** @enum {string} */
@@ -22297,11 +22895,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -22393,11 +22993,13 @@ export interface components {
              */
             operationId: "ledger.receivePayments.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["receivePayments_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         receivePayments_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -22426,11 +23028,13 @@ export interface components {
              */
             operationId: "ledger.reports.aging";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_aging_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_aging_response: components["schemas"]["ledger_report"];
         reports_budgetSummary_batchResult: {
@@ -22440,11 +23044,13 @@ export interface components {
              */
             operationId: "ledger.reports.budgetSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_budgetSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_budgetSummary_response: components["schemas"]["ledger_report"];
         reports_customDetail_batchResult: {
@@ -22454,11 +23060,13 @@ export interface components {
              */
             operationId: "ledger.reports.customDetail";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_customDetail_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_customDetail_response: components["schemas"]["ledger_report"];
         reports_customSummary_batchResult: {
@@ -22468,11 +23076,13 @@ export interface components {
              */
             operationId: "ledger.reports.customSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_customSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_customSummary_response: components["schemas"]["ledger_report"];
         reports_generalDetail_batchResult: {
@@ -22482,11 +23092,13 @@ export interface components {
              */
             operationId: "ledger.reports.generalDetail";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_generalDetail_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_generalDetail_response: components["schemas"]["ledger_report"];
         reports_generalSummary_batchResult: {
@@ -22496,11 +23108,13 @@ export interface components {
              */
             operationId: "ledger.reports.generalSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_generalSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_generalSummary_response: components["schemas"]["ledger_report"];
         reports_job_batchResult: {
@@ -22510,11 +23124,13 @@ export interface components {
              */
             operationId: "ledger.reports.job";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_job_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_job_response: components["schemas"]["ledger_report"];
         reports_payrollDetail_batchResult: {
@@ -22524,11 +23140,13 @@ export interface components {
              */
             operationId: "ledger.reports.payrollDetail";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_payrollDetail_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_payrollDetail_response: components["schemas"]["ledger_report"];
         reports_payrollSummary_batchResult: {
@@ -22538,11 +23156,13 @@ export interface components {
              */
             operationId: "ledger.reports.payrollSummary";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_payrollSummary_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_payrollSummary_response: components["schemas"]["ledger_report"];
         reports_time_batchResult: {
@@ -22552,11 +23172,13 @@ export interface components {
              */
             operationId: "ledger.reports.time";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["reports_time_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         reports_time_response: components["schemas"]["ledger_report"];
         salesOrders_create_batchResult: {
@@ -22566,11 +23188,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_create_body: {
             customerId: string;
@@ -22740,11 +23364,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_delete_response: {
             id?: string | null;
@@ -22761,11 +23387,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_list_response: {
             /** @constant */
@@ -22790,11 +23418,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_retrieve_response: components["schemas"]["ledger_sales_order"];
         salesOrders_setCustomField_batchResult: {
@@ -22804,11 +23434,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_setCustomField_body: {
             /** @enum {string} */
@@ -22838,11 +23470,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23023,11 +23657,13 @@ export interface components {
              */
             operationId: "ledger.salesOrders.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesOrders_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesOrders_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -23056,11 +23692,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_create_body: {
             customerId?: string;
@@ -23357,11 +23995,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_delete_response: {
             id?: string | null;
@@ -23378,11 +24018,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_list_response: {
             /** @constant */
@@ -23407,11 +24049,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_retrieve_response: components["schemas"]["ledger_sales_receipt"];
         salesReceipts_setCustomField_batchResult: {
@@ -23421,11 +24065,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_setCustomField_body: {
             /** @enum {string} */
@@ -23455,11 +24101,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23641,11 +24289,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -23674,11 +24324,13 @@ export interface components {
              */
             operationId: "ledger.salesReceipts.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesReceipts_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesReceipts_void_response: {
             id?: string | null;
@@ -23697,11 +24349,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_create_body: {
             /** @description Text of up to 5 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23717,11 +24371,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_delete_response: {
             id?: string | null;
@@ -23739,11 +24395,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_list_response: {
             /** @constant */
@@ -23768,11 +24426,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_retrieve_response: components["schemas"]["ledger_sales_representative"];
         salesRepresentatives_update_batchResult: {
@@ -23782,11 +24442,13 @@ export interface components {
              */
             operationId: "ledger.salesRepresentatives.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesRepresentatives_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesRepresentatives_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23803,11 +24465,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_create_body: {
             /** @description Text of up to 3 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23827,11 +24491,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_delete_response: {
             id?: string | null;
@@ -23849,11 +24515,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_list_response: {
             /** @constant */
@@ -23878,11 +24546,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_retrieve_response: components["schemas"]["ledger_sales_tax_code"];
         salesTaxCodes_update_batchResult: {
@@ -23892,11 +24562,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23916,11 +24588,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxCodes.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxCodes_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxCodes_upsert_body: {
             /** @description How the record is found: `{"fullName": …}`. */
@@ -23948,11 +24622,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -23978,11 +24654,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_delete_response: {
             id?: string | null;
@@ -24000,11 +24678,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_list_response: {
             /** @constant */
@@ -24029,11 +24709,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24057,11 +24739,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_retrieve_response: components["schemas"]["ledger_sales_tax_group_item"];
         salesTaxGroupItems_setCustomField_batchResult: {
@@ -24071,11 +24755,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_setCustomField_body: {
             /** @enum {string} */
@@ -24105,11 +24791,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24133,11 +24821,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxGroupItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxGroupItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxGroupItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -24168,11 +24858,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24205,11 +24897,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_delete_response: {
             id?: string | null;
@@ -24227,11 +24921,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_list_response: {
             /** @constant */
@@ -24256,11 +24952,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24284,11 +24982,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_retrieve_response: components["schemas"]["ledger_sales_tax_item"];
         salesTaxItems_setCustomField_batchResult: {
@@ -24298,11 +24998,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_setCustomField_body: {
             /** @enum {string} */
@@ -24332,11 +25034,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24367,11 +25071,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -24402,11 +25108,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_create_body: {
             vendorId: string;
@@ -24459,11 +25167,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_delete_response: {
             id?: string | null;
@@ -24480,11 +25190,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_list_response: {
             /** @constant */
@@ -24509,11 +25221,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_retrieve_response: components["schemas"]["ledger_sales_tax_payment_check"];
         salesTaxPaymentChecks_setCustomField_batchResult: {
@@ -24523,11 +25237,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_setCustomField_body: {
             /** @enum {string} */
@@ -24557,11 +25273,13 @@ export interface components {
              */
             operationId: "ledger.salesTaxPaymentChecks.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["salesTaxPaymentChecks_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         salesTaxPaymentChecks_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24603,11 +25321,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24670,11 +25390,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_delete_response: {
             id?: string | null;
@@ -24692,11 +25414,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_list_response: {
             /** @constant */
@@ -24721,11 +25445,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24749,11 +25475,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_retrieve_response: components["schemas"]["ledger_service_item"];
         serviceItems_setCustomField_batchResult: {
@@ -24763,11 +25491,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_setCustomField_body: {
             /** @enum {string} */
@@ -24797,11 +25527,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24864,11 +25596,13 @@ export interface components {
              */
             operationId: "ledger.serviceItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["serviceItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         serviceItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -24899,11 +25633,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_create_body: {
             /** @description Text of up to 15 characters in the Windows-1252 character set (normalised to NFC). */
@@ -24918,11 +25654,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_delete_response: {
             id?: string | null;
@@ -24940,11 +25678,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_list_response: {
             /** @constant */
@@ -24969,11 +25709,13 @@ export interface components {
              */
             operationId: "ledger.shippingMethods.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["shippingMethods_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         shippingMethods_retrieve_response: components["schemas"]["ledger_shipping_method"];
         standardTerms_create_batchResult: {
@@ -24983,11 +25725,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25009,11 +25753,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_delete_response: {
             id?: string | null;
@@ -25031,11 +25777,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_list_response: {
             /** @constant */
@@ -25060,11 +25808,13 @@ export interface components {
              */
             operationId: "ledger.standardTerms.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["standardTerms_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         standardTerms_retrieve_response: components["schemas"]["ledger_standard_term"];
         subtotalItems_create_batchResult: {
@@ -25074,11 +25824,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25103,11 +25855,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_delete_response: {
             id?: string | null;
@@ -25125,11 +25879,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_list_response: {
             /** @constant */
@@ -25154,11 +25910,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25182,11 +25940,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_retrieve_response: components["schemas"]["ledger_subtotal_item"];
         subtotalItems_setCustomField_batchResult: {
@@ -25196,11 +25956,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_setCustomField_body: {
             /** @enum {string} */
@@ -25230,11 +25992,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25257,11 +26021,13 @@ export interface components {
              */
             operationId: "ledger.subtotalItems.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["subtotalItems_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         subtotalItems_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -25292,11 +26058,13 @@ export interface components {
              */
             operationId: "ledger.templates.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["templates_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         templates_list_response: {
             /** @constant */
@@ -25321,11 +26089,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_create_body: {
             /** Format: date */
@@ -25356,11 +26126,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_delete_response: {
             id?: string | null;
@@ -25377,11 +26149,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_list_response: {
             /** @constant */
@@ -25406,11 +26180,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_retrieve_response: components["schemas"]["ledger_time_tracking_activity"];
         timeTrackingActivities_update_batchResult: {
@@ -25420,11 +26196,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25454,11 +26232,13 @@ export interface components {
              */
             operationId: "ledger.timeTrackingActivities.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["timeTrackingActivities_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         timeTrackingActivities_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -25487,11 +26267,13 @@ export interface components {
              */
             operationId: "ledger.transactions.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transactions_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transactions_list_response: {
             /** @constant */
@@ -25516,11 +26298,13 @@ export interface components {
              */
             operationId: "ledger.transactions.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transactions_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transactions_retrieve_response: components["schemas"]["ledger_transaction"];
         transfers_create_batchResult: {
@@ -25530,11 +26314,13 @@ export interface components {
              */
             operationId: "ledger.transfers.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_create_body: {
             /** Format: date */
@@ -25558,11 +26344,13 @@ export interface components {
              */
             operationId: "ledger.transfers.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_list_response: {
             /** @constant */
@@ -25587,11 +26375,13 @@ export interface components {
              */
             operationId: "ledger.transfers.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_retrieve_response: components["schemas"]["ledger_transfer"];
         transfers_update_batchResult: {
@@ -25601,11 +26391,13 @@ export interface components {
              */
             operationId: "ledger.transfers.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["transfers_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         transfers_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25630,11 +26422,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_create_body: {
             /** @description Text of up to 31 characters in the Windows-1252 character set (normalised to NFC). */
@@ -25674,11 +26468,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_delete_response: {
             id?: string | null;
@@ -25696,11 +26492,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_list_response: {
             /** @constant */
@@ -25725,11 +26523,13 @@ export interface components {
              */
             operationId: "ledger.unitOfMeasureSets.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["unitOfMeasureSets_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         unitOfMeasureSets_retrieve_response: components["schemas"]["ledger_unit_of_measure_set"];
         vendorCredits_create_batchResult: {
@@ -25739,11 +26539,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_create_body: {
             vendorId: string;
@@ -25872,11 +26674,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_delete_response: {
             id?: string | null;
@@ -25893,11 +26697,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_list_response: {
             /** @constant */
@@ -25922,11 +26728,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_retrieve_response: components["schemas"]["ledger_vendor_credit"];
         vendorCredits_setCustomField_batchResult: {
@@ -25936,11 +26744,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_setCustomField_body: {
             /** @enum {string} */
@@ -25970,11 +26780,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -26104,11 +26916,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_upsert_body: {
             /** @description How the record is found: `{"externalId": …}`. */
@@ -26137,11 +26951,13 @@ export interface components {
              */
             operationId: "ledger.vendorCredits.void";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendorCredits_void_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendorCredits_void_response: {
             id?: string | null;
@@ -26160,11 +26976,13 @@ export interface components {
              */
             operationId: "ledger.vendors.create";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_create_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_create_body: {
             /** @description Text of up to 41 characters in the Windows-1252 character set (normalised to NFC). */
@@ -26326,11 +27144,13 @@ export interface components {
              */
             operationId: "ledger.vendors.delete";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_delete_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_delete_response: {
             id?: string | null;
@@ -26348,11 +27168,13 @@ export interface components {
              */
             operationId: "ledger.vendors.list";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_list_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_list_response: {
             /** @constant */
@@ -26377,11 +27199,13 @@ export interface components {
              */
             operationId: "ledger.vendors.merge";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_merge_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_merge_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -26405,11 +27229,13 @@ export interface components {
              */
             operationId: "ledger.vendors.retrieve";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_retrieve_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_retrieve_response: components["schemas"]["ledger_vendor"];
         vendors_setCustomField_batchResult: {
@@ -26419,11 +27245,13 @@ export interface components {
              */
             operationId: "ledger.vendors.setCustomField";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_setCustomField_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_setCustomField_body: {
             /** @enum {string} */
@@ -26453,11 +27281,13 @@ export interface components {
              */
             operationId: "ledger.vendors.update";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_update_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_update_body: {
             /** @description Text of up to 16 characters in the Windows-1252 character set (normalised to NFC). */
@@ -26589,11 +27419,13 @@ export interface components {
              */
             operationId: "ledger.vendors.upsert";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "not_processed";
+            status: "succeeded" | "failed" | "not_processed" | "rolled_back";
             httpStatusCode: number | null;
             data: components["schemas"]["vendors_upsert_response"] | null;
             error: components["schemas"]["ErrorObject"] | null;
             warnings: components["schemas"]["RequestWarning"][];
+            /** @description Under `rollback`: why undoing this member failed (it stays `succeeded`). */
+            rollbackError?: components["schemas"]["ErrorObject"] | null;
         };
         vendors_upsert_body: {
             /** @description How the record is found: `{"fullName": …}` or `{"externalId": …}`. */
@@ -61343,10 +62175,11 @@ export interface operations {
                      * @default stopOnError
                      * @enum {string}
                      */
-                    onError?: "stopOnError" | "continueOnError";
+                    onError?: "stopOnError" | "continueOnError" | "rollback";
                     requests: {
                         /** @enum {string} */
                         operationId: "ledger.accountTaxLines.list" | "ledger.accounts.list" | "ledger.accounts.retrieve" | "ledger.accounts.create" | "ledger.accounts.update" | "ledger.accounts.upsert" | "ledger.accounts.delete" | "ledger.accounts.merge" | "ledger.accounts.setCustomField" | "ledger.billCheckPayments.list" | "ledger.billCheckPayments.retrieve" | "ledger.billCheckPayments.create" | "ledger.billCheckPayments.update" | "ledger.billCheckPayments.upsert" | "ledger.billCheckPayments.delete" | "ledger.billCheckPayments.void" | "ledger.billCheckPayments.setCustomField" | "ledger.billCreditCardPayments.list" | "ledger.billCreditCardPayments.retrieve" | "ledger.billCreditCardPayments.create" | "ledger.billCreditCardPayments.delete" | "ledger.billCreditCardPayments.void" | "ledger.billCreditCardPayments.setCustomField" | "ledger.bills.list" | "ledger.bills.retrieve" | "ledger.bills.create" | "ledger.bills.update" | "ledger.bills.upsert" | "ledger.bills.delete" | "ledger.bills.void" | "ledger.bills.setCustomField" | "ledger.billsToPay.list" | "ledger.buildAssemblies.list" | "ledger.buildAssemblies.retrieve" | "ledger.buildAssemblies.create" | "ledger.buildAssemblies.update" | "ledger.buildAssemblies.upsert" | "ledger.buildAssemblies.delete" | "ledger.buildAssemblies.setCustomField" | "ledger.checks.list" | "ledger.checks.retrieve" | "ledger.checks.create" | "ledger.checks.update" | "ledger.checks.upsert" | "ledger.checks.delete" | "ledger.checks.void" | "ledger.checks.setCustomField" | "ledger.classes.list" | "ledger.classes.retrieve" | "ledger.classes.create" | "ledger.classes.update" | "ledger.classes.upsert" | "ledger.classes.delete" | "ledger.classes.merge" | "ledger.company.retrieve" | "ledger.creditCardCharges.list" | "ledger.creditCardCharges.retrieve" | "ledger.creditCardCharges.create" | "ledger.creditCardCharges.update" | "ledger.creditCardCharges.upsert" | "ledger.creditCardCharges.delete" | "ledger.creditCardCharges.void" | "ledger.creditCardCharges.setCustomField" | "ledger.creditCardCredits.list" | "ledger.creditCardCredits.retrieve" | "ledger.creditCardCredits.create" | "ledger.creditCardCredits.update" | "ledger.creditCardCredits.upsert" | "ledger.creditCardCredits.delete" | "ledger.creditCardCredits.void" | "ledger.creditCardCredits.setCustomField" | "ledger.creditCardRefunds.list" | "ledger.creditCardRefunds.retrieve" | "ledger.creditCardRefunds.create" | "ledger.creditCardRefunds.delete" | "ledger.creditCardRefunds.void" | "ledger.creditCardRefunds.setCustomField" | "ledger.creditMemos.list" | "ledger.creditMemos.retrieve" | "ledger.creditMemos.create" | "ledger.creditMemos.update" | "ledger.creditMemos.upsert" | "ledger.creditMemos.delete" | "ledger.creditMemos.void" | "ledger.creditMemos.setCustomField" | "ledger.currencies.list" | "ledger.currencies.retrieve" | "ledger.currencies.create" | "ledger.currencies.update" | "ledger.currencies.upsert" | "ledger.currencies.delete" | "ledger.customerTypes.list" | "ledger.customerTypes.retrieve" | "ledger.customerTypes.create" | "ledger.customerTypes.delete" | "ledger.customers.list" | "ledger.customers.retrieve" | "ledger.customers.create" | "ledger.customers.update" | "ledger.customers.upsert" | "ledger.customers.delete" | "ledger.customers.merge" | "ledger.customers.setCustomField" | "ledger.dateDrivenTerms.list" | "ledger.dateDrivenTerms.retrieve" | "ledger.dateDrivenTerms.create" | "ledger.dateDrivenTerms.delete" | "ledger.deletedListObjects.list" | "ledger.deletedTransactions.list" | "ledger.deposits.list" | "ledger.deposits.retrieve" | "ledger.deposits.create" | "ledger.deposits.update" | "ledger.deposits.upsert" | "ledger.deposits.delete" | "ledger.deposits.void" | "ledger.deposits.setCustomField" | "ledger.discountItems.list" | "ledger.discountItems.retrieve" | "ledger.discountItems.create" | "ledger.discountItems.update" | "ledger.discountItems.upsert" | "ledger.discountItems.delete" | "ledger.discountItems.merge" | "ledger.discountItems.setCustomField" | "ledger.employees.list" | "ledger.employees.retrieve" | "ledger.employees.create" | "ledger.employees.update" | "ledger.employees.upsert" | "ledger.employees.delete" | "ledger.employees.setCustomField" | "ledger.estimates.list" | "ledger.estimates.retrieve" | "ledger.estimates.create" | "ledger.estimates.update" | "ledger.estimates.upsert" | "ledger.estimates.delete" | "ledger.estimates.setCustomField" | "ledger.inventoryAdjustments.list" | "ledger.inventoryAdjustments.retrieve" | "ledger.inventoryAdjustments.create" | "ledger.inventoryAdjustments.update" | "ledger.inventoryAdjustments.delete" | "ledger.inventoryAdjustments.void" | "ledger.inventoryAdjustments.setCustomField" | "ledger.inventoryAssemblyItems.list" | "ledger.inventoryAssemblyItems.retrieve" | "ledger.inventoryAssemblyItems.create" | "ledger.inventoryAssemblyItems.update" | "ledger.inventoryAssemblyItems.upsert" | "ledger.inventoryAssemblyItems.delete" | "ledger.inventoryAssemblyItems.setCustomField" | "ledger.inventoryAssemblyItems.canBuild" | "ledger.inventoryItems.list" | "ledger.inventoryItems.retrieve" | "ledger.inventoryItems.create" | "ledger.inventoryItems.update" | "ledger.inventoryItems.upsert" | "ledger.inventoryItems.delete" | "ledger.inventoryItems.merge" | "ledger.inventoryItems.setCustomField" | "ledger.inventorySites.list" | "ledger.inventorySites.retrieve" | "ledger.inventorySites.create" | "ledger.inventorySites.update" | "ledger.inventorySites.upsert" | "ledger.inventorySites.delete" | "ledger.invoices.list" | "ledger.invoices.retrieve" | "ledger.invoices.create" | "ledger.invoices.update" | "ledger.invoices.upsert" | "ledger.invoices.delete" | "ledger.invoices.void" | "ledger.invoices.setCustomField" | "ledger.itemGroups.list" | "ledger.itemGroups.retrieve" | "ledger.itemGroups.create" | "ledger.itemGroups.update" | "ledger.itemGroups.upsert" | "ledger.itemGroups.delete" | "ledger.itemGroups.merge" | "ledger.itemGroups.setCustomField" | "ledger.itemReceipts.list" | "ledger.itemReceipts.retrieve" | "ledger.itemReceipts.create" | "ledger.itemReceipts.update" | "ledger.itemReceipts.upsert" | "ledger.itemReceipts.delete" | "ledger.itemReceipts.void" | "ledger.itemReceipts.setCustomField" | "ledger.itemSites.list" | "ledger.itemSites.retrieve" | "ledger.journalEntries.list" | "ledger.journalEntries.retrieve" | "ledger.journalEntries.create" | "ledger.journalEntries.update" | "ledger.journalEntries.delete" | "ledger.journalEntries.void" | "ledger.journalEntries.setCustomField" | "ledger.nonInventoryItems.list" | "ledger.nonInventoryItems.retrieve" | "ledger.nonInventoryItems.create" | "ledger.nonInventoryItems.update" | "ledger.nonInventoryItems.upsert" | "ledger.nonInventoryItems.delete" | "ledger.nonInventoryItems.merge" | "ledger.nonInventoryItems.setCustomField" | "ledger.otherChargeItems.list" | "ledger.otherChargeItems.retrieve" | "ledger.otherChargeItems.create" | "ledger.otherChargeItems.update" | "ledger.otherChargeItems.upsert" | "ledger.otherChargeItems.delete" | "ledger.otherChargeItems.merge" | "ledger.otherChargeItems.setCustomField" | "ledger.otherNames.list" | "ledger.otherNames.retrieve" | "ledger.otherNames.create" | "ledger.otherNames.update" | "ledger.otherNames.upsert" | "ledger.otherNames.delete" | "ledger.otherNames.setCustomField" | "ledger.paymentMethods.list" | "ledger.paymentMethods.retrieve" | "ledger.paymentMethods.create" | "ledger.paymentMethods.delete" | "ledger.paymentsToDeposit.list" | "ledger.payrollWageItems.list" | "ledger.payrollWageItems.retrieve" | "ledger.payrollWageItems.create" | "ledger.payrollWageItems.delete" | "ledger.preferences.retrieve" | "ledger.priceLevels.list" | "ledger.priceLevels.retrieve" | "ledger.priceLevels.create" | "ledger.priceLevels.update" | "ledger.priceLevels.upsert" | "ledger.priceLevels.delete" | "ledger.purchaseOrders.list" | "ledger.purchaseOrders.retrieve" | "ledger.purchaseOrders.create" | "ledger.purchaseOrders.update" | "ledger.purchaseOrders.upsert" | "ledger.purchaseOrders.delete" | "ledger.purchaseOrders.setCustomField" | "ledger.receivePayments.list" | "ledger.receivePayments.retrieve" | "ledger.receivePayments.create" | "ledger.receivePayments.update" | "ledger.receivePayments.upsert" | "ledger.receivePayments.delete" | "ledger.receivePayments.setCustomField" | "ledger.salesOrders.list" | "ledger.salesOrders.retrieve" | "ledger.salesOrders.create" | "ledger.salesOrders.update" | "ledger.salesOrders.upsert" | "ledger.salesOrders.delete" | "ledger.salesOrders.setCustomField" | "ledger.salesReceipts.list" | "ledger.salesReceipts.retrieve" | "ledger.salesReceipts.create" | "ledger.salesReceipts.update" | "ledger.salesReceipts.upsert" | "ledger.salesReceipts.delete" | "ledger.salesReceipts.void" | "ledger.salesReceipts.setCustomField" | "ledger.salesRepresentatives.list" | "ledger.salesRepresentatives.retrieve" | "ledger.salesRepresentatives.create" | "ledger.salesRepresentatives.update" | "ledger.salesRepresentatives.delete" | "ledger.salesTaxCodes.list" | "ledger.salesTaxCodes.retrieve" | "ledger.salesTaxCodes.create" | "ledger.salesTaxCodes.update" | "ledger.salesTaxCodes.upsert" | "ledger.salesTaxCodes.delete" | "ledger.salesTaxGroupItems.list" | "ledger.salesTaxGroupItems.retrieve" | "ledger.salesTaxGroupItems.create" | "ledger.salesTaxGroupItems.update" | "ledger.salesTaxGroupItems.upsert" | "ledger.salesTaxGroupItems.delete" | "ledger.salesTaxGroupItems.merge" | "ledger.salesTaxGroupItems.setCustomField" | "ledger.salesTaxItems.list" | "ledger.salesTaxItems.retrieve" | "ledger.salesTaxItems.create" | "ledger.salesTaxItems.update" | "ledger.salesTaxItems.upsert" | "ledger.salesTaxItems.delete" | "ledger.salesTaxItems.merge" | "ledger.salesTaxItems.setCustomField" | "ledger.salesTaxPaymentChecks.list" | "ledger.salesTaxPaymentChecks.retrieve" | "ledger.salesTaxPaymentChecks.create" | "ledger.salesTaxPaymentChecks.update" | "ledger.salesTaxPaymentChecks.delete" | "ledger.salesTaxPaymentChecks.setCustomField" | "ledger.serviceItems.list" | "ledger.serviceItems.retrieve" | "ledger.serviceItems.create" | "ledger.serviceItems.update" | "ledger.serviceItems.upsert" | "ledger.serviceItems.delete" | "ledger.serviceItems.merge" | "ledger.serviceItems.setCustomField" | "ledger.shippingMethods.list" | "ledger.shippingMethods.retrieve" | "ledger.shippingMethods.create" | "ledger.shippingMethods.delete" | "ledger.standardTerms.list" | "ledger.standardTerms.retrieve" | "ledger.standardTerms.create" | "ledger.standardTerms.delete" | "ledger.subtotalItems.list" | "ledger.subtotalItems.retrieve" | "ledger.subtotalItems.create" | "ledger.subtotalItems.update" | "ledger.subtotalItems.upsert" | "ledger.subtotalItems.delete" | "ledger.subtotalItems.merge" | "ledger.subtotalItems.setCustomField" | "ledger.templates.list" | "ledger.timeTrackingActivities.list" | "ledger.timeTrackingActivities.retrieve" | "ledger.timeTrackingActivities.create" | "ledger.timeTrackingActivities.update" | "ledger.timeTrackingActivities.upsert" | "ledger.timeTrackingActivities.delete" | "ledger.transactions.list" | "ledger.transactions.retrieve" | "ledger.transfers.list" | "ledger.transfers.retrieve" | "ledger.transfers.create" | "ledger.transfers.update" | "ledger.unitOfMeasureSets.list" | "ledger.unitOfMeasureSets.retrieve" | "ledger.unitOfMeasureSets.create" | "ledger.unitOfMeasureSets.delete" | "ledger.vendorCredits.list" | "ledger.vendorCredits.retrieve" | "ledger.vendorCredits.create" | "ledger.vendorCredits.update" | "ledger.vendorCredits.upsert" | "ledger.vendorCredits.delete" | "ledger.vendorCredits.void" | "ledger.vendorCredits.setCustomField" | "ledger.vendors.list" | "ledger.vendors.retrieve" | "ledger.vendors.create" | "ledger.vendors.update" | "ledger.vendors.upsert" | "ledger.vendors.delete" | "ledger.vendors.merge" | "ledger.vendors.setCustomField" | "ledger.billingRates.list" | "ledger.billingRates.retrieve" | "ledger.billingRates.create" | "ledger.billingRates.delete" | "ledger.customerMessages.list" | "ledger.customerMessages.retrieve" | "ledger.customerMessages.create" | "ledger.customerMessages.delete" | "ledger.customFieldDefinitions.list" | "ledger.customFieldDefinitions.create" | "ledger.customFieldDefinitions.update" | "ledger.customFieldDefinitions.delete" | "ledger.entities.list" | "ledger.entities.retrieve" | "ledger.fixedAssetItems.list" | "ledger.fixedAssetItems.retrieve" | "ledger.fixedAssetItems.create" | "ledger.fixedAssetItems.update" | "ledger.fixedAssetItems.upsert" | "ledger.fixedAssetItems.delete" | "ledger.fixedAssetItems.setCustomField" | "ledger.inventoryTransfers.list" | "ledger.inventoryTransfers.retrieve" | "ledger.inventoryTransfers.create" | "ledger.inventoryTransfers.update" | "ledger.inventoryTransfers.upsert" | "ledger.inventoryTransfers.delete" | "ledger.items.list" | "ledger.items.retrieve" | "ledger.jobTypes.list" | "ledger.jobTypes.retrieve" | "ledger.jobTypes.create" | "ledger.jobTypes.delete" | "ledger.leads.list" | "ledger.leads.retrieve" | "ledger.leads.create" | "ledger.leads.update" | "ledger.paymentItems.list" | "ledger.paymentItems.retrieve" | "ledger.paymentItems.create" | "ledger.paymentItems.update" | "ledger.paymentItems.upsert" | "ledger.paymentItems.delete" | "ledger.paymentItems.merge" | "ledger.paymentItems.setCustomField" | "ledger.payrollNonWageItems.list" | "ledger.payrollNonWageItems.retrieve" | "ledger.reports.aging" | "ledger.reports.budgetSummary" | "ledger.reports.customDetail" | "ledger.reports.customSummary" | "ledger.reports.generalDetail" | "ledger.reports.generalSummary" | "ledger.reports.job" | "ledger.reports.payrollDetail" | "ledger.reports.payrollSummary" | "ledger.reports.time";
+                        /** @description The member's body as its own endpoint takes it. In place of a value, `{"$ref": "requests[0].data.id"}` (or the JSON Pointer `"/requests/0/data/id"`) refers to an earlier member's answer (decision 0050). */
                         body?: unknown;
                         query?: unknown;
                         pathParams?: unknown;
@@ -61370,7 +62203,7 @@ export interface operations {
                         /** @constant */
                         objectType: "batch";
                         /** @enum {string} */
-                        onError: "stopOnError" | "continueOnError";
+                        onError: "stopOnError" | "continueOnError" | "rollback";
                         results: (components["schemas"]["accountTaxLines_list_batchResult"] | components["schemas"]["accounts_list_batchResult"] | components["schemas"]["accounts_retrieve_batchResult"] | components["schemas"]["accounts_create_batchResult"] | components["schemas"]["accounts_update_batchResult"] | components["schemas"]["accounts_upsert_batchResult"] | components["schemas"]["accounts_delete_batchResult"] | components["schemas"]["accounts_merge_batchResult"] | components["schemas"]["accounts_setCustomField_batchResult"] | components["schemas"]["billCheckPayments_list_batchResult"] | components["schemas"]["billCheckPayments_retrieve_batchResult"] | components["schemas"]["billCheckPayments_create_batchResult"] | components["schemas"]["billCheckPayments_update_batchResult"] | components["schemas"]["billCheckPayments_upsert_batchResult"] | components["schemas"]["billCheckPayments_delete_batchResult"] | components["schemas"]["billCheckPayments_void_batchResult"] | components["schemas"]["billCheckPayments_setCustomField_batchResult"] | components["schemas"]["billCreditCardPayments_list_batchResult"] | components["schemas"]["billCreditCardPayments_retrieve_batchResult"] | components["schemas"]["billCreditCardPayments_create_batchResult"] | components["schemas"]["billCreditCardPayments_delete_batchResult"] | components["schemas"]["billCreditCardPayments_void_batchResult"] | components["schemas"]["billCreditCardPayments_setCustomField_batchResult"] | components["schemas"]["bills_list_batchResult"] | components["schemas"]["bills_retrieve_batchResult"] | components["schemas"]["bills_create_batchResult"] | components["schemas"]["bills_update_batchResult"] | components["schemas"]["bills_upsert_batchResult"] | components["schemas"]["bills_delete_batchResult"] | components["schemas"]["bills_void_batchResult"] | components["schemas"]["bills_setCustomField_batchResult"] | components["schemas"]["billsToPay_list_batchResult"] | components["schemas"]["buildAssemblies_list_batchResult"] | components["schemas"]["buildAssemblies_retrieve_batchResult"] | components["schemas"]["buildAssemblies_create_batchResult"] | components["schemas"]["buildAssemblies_update_batchResult"] | components["schemas"]["buildAssemblies_upsert_batchResult"] | components["schemas"]["buildAssemblies_delete_batchResult"] | components["schemas"]["buildAssemblies_setCustomField_batchResult"] | components["schemas"]["checks_list_batchResult"] | components["schemas"]["checks_retrieve_batchResult"] | components["schemas"]["checks_create_batchResult"] | components["schemas"]["checks_update_batchResult"] | components["schemas"]["checks_upsert_batchResult"] | components["schemas"]["checks_delete_batchResult"] | components["schemas"]["checks_void_batchResult"] | components["schemas"]["checks_setCustomField_batchResult"] | components["schemas"]["classes_list_batchResult"] | components["schemas"]["classes_retrieve_batchResult"] | components["schemas"]["classes_create_batchResult"] | components["schemas"]["classes_update_batchResult"] | components["schemas"]["classes_upsert_batchResult"] | components["schemas"]["classes_delete_batchResult"] | components["schemas"]["classes_merge_batchResult"] | components["schemas"]["company_retrieve_batchResult"] | components["schemas"]["creditCardCharges_list_batchResult"] | components["schemas"]["creditCardCharges_retrieve_batchResult"] | components["schemas"]["creditCardCharges_create_batchResult"] | components["schemas"]["creditCardCharges_update_batchResult"] | components["schemas"]["creditCardCharges_upsert_batchResult"] | components["schemas"]["creditCardCharges_delete_batchResult"] | components["schemas"]["creditCardCharges_void_batchResult"] | components["schemas"]["creditCardCharges_setCustomField_batchResult"] | components["schemas"]["creditCardCredits_list_batchResult"] | components["schemas"]["creditCardCredits_retrieve_batchResult"] | components["schemas"]["creditCardCredits_create_batchResult"] | components["schemas"]["creditCardCredits_update_batchResult"] | components["schemas"]["creditCardCredits_upsert_batchResult"] | components["schemas"]["creditCardCredits_delete_batchResult"] | components["schemas"]["creditCardCredits_void_batchResult"] | components["schemas"]["creditCardCredits_setCustomField_batchResult"] | components["schemas"]["creditCardRefunds_list_batchResult"] | components["schemas"]["creditCardRefunds_retrieve_batchResult"] | components["schemas"]["creditCardRefunds_create_batchResult"] | components["schemas"]["creditCardRefunds_delete_batchResult"] | components["schemas"]["creditCardRefunds_void_batchResult"] | components["schemas"]["creditCardRefunds_setCustomField_batchResult"] | components["schemas"]["creditMemos_list_batchResult"] | components["schemas"]["creditMemos_retrieve_batchResult"] | components["schemas"]["creditMemos_create_batchResult"] | components["schemas"]["creditMemos_update_batchResult"] | components["schemas"]["creditMemos_upsert_batchResult"] | components["schemas"]["creditMemos_delete_batchResult"] | components["schemas"]["creditMemos_void_batchResult"] | components["schemas"]["creditMemos_setCustomField_batchResult"] | components["schemas"]["currencies_list_batchResult"] | components["schemas"]["currencies_retrieve_batchResult"] | components["schemas"]["currencies_create_batchResult"] | components["schemas"]["currencies_update_batchResult"] | components["schemas"]["currencies_upsert_batchResult"] | components["schemas"]["currencies_delete_batchResult"] | components["schemas"]["customerTypes_list_batchResult"] | components["schemas"]["customerTypes_retrieve_batchResult"] | components["schemas"]["customerTypes_create_batchResult"] | components["schemas"]["customerTypes_delete_batchResult"] | components["schemas"]["customers_list_batchResult"] | components["schemas"]["customers_retrieve_batchResult"] | components["schemas"]["customers_create_batchResult"] | components["schemas"]["customers_update_batchResult"] | components["schemas"]["customers_upsert_batchResult"] | components["schemas"]["customers_delete_batchResult"] | components["schemas"]["customers_merge_batchResult"] | components["schemas"]["customers_setCustomField_batchResult"] | components["schemas"]["dateDrivenTerms_list_batchResult"] | components["schemas"]["dateDrivenTerms_retrieve_batchResult"] | components["schemas"]["dateDrivenTerms_create_batchResult"] | components["schemas"]["dateDrivenTerms_delete_batchResult"] | components["schemas"]["deletedListObjects_list_batchResult"] | components["schemas"]["deletedTransactions_list_batchResult"] | components["schemas"]["deposits_list_batchResult"] | components["schemas"]["deposits_retrieve_batchResult"] | components["schemas"]["deposits_create_batchResult"] | components["schemas"]["deposits_update_batchResult"] | components["schemas"]["deposits_upsert_batchResult"] | components["schemas"]["deposits_delete_batchResult"] | components["schemas"]["deposits_void_batchResult"] | components["schemas"]["deposits_setCustomField_batchResult"] | components["schemas"]["discountItems_list_batchResult"] | components["schemas"]["discountItems_retrieve_batchResult"] | components["schemas"]["discountItems_create_batchResult"] | components["schemas"]["discountItems_update_batchResult"] | components["schemas"]["discountItems_upsert_batchResult"] | components["schemas"]["discountItems_delete_batchResult"] | components["schemas"]["discountItems_merge_batchResult"] | components["schemas"]["discountItems_setCustomField_batchResult"] | components["schemas"]["employees_list_batchResult"] | components["schemas"]["employees_retrieve_batchResult"] | components["schemas"]["employees_create_batchResult"] | components["schemas"]["employees_update_batchResult"] | components["schemas"]["employees_upsert_batchResult"] | components["schemas"]["employees_delete_batchResult"] | components["schemas"]["employees_setCustomField_batchResult"] | components["schemas"]["estimates_list_batchResult"] | components["schemas"]["estimates_retrieve_batchResult"] | components["schemas"]["estimates_create_batchResult"] | components["schemas"]["estimates_update_batchResult"] | components["schemas"]["estimates_upsert_batchResult"] | components["schemas"]["estimates_delete_batchResult"] | components["schemas"]["estimates_setCustomField_batchResult"] | components["schemas"]["inventoryAdjustments_list_batchResult"] | components["schemas"]["inventoryAdjustments_retrieve_batchResult"] | components["schemas"]["inventoryAdjustments_create_batchResult"] | components["schemas"]["inventoryAdjustments_update_batchResult"] | components["schemas"]["inventoryAdjustments_delete_batchResult"] | components["schemas"]["inventoryAdjustments_void_batchResult"] | components["schemas"]["inventoryAdjustments_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_list_batchResult"] | components["schemas"]["inventoryAssemblyItems_retrieve_batchResult"] | components["schemas"]["inventoryAssemblyItems_create_batchResult"] | components["schemas"]["inventoryAssemblyItems_update_batchResult"] | components["schemas"]["inventoryAssemblyItems_upsert_batchResult"] | components["schemas"]["inventoryAssemblyItems_delete_batchResult"] | components["schemas"]["inventoryAssemblyItems_setCustomField_batchResult"] | components["schemas"]["inventoryAssemblyItems_canBuild_batchResult"] | components["schemas"]["inventoryItems_list_batchResult"] | components["schemas"]["inventoryItems_retrieve_batchResult"] | components["schemas"]["inventoryItems_create_batchResult"] | components["schemas"]["inventoryItems_update_batchResult"] | components["schemas"]["inventoryItems_upsert_batchResult"] | components["schemas"]["inventoryItems_delete_batchResult"] | components["schemas"]["inventoryItems_merge_batchResult"] | components["schemas"]["inventoryItems_setCustomField_batchResult"] | components["schemas"]["inventorySites_list_batchResult"] | components["schemas"]["inventorySites_retrieve_batchResult"] | components["schemas"]["inventorySites_create_batchResult"] | components["schemas"]["inventorySites_update_batchResult"] | components["schemas"]["inventorySites_upsert_batchResult"] | components["schemas"]["inventorySites_delete_batchResult"] | components["schemas"]["invoices_list_batchResult"] | components["schemas"]["invoices_retrieve_batchResult"] | components["schemas"]["invoices_create_batchResult"] | components["schemas"]["invoices_update_batchResult"] | components["schemas"]["invoices_upsert_batchResult"] | components["schemas"]["invoices_delete_batchResult"] | components["schemas"]["invoices_void_batchResult"] | components["schemas"]["invoices_setCustomField_batchResult"] | components["schemas"]["itemGroups_list_batchResult"] | components["schemas"]["itemGroups_retrieve_batchResult"] | components["schemas"]["itemGroups_create_batchResult"] | components["schemas"]["itemGroups_update_batchResult"] | components["schemas"]["itemGroups_upsert_batchResult"] | components["schemas"]["itemGroups_delete_batchResult"] | components["schemas"]["itemGroups_merge_batchResult"] | components["schemas"]["itemGroups_setCustomField_batchResult"] | components["schemas"]["itemReceipts_list_batchResult"] | components["schemas"]["itemReceipts_retrieve_batchResult"] | components["schemas"]["itemReceipts_create_batchResult"] | components["schemas"]["itemReceipts_update_batchResult"] | components["schemas"]["itemReceipts_upsert_batchResult"] | components["schemas"]["itemReceipts_delete_batchResult"] | components["schemas"]["itemReceipts_void_batchResult"] | components["schemas"]["itemReceipts_setCustomField_batchResult"] | components["schemas"]["itemSites_list_batchResult"] | components["schemas"]["itemSites_retrieve_batchResult"] | components["schemas"]["journalEntries_list_batchResult"] | components["schemas"]["journalEntries_retrieve_batchResult"] | components["schemas"]["journalEntries_create_batchResult"] | components["schemas"]["journalEntries_update_batchResult"] | components["schemas"]["journalEntries_delete_batchResult"] | components["schemas"]["journalEntries_void_batchResult"] | components["schemas"]["journalEntries_setCustomField_batchResult"] | components["schemas"]["nonInventoryItems_list_batchResult"] | components["schemas"]["nonInventoryItems_retrieve_batchResult"] | components["schemas"]["nonInventoryItems_create_batchResult"] | components["schemas"]["nonInventoryItems_update_batchResult"] | components["schemas"]["nonInventoryItems_upsert_batchResult"] | components["schemas"]["nonInventoryItems_delete_batchResult"] | components["schemas"]["nonInventoryItems_merge_batchResult"] | components["schemas"]["nonInventoryItems_setCustomField_batchResult"] | components["schemas"]["otherChargeItems_list_batchResult"] | components["schemas"]["otherChargeItems_retrieve_batchResult"] | components["schemas"]["otherChargeItems_create_batchResult"] | components["schemas"]["otherChargeItems_update_batchResult"] | components["schemas"]["otherChargeItems_upsert_batchResult"] | components["schemas"]["otherChargeItems_delete_batchResult"] | components["schemas"]["otherChargeItems_merge_batchResult"] | components["schemas"]["otherChargeItems_setCustomField_batchResult"] | components["schemas"]["otherNames_list_batchResult"] | components["schemas"]["otherNames_retrieve_batchResult"] | components["schemas"]["otherNames_create_batchResult"] | components["schemas"]["otherNames_update_batchResult"] | components["schemas"]["otherNames_upsert_batchResult"] | components["schemas"]["otherNames_delete_batchResult"] | components["schemas"]["otherNames_setCustomField_batchResult"] | components["schemas"]["paymentMethods_list_batchResult"] | components["schemas"]["paymentMethods_retrieve_batchResult"] | components["schemas"]["paymentMethods_create_batchResult"] | components["schemas"]["paymentMethods_delete_batchResult"] | components["schemas"]["paymentsToDeposit_list_batchResult"] | components["schemas"]["payrollWageItems_list_batchResult"] | components["schemas"]["payrollWageItems_retrieve_batchResult"] | components["schemas"]["payrollWageItems_create_batchResult"] | components["schemas"]["payrollWageItems_delete_batchResult"] | components["schemas"]["preferences_retrieve_batchResult"] | components["schemas"]["priceLevels_list_batchResult"] | components["schemas"]["priceLevels_retrieve_batchResult"] | components["schemas"]["priceLevels_create_batchResult"] | components["schemas"]["priceLevels_update_batchResult"] | components["schemas"]["priceLevels_upsert_batchResult"] | components["schemas"]["priceLevels_delete_batchResult"] | components["schemas"]["purchaseOrders_list_batchResult"] | components["schemas"]["purchaseOrders_retrieve_batchResult"] | components["schemas"]["purchaseOrders_create_batchResult"] | components["schemas"]["purchaseOrders_update_batchResult"] | components["schemas"]["purchaseOrders_upsert_batchResult"] | components["schemas"]["purchaseOrders_delete_batchResult"] | components["schemas"]["purchaseOrders_setCustomField_batchResult"] | components["schemas"]["receivePayments_list_batchResult"] | components["schemas"]["receivePayments_retrieve_batchResult"] | components["schemas"]["receivePayments_create_batchResult"] | components["schemas"]["receivePayments_update_batchResult"] | components["schemas"]["receivePayments_upsert_batchResult"] | components["schemas"]["receivePayments_delete_batchResult"] | components["schemas"]["receivePayments_setCustomField_batchResult"] | components["schemas"]["salesOrders_list_batchResult"] | components["schemas"]["salesOrders_retrieve_batchResult"] | components["schemas"]["salesOrders_create_batchResult"] | components["schemas"]["salesOrders_update_batchResult"] | components["schemas"]["salesOrders_upsert_batchResult"] | components["schemas"]["salesOrders_delete_batchResult"] | components["schemas"]["salesOrders_setCustomField_batchResult"] | components["schemas"]["salesReceipts_list_batchResult"] | components["schemas"]["salesReceipts_retrieve_batchResult"] | components["schemas"]["salesReceipts_create_batchResult"] | components["schemas"]["salesReceipts_update_batchResult"] | components["schemas"]["salesReceipts_upsert_batchResult"] | components["schemas"]["salesReceipts_delete_batchResult"] | components["schemas"]["salesReceipts_void_batchResult"] | components["schemas"]["salesReceipts_setCustomField_batchResult"] | components["schemas"]["salesRepresentatives_list_batchResult"] | components["schemas"]["salesRepresentatives_retrieve_batchResult"] | components["schemas"]["salesRepresentatives_create_batchResult"] | components["schemas"]["salesRepresentatives_update_batchResult"] | components["schemas"]["salesRepresentatives_delete_batchResult"] | components["schemas"]["salesTaxCodes_list_batchResult"] | components["schemas"]["salesTaxCodes_retrieve_batchResult"] | components["schemas"]["salesTaxCodes_create_batchResult"] | components["schemas"]["salesTaxCodes_update_batchResult"] | components["schemas"]["salesTaxCodes_upsert_batchResult"] | components["schemas"]["salesTaxCodes_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_list_batchResult"] | components["schemas"]["salesTaxGroupItems_retrieve_batchResult"] | components["schemas"]["salesTaxGroupItems_create_batchResult"] | components["schemas"]["salesTaxGroupItems_update_batchResult"] | components["schemas"]["salesTaxGroupItems_upsert_batchResult"] | components["schemas"]["salesTaxGroupItems_delete_batchResult"] | components["schemas"]["salesTaxGroupItems_merge_batchResult"] | components["schemas"]["salesTaxGroupItems_setCustomField_batchResult"] | components["schemas"]["salesTaxItems_list_batchResult"] | components["schemas"]["salesTaxItems_retrieve_batchResult"] | components["schemas"]["salesTaxItems_create_batchResult"] | components["schemas"]["salesTaxItems_update_batchResult"] | components["schemas"]["salesTaxItems_upsert_batchResult"] | components["schemas"]["salesTaxItems_delete_batchResult"] | components["schemas"]["salesTaxItems_merge_batchResult"] | components["schemas"]["salesTaxItems_setCustomField_batchResult"] | components["schemas"]["salesTaxPaymentChecks_list_batchResult"] | components["schemas"]["salesTaxPaymentChecks_retrieve_batchResult"] | components["schemas"]["salesTaxPaymentChecks_create_batchResult"] | components["schemas"]["salesTaxPaymentChecks_update_batchResult"] | components["schemas"]["salesTaxPaymentChecks_delete_batchResult"] | components["schemas"]["salesTaxPaymentChecks_setCustomField_batchResult"] | components["schemas"]["serviceItems_list_batchResult"] | components["schemas"]["serviceItems_retrieve_batchResult"] | components["schemas"]["serviceItems_create_batchResult"] | components["schemas"]["serviceItems_update_batchResult"] | components["schemas"]["serviceItems_upsert_batchResult"] | components["schemas"]["serviceItems_delete_batchResult"] | components["schemas"]["serviceItems_merge_batchResult"] | components["schemas"]["serviceItems_setCustomField_batchResult"] | components["schemas"]["shippingMethods_list_batchResult"] | components["schemas"]["shippingMethods_retrieve_batchResult"] | components["schemas"]["shippingMethods_create_batchResult"] | components["schemas"]["shippingMethods_delete_batchResult"] | components["schemas"]["standardTerms_list_batchResult"] | components["schemas"]["standardTerms_retrieve_batchResult"] | components["schemas"]["standardTerms_create_batchResult"] | components["schemas"]["standardTerms_delete_batchResult"] | components["schemas"]["subtotalItems_list_batchResult"] | components["schemas"]["subtotalItems_retrieve_batchResult"] | components["schemas"]["subtotalItems_create_batchResult"] | components["schemas"]["subtotalItems_update_batchResult"] | components["schemas"]["subtotalItems_upsert_batchResult"] | components["schemas"]["subtotalItems_delete_batchResult"] | components["schemas"]["subtotalItems_merge_batchResult"] | components["schemas"]["subtotalItems_setCustomField_batchResult"] | components["schemas"]["templates_list_batchResult"] | components["schemas"]["timeTrackingActivities_list_batchResult"] | components["schemas"]["timeTrackingActivities_retrieve_batchResult"] | components["schemas"]["timeTrackingActivities_create_batchResult"] | components["schemas"]["timeTrackingActivities_update_batchResult"] | components["schemas"]["timeTrackingActivities_upsert_batchResult"] | components["schemas"]["timeTrackingActivities_delete_batchResult"] | components["schemas"]["transactions_list_batchResult"] | components["schemas"]["transactions_retrieve_batchResult"] | components["schemas"]["transfers_list_batchResult"] | components["schemas"]["transfers_retrieve_batchResult"] | components["schemas"]["transfers_create_batchResult"] | components["schemas"]["transfers_update_batchResult"] | components["schemas"]["unitOfMeasureSets_list_batchResult"] | components["schemas"]["unitOfMeasureSets_retrieve_batchResult"] | components["schemas"]["unitOfMeasureSets_create_batchResult"] | components["schemas"]["unitOfMeasureSets_delete_batchResult"] | components["schemas"]["vendorCredits_list_batchResult"] | components["schemas"]["vendorCredits_retrieve_batchResult"] | components["schemas"]["vendorCredits_create_batchResult"] | components["schemas"]["vendorCredits_update_batchResult"] | components["schemas"]["vendorCredits_upsert_batchResult"] | components["schemas"]["vendorCredits_delete_batchResult"] | components["schemas"]["vendorCredits_void_batchResult"] | components["schemas"]["vendorCredits_setCustomField_batchResult"] | components["schemas"]["vendors_list_batchResult"] | components["schemas"]["vendors_retrieve_batchResult"] | components["schemas"]["vendors_create_batchResult"] | components["schemas"]["vendors_update_batchResult"] | components["schemas"]["vendors_upsert_batchResult"] | components["schemas"]["vendors_delete_batchResult"] | components["schemas"]["vendors_merge_batchResult"] | components["schemas"]["vendors_setCustomField_batchResult"] | components["schemas"]["billingRates_list_batchResult"] | components["schemas"]["billingRates_retrieve_batchResult"] | components["schemas"]["billingRates_create_batchResult"] | components["schemas"]["billingRates_delete_batchResult"] | components["schemas"]["customerMessages_list_batchResult"] | components["schemas"]["customerMessages_retrieve_batchResult"] | components["schemas"]["customerMessages_create_batchResult"] | components["schemas"]["customerMessages_delete_batchResult"] | components["schemas"]["customFieldDefinitions_list_batchResult"] | components["schemas"]["customFieldDefinitions_create_batchResult"] | components["schemas"]["customFieldDefinitions_update_batchResult"] | components["schemas"]["customFieldDefinitions_delete_batchResult"] | components["schemas"]["entities_list_batchResult"] | components["schemas"]["entities_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_list_batchResult"] | components["schemas"]["fixedAssetItems_retrieve_batchResult"] | components["schemas"]["fixedAssetItems_create_batchResult"] | components["schemas"]["fixedAssetItems_update_batchResult"] | components["schemas"]["fixedAssetItems_upsert_batchResult"] | components["schemas"]["fixedAssetItems_delete_batchResult"] | components["schemas"]["fixedAssetItems_setCustomField_batchResult"] | components["schemas"]["inventoryTransfers_list_batchResult"] | components["schemas"]["inventoryTransfers_retrieve_batchResult"] | components["schemas"]["inventoryTransfers_create_batchResult"] | components["schemas"]["inventoryTransfers_update_batchResult"] | components["schemas"]["inventoryTransfers_upsert_batchResult"] | components["schemas"]["inventoryTransfers_delete_batchResult"] | components["schemas"]["items_list_batchResult"] | components["schemas"]["items_retrieve_batchResult"] | components["schemas"]["jobTypes_list_batchResult"] | components["schemas"]["jobTypes_retrieve_batchResult"] | components["schemas"]["jobTypes_create_batchResult"] | components["schemas"]["jobTypes_delete_batchResult"] | components["schemas"]["leads_list_batchResult"] | components["schemas"]["leads_retrieve_batchResult"] | components["schemas"]["leads_create_batchResult"] | components["schemas"]["leads_update_batchResult"] | components["schemas"]["paymentItems_list_batchResult"] | components["schemas"]["paymentItems_retrieve_batchResult"] | components["schemas"]["paymentItems_create_batchResult"] | components["schemas"]["paymentItems_update_batchResult"] | components["schemas"]["paymentItems_upsert_batchResult"] | components["schemas"]["paymentItems_delete_batchResult"] | components["schemas"]["paymentItems_merge_batchResult"] | components["schemas"]["paymentItems_setCustomField_batchResult"] | components["schemas"]["payrollNonWageItems_list_batchResult"] | components["schemas"]["payrollNonWageItems_retrieve_batchResult"] | components["schemas"]["reports_aging_batchResult"] | components["schemas"]["reports_budgetSummary_batchResult"] | components["schemas"]["reports_customDetail_batchResult"] | components["schemas"]["reports_customSummary_batchResult"] | components["schemas"]["reports_generalDetail_batchResult"] | components["schemas"]["reports_generalSummary_batchResult"] | components["schemas"]["reports_job_batchResult"] | components["schemas"]["reports_payrollDetail_batchResult"] | components["schemas"]["reports_payrollSummary_batchResult"] | components["schemas"]["reports_time_batchResult"])[];
                     };
                 };
