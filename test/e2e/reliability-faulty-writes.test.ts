@@ -26,7 +26,8 @@ import { SOAK, plan, reportCounts, soakSeed, soakSize } from "./soak.ts";
  * in five are typed creates, which the service coalesces into shared message sets (decision 0036:
  * `messageSetsByWrites` counts the sets by how many of this run's writes they carried); one in five
  * is an upsert by full name (decision 0046: a find, then an add, as one Request of two message sets
- * that goes alone); the rest are passthroughs, which go alone.
+ * that goes alone); the rest are dependent batches (a customer and a job under it named by `$ref`,
+ * decision 0050) and passthroughs, which go alone.
  *
  * The service runs as a real child process (`npm start`'s entry point) on the suite's store (an
  * on-disk PGlite data directory, or a database on the PostgreSQL server of DATABASE_URL); the
@@ -54,7 +55,7 @@ type ClientPlan = "none" | "abort" | "twice";
  * A typed create (shares message sets with its neighbours: coalescing, decision 0036), an upsert by
  * full name (two message sets in one Request, decision 0046) or a passthrough (alone).
  */
-type Route = "typed" | "upsert" | "passthrough";
+type Route = "typed" | "upsert" | "batch" | "passthrough";
 
 interface Write {
   index: number;
@@ -185,6 +186,9 @@ test(
     const passthrough = `${base}/v1/end-users/${setup.endUserId}/passthrough/ledger_desktop`;
     const customers = `${base}/v1/ledger-desktop/customers`;
     const upserts = `${base}/v1/ledger-desktop/customers/by-key`;
+    const batches = `${base}/v1/ledger-desktop/batch`;
+    /** A dependent batch's job: under the write's customer, named through `$ref`. */
+    const jobOf = (w: Write): string => `${w.name}:Job`;
     await eventually(
       "the connection is online",
       async () => {
@@ -199,7 +203,7 @@ test(
     const entries = plan(
       fc.record({
         async: fc.boolean(),
-        route: fc.constantFrom<Route>("typed", "typed", "typed", "upsert", "passthrough"),
+        route: fc.constantFrom<Route>("typed", "typed", "typed", "upsert", "batch", "passthrough"),
         connector: fc.constantFrom<ConnectorPlan>(
           ...(Array(7).fill("none") as ConnectorPlan[]),
           "lose_answer",
@@ -242,20 +246,28 @@ test(
           ...(w.async ? { prefer: "respond-async" } : {}),
         };
         const json = { ...common, "content-type": "application/json", "svc-end-user-id": setup.endUserId };
-        const res = await fetch(
-          w.route === "typed" ? customers : w.route === "upsert" ? upserts : passthrough,
-          {
-            method: w.route === "upsert" ? "PUT" : "POST",
-            headers: w.route === "passthrough" ? { ...common, "content-type": "application/xml" } : json,
-            body:
-              w.route === "typed"
-                ? JSON.stringify({ name: w.name })
-                : w.route === "upsert"
-                  ? JSON.stringify({ key: { fullName: w.name } })
-                  : customerAdd(w.name),
-            ...(abortAfterMs === undefined ? {} : { signal: AbortSignal.timeout(abortAfterMs) }),
-          },
-        );
+        const url = { typed: customers, upsert: upserts, batch: batches, passthrough }[w.route];
+        const body = {
+          typed: () => JSON.stringify({ name: w.name }),
+          upsert: () => JSON.stringify({ key: { fullName: w.name } }),
+          batch: () =>
+            JSON.stringify({
+              requests: [
+                { operationId: "ledger.customers.create", body: { name: w.name } },
+                {
+                  operationId: "ledger.customers.create",
+                  body: { name: "Job", parentId: { $ref: "requests[0].data.id" } },
+                },
+              ],
+            }),
+          passthrough: () => customerAdd(w.name),
+        }[w.route]();
+        const res = await fetch(url, {
+          method: w.route === "upsert" ? "PUT" : "POST",
+          headers: w.route === "passthrough" ? { ...common, "content-type": "application/xml" } : json,
+          body,
+          ...(abortAfterMs === undefined ? {} : { signal: AbortSignal.timeout(abortAfterMs) }),
+        });
         const text = await res.text();
         const id = res.headers.get("svc-request-id") ?? "";
         assert.ok(id.startsWith("req_"), `write ${w.index}: HTTP ${res.status} without a Request: ${text}`);
@@ -374,11 +386,20 @@ test(
       const name = file.fullNameOf(record);
       named.set(name, (named.get(name) ?? 0) + 1);
     }
+    // A dependent batch writes its customer and the job under it: both once, or neither.
+    const names = (w: Write): string[] => (w.route === "batch" ? [w.name, jobOf(w)] : [w.name]);
     const appliedOnce = writes.filter(
-      (w) => w.final?.status === "succeeded" && w.final.outcome === "applied" && named.get(w.name) === 1,
+      (w) =>
+        w.final?.status === "succeeded" &&
+        w.final.outcome === "applied" &&
+        names(w).every((name) => named.get(name) === 1),
     );
-    const notApplied = writes.filter((w) => w.final?.outcome === "not_applied" && !named.has(w.name));
-    const duplicates = writes.filter((w) => (named.get(w.name) ?? 0) > 1 || (receipts.get(w.name) ?? 0) > 1);
+    const notApplied = writes.filter(
+      (w) => w.final?.outcome === "not_applied" && names(w).every((name) => !named.has(name)),
+    );
+    const duplicates = writes.filter(
+      (w) => names(w).some((name) => (named.get(name) ?? 0) > 1) || (receipts.get(w.name) ?? 0) > 1,
+    );
     const lost = writes.filter((w) => !appliedOnce.includes(w) && !notApplied.includes(w));
     const counts = {
       seconds: Math.round((Date.now() - startedAt) / 1000),
@@ -386,6 +407,7 @@ test(
       writes: WRITES,
       typedWrites: writes.filter((w) => w.route === "typed").length,
       upserts: writes.filter((w) => w.route === "upsert").length,
+      dependentBatches: writes.filter((w) => w.route === "batch").length,
       appliedOnce: appliedOnce.length,
       notApplied: notApplied.length,
       duplicates: duplicates.length,
@@ -422,7 +444,10 @@ test(
       "no write lost: each ended applied once (a record) or not_applied (none)",
     );
     // Names of this run in the file are exactly the applied writes.
-    assert.equal([...named.keys()].filter((n) => n.startsWith("R1-")).length, appliedOnce.length);
+    assert.equal(
+      [...named.keys()].filter((n) => n.startsWith("R1-") && !n.endsWith(":Job")).length,
+      appliedOnce.length,
+    );
     finished = true;
     await connector.stop();
     await driving;
