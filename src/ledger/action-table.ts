@@ -11,6 +11,7 @@ import {
   reportRecordSchema,
   type ReportKind,
 } from "./reports.ts";
+import type { ResourceAction } from "./resources/catalogue.ts";
 import type { ResourceDefinition } from "./resources/definitions.ts";
 import { exampleBody } from "./resources/examples.ts";
 import { outputSchemaRef, type JsonSchema } from "./resources/json-schema.ts";
@@ -88,18 +89,8 @@ import {
  * (`readFirst`).
  */
 
-export type ActionName =
-  | "list"
-  | "retrieve"
-  | "create"
-  | "update"
-  | "upsert"
-  | "delete"
-  | "void"
-  | "merge"
-  | "setCustomField"
-  | "canBuild"
-  | "report";
+/** The actions: a group's (the catalogue's list), and the report queries'. */
+export type ActionName = ResourceAction | "report";
 
 /** A request body rule: none (GET), empty (`{}` or no body at all), or a JSON object schema. */
 export type BodyRule =
