@@ -11,7 +11,7 @@ import {
   type StoredMessageSet,
 } from "../ledger/xml/message-set.ts";
 import { isFailureHResult, mappingForHResult } from "../ledger/xml/status-codes.ts";
-import { maskSecretsInText, restoreSecrets, splitSecrets } from "../ledger/xml/redact.ts";
+import { mayHoldSecrets, maskSecretsInText, restoreSecrets, splitSecrets } from "../ledger/xml/redact.ts";
 import { newId } from "../platform/ids.ts";
 import { randomGuid } from "../platform/random.ts";
 import { EVENTS_CHANNEL } from "../store/events.ts";
@@ -883,6 +883,26 @@ export async function resolveRecovery(
         error: errorBodyOf(deps, error, row.id),
       },
       "Recovered: the application had refused the write",
+    );
+  }
+  if (row.step > 0 && row.request_xml !== null && !mayHoldSecrets(row.request_xml)) {
+    // A later message set of a Request of several (decision 0046) that never ran: its earlier sets
+    // did, so the Request is not "not applied". The application confirmed nothing of this set ran:
+    // it goes back to the head of the queue and is sent again, with a new message-set ID.
+    return transition(
+      deps,
+      row,
+      "next_step",
+      {
+        ticket_hash: null,
+        message_set_id: null,
+        set_position: null,
+        queue_ttl_expires_at: null,
+        outcome: "pending",
+        error: null,
+        alone: true,
+      },
+      `Recovery: the application holds no result of message set ${row.step + 1}, which never ran: it is sent again`,
     );
   }
   const error = new ServiceError("LEDGER_CONNECTION_ERROR", {

@@ -27,13 +27,22 @@ let eu: ConnectedEndUser;
 let itemId: string;
 type Json = Record<string, unknown>;
 
+/** Called once after the application ran a document holding an invoice add (a test arms it). */
+let armAfterInvoice: (() => void) | null = null;
+
 /** Every request document the simulated application processed, in order. */
 const documents: string[] = [];
 
 before(async () => {
   sys = await startSystem(null, { ...E2E_CONFIG });
   checkEveryAnswer(sys);
-  watchApplication(sys, (xml) => void documents.push(xml));
+  watchApplication(sys, (xml) => {
+    documents.push(xml);
+    if (armAfterInvoice && xml.includes("<InvoiceAddRq")) {
+      armAfterInvoice();
+      armAfterInvoice = null;
+    }
+  });
   eu = await sys.connectEndUser({ companyName: "Batch Refs Co" });
   await bringOnline(sys, eu);
   const factory = new TypedFactory((method, path, body) => callAsEndUser(sys, eu, method, path, body));
@@ -124,6 +133,48 @@ describe("dependent batches of several message sets", () => {
       JSON.stringify(results),
     );
     assert.deepEqual(count(), before, "counted: as before");
+  });
+  test("set 2 never reaches the application (the connector crashes before it): recovery finds nothing stored, set 2 is sent again once, set 1 is never repeated", async () => {
+    const before = count();
+    const seen = documents.length;
+    // Armed once set 1 ran: the next write document (set 2) is dropped before the application sees it.
+    armAfterInvoice = () => eu.connector.setFault({ kind: "crash_before_write" });
+    const answer = await callAsEndUser(
+      sys,
+      eu,
+      "POST",
+      "/v1/ledger-desktop/batch",
+      { requests: [...customerAndInvoice("Refs Set Two Lost"), paymentFor()] },
+      { "idempotency-key": "refs-set-two-lost", "svc-timeout-seconds": "300", prefer: "respond-async" },
+    );
+    assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    const settled = await eventually("the batch completed", async () => {
+      const row = await json<RequestResource & { result: Json }>(
+        await sys.call("GET", `/v1/requests/${answer.requestId}`),
+      );
+      if (row.status !== "succeeded" && row.status !== "failed") {
+        void eu.connector.checkInNow();
+        return null;
+      }
+      return row;
+    });
+    assert.equal(settled.status, "succeeded", JSON.stringify(settled));
+    assert.match(
+      JSON.stringify(settled),
+      /holds no result of message set 2, which never ran: it is sent again/,
+    );
+    assert.deepEqual(
+      (settled.result.results as Json[]).map((r) => r.status),
+      ["succeeded", "succeeded", "succeeded"],
+    );
+    assert.deepEqual(count(), {
+      customers: before.customers + 1,
+      invoices: before.invoices + 1,
+      payments: before.payments + 1,
+    });
+    const sent = documents.slice(seen);
+    assert.equal(sent.filter((xml) => xml.includes("<InvoiceAddRq")).length, 1, "set 1 ran once");
+    assert.equal(sent.filter((xml) => xml.includes("<ReceivePaymentAddRq")).length, 1, "set 2 ran once");
   });
 });
 
