@@ -212,11 +212,22 @@ export function renderMessages(
  * inside the message-set envelope.
  */
 export function shownMessages(messagesXml: string): { xml: string; redactedValues: number } {
-  const document = redactedDocument(messagesXml);
-  if (!document) {
+  const single = redactedDocument(messagesXml);
+  if (single) {
+    return { xml: single.xml.replace(/^<\?xml[^>]*\?>\n/, ""), redactedValues: single.redactedValues };
+  }
+  // Several messages (an upsert's sets): read inside one wrapper, shown one after the other.
+  const wrapped = redactedDocument(`<Messages>${messagesXml}</Messages>`);
+  if (!wrapped) {
     throw new ServiceError("INTERNAL_ERROR", { message: "The preview's message could not be read back." });
   }
-  return { xml: document.xml.replace(/^<\?xml[^>]*\?>\n/, ""), redactedValues: document.redactedValues };
+  const lines = wrapped.xml.replace(/^<\?xml[^>]*\?>\n/, "").split("\n");
+  const inner = lines.filter((line) => line !== "<Messages>" && line !== "</Messages>" && line !== "");
+  const indent = Math.min(...inner.map((line) => line.length - line.trimStart().length));
+  return {
+    xml: inner.map((line) => line.slice(indent)).join("\n"),
+    redactedValues: wrapped.redactedValues,
+  };
 }
 
 /**
