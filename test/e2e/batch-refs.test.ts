@@ -10,9 +10,8 @@ import {
   countRequests,
   E2E_CONFIG,
   eventually,
-  json,
+  settledRequest,
   type JsonAnswer,
-  type RequestResource,
 } from "./helpers.ts";
 import { checkEveryAnswer } from "./openapi-contract.ts";
 
@@ -148,16 +147,7 @@ describe("dependent batches of several message sets", () => {
       { "idempotency-key": "refs-set-two-lost", "svc-timeout-seconds": "300", prefer: "respond-async" },
     );
     assert.equal(answer.status, 202, JSON.stringify(answer.body));
-    const settled = await eventually("the batch completed", async () => {
-      const row = await json<RequestResource & { result: Json }>(
-        await sys.call("GET", `/v1/requests/${answer.requestId}`),
-      );
-      if (row.status !== "succeeded" && row.status !== "failed") {
-        void eu.connector.checkInNow();
-        return null;
-      }
-      return row;
-    });
+    const settled = await settledRequest(sys, eu, answer.requestId);
     assert.equal(settled.status, "succeeded", JSON.stringify(settled));
     assert.match(
       JSON.stringify(settled),
@@ -200,16 +190,7 @@ describe("a lost answer between two sets of a dependent batch", () => {
     const answer = await pending;
     assert.equal(answer.status, 502, JSON.stringify(answer.body));
     assert.equal((answer.body.error as Json).code, "LEDGER_WRITE_OUTCOME_UNKNOWN");
-    const settled = await eventually("the batch completed", async () => {
-      const row = await json<RequestResource & { result: Json }>(
-        await sys.call("GET", `/v1/requests/${answer.requestId}`),
-      );
-      if (row.status !== "succeeded" && row.status !== "failed") {
-        void eu.connector.checkInNow();
-        return null;
-      }
-      return row;
-    });
+    const settled = await settledRequest(sys, eu, answer.requestId);
     assert.equal(settled.status, "succeeded", JSON.stringify(settled));
     assert.match(
       JSON.stringify(settled),

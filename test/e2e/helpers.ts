@@ -293,3 +293,25 @@ export function xmlText(xml: string, name: string): string {
   assert.ok(match, `${name} in ${xml.slice(0, 300)}`);
   return match[1] as string;
 }
+
+/**
+ * A Request once it has settled for good (succeeded or failed: its stored answer recovered, all its
+ * message sets run), asking the end user's connector to check in while it has not.
+ */
+export async function settledRequest(
+  sys: System,
+  eu: ConnectedEndUser,
+  requestId: string | null,
+): Promise<RequestResource & { result: Record<string, unknown> }> {
+  assert.ok(requestId, "a Request ID");
+  return eventually("the Request completed", async () => {
+    const row = await json<RequestResource & { result: Record<string, unknown> }>(
+      await sys.call("GET", `/v1/requests/${requestId}`),
+    );
+    if (row.status !== "succeeded" && row.status !== "failed") {
+      void eu.connector.checkInNow();
+      return null;
+    }
+    return row;
+  });
+}

@@ -3,7 +3,15 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { watchApplication } from "../../src/testing/application-watch.ts";
 import { startSystem, type ConnectedEndUser, type System } from "../../src/testing/system.ts";
-import { E2E_CONFIG, bringOnline, countRequests, eventually, json, type RequestResource } from "./helpers.ts";
+import {
+  E2E_CONFIG,
+  bringOnline,
+  countRequests,
+  eventually,
+  json,
+  settledRequest,
+  type RequestResource,
+} from "./helpers.ts";
 import { checkEveryAnswer } from "./openapi-contract.ts";
 
 /**
@@ -44,20 +52,6 @@ async function upsert(group: string, body: unknown, headers: Record<string, stri
 
 const file = () => sys.ledger.companyFile(eu.companyFilePath);
 
-/** The Request once it settled for good (its stored answer recovered, its sets all run). */
-async function settledRequest(requestId: string | null) {
-  assert.ok(requestId);
-  return eventually("the Request completed", async () => {
-    const row = await json<RequestResource & { result: Json }>(
-      await sys.call("GET", `/v1/requests/${requestId}`),
-    );
-    if (row.status !== "succeeded" && row.status !== "failed") {
-      void eu.connector.checkInNow();
-      return null;
-    }
-    return row;
-  });
-}
 /** The company file's customers with this name (a job's name is its last segment). */
 const customersNamed = (name: string) =>
   file()
@@ -210,7 +204,7 @@ describe("upsert by key", () => {
     assert.equal(answer.status, 502, JSON.stringify(answer.body));
     assert.equal((answer.body.error as Json).code, "LEDGER_WRITE_OUTCOME_UNKNOWN");
     // The session's recovery query reads the application's stored answer: the upsert completes.
-    const settled = await settledRequest(answer.requestId);
+    const settled = await settledRequest(sys, eu, answer.requestId);
     assert.equal(settled.status, "succeeded");
     assert.equal(settled.recovered, true);
     assert.equal(settled.result.action, "created");
@@ -241,7 +235,7 @@ describe("upsert by key", () => {
     assert.equal(answer.status, 502, JSON.stringify(answer.body));
     // …and the recovery query's stored answer decides the next set, which runs once.
     void eu.connector.checkInNow();
-    const settled = await settledRequest(answer.requestId);
+    const settled = await settledRequest(sys, eu, answer.requestId);
     assert.equal(settled.status, "succeeded", JSON.stringify(settled));
     assert.equal(settled.result.action, "updated");
     assert.equal(customersNamed("Upsert Between").length, 1);
