@@ -154,6 +154,10 @@ void describe("instance leases on a shared store", () => {
       assert.ok(!b.instance.startup.instances.includes(f.a.deps.instanceId), "A's lease still runs");
       await f.clock.advance(LEASE_MS / 3);
       assert.equal((await status(b, f.a, f.requestId)).status, "sent", "within the lease: untouched");
+      // B's keeper renews after that step and then sleeps again; advancing before it sleeps would put
+      // its next wake a third of a lease past the new time, which the test never reaches. A's sweeper
+      // and B's keeper and sweeper: three sleepers.
+      await f.clock.untilSleepers(3);
       await f.clock.advance(LEASE_MS);
       const unknown = await eventually("A recovered by B", async () => {
         const r = await status(b, f.a, f.requestId);
