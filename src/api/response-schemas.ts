@@ -564,6 +564,10 @@ export const supportBundleSchema = z
           request: requestSchema,
           messages: requestMessagesSchema,
           sessionId: z.string().nullable().meta({ description: "`sessions[].id` it was handed over in" }),
+          waitingReasons: z.array(z.string()).meta({
+            description:
+              "Waiting reasons the connection's status history gave it while it waited (connector_offline, ledger_unavailable, …), in order",
+          }),
         }),
       )
       .meta({ description: "Every Request of the window, oldest first" }),

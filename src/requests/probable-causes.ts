@@ -149,13 +149,25 @@ function sharedConnector(e: Evidence): boolean {
   return e.sharedConnectorAtMs !== null && e.nowMs - e.sharedConnectorAtMs <= SHARED_CONNECTOR_EVIDENCE_MS;
 }
 
+/**
+ * The waiting reason a connection's stored status gives every Request that waits on it (null: the
+ * status alone says nothing; the Request waits for a check-in or behind others). A support bundle
+ * reads a Request's reasons over its wait from the status history with it (support/waiting-history.ts).
+ */
+export function waitingReasonOfStatus(status: string, statusReason: string | null): WaitingReason | null {
+  if (status === "offline") return "connector_offline";
+  return UNREACHABLE.includes(status) ? unreachableReason(statusReason) : null;
+}
+
+const unreachableReason = (statusReason: string | null): WaitingReason =>
+  (statusReason ? WAITING_FOR_REASON[statusReason] : undefined) ?? "ledger_unavailable";
+
 /** The spec's `waitingReason` of a waiting request (null for one that does not wait). */
 export function waitingReasonOf(e: Evidence): WaitingReason | null {
   if (!e.request.waiting) return null;
   if (e.recoveriesPending > 0) return "write_recovery_pending";
   if (e.status === "offline") return "connector_offline";
-  if (UNREACHABLE.includes(e.storedStatus))
-    return (e.statusReason ? WAITING_FOR_REASON[e.statusReason] : undefined) ?? "ledger_unavailable";
+  if (UNREACHABLE.includes(e.storedStatus)) return unreachableReason(e.statusReason);
   if (sessionUnanswered(e) || inFlightOverdue(e)) return "ledger_not_responding";
   if ((e.request.queuePosition ?? 1) > 1 || e.inFlightSentAtMs !== null) return "behind_other_requests";
   if (e.session !== null && !e.session.ledgerAnswered) return "opening_company_file";

@@ -16,6 +16,7 @@ import { serializeDelivery, type DeliveryResource } from "../webhooks/deliveries
 import { requestMessages, type RequestMessagesResource } from "../requests/messages.ts";
 import { asOfNow } from "../requests/on-read.ts";
 import { serializeRequest } from "../requests/resource.ts";
+import { waitingReasonsOf } from "./waiting-history.ts";
 
 /**
  * Support bundles (issue 28 item 1, decision 0049): one JSON document with what happened between
@@ -41,6 +42,8 @@ export interface BundleRequest {
   messages: RequestMessagesResource;
   /** The connector session it was handed over in (`sessions[].id`); null when never sent. */
   sessionId: string | null;
+  /** The waiting reasons the connection's status history gave it while it waited (waiting-history.ts). */
+  waitingReasons: string[];
 }
 
 export interface BundleSession {
@@ -219,14 +222,19 @@ export async function supportBundle(
     ? await bundleSessions(deps.db, connectionRow.id, window, MAX_SESSIONS)
     : [];
   const labels = new Map(sessionRows.map((s) => [s.ticket_hash, sessionLabel(s.ticket_hash)]));
+  const connection = connectionRow
+    ? connectionView(deps, connectionRow, await bundleStatusChanges(deps.db, connectionRow.id, window))
+    : null;
   const requests: BundleRequest[] = [];
   for (const stored of rows) {
     const row = await asOfNow(deps, stored);
+    const request = await serializeRequest(deps, row);
     requests.push({
-      request: await serializeRequest(deps, row),
+      request,
       messages: await requestMessages(deps, row),
       sessionId:
         row.ticket_hash === null ? null : (labels.get(row.ticket_hash) ?? sessionLabel(row.ticket_hash)),
+      waitingReasons: waitingReasonsOf(request, connection?.statusChanges ?? [], window.until.getTime()),
     });
   }
   const sessions: BundleSession[] = sessionRows.map((s) => ({
@@ -265,9 +273,7 @@ export async function supportBundle(
     mode: tenant.mode,
     window: { since: window.since.toISOString(), until: window.until.toISOString() },
     endUser,
-    connection: connectionRow
-      ? connectionView(deps, connectionRow, await bundleStatusChanges(deps.db, connectionRow.id, window))
-      : null,
+    connection,
     requests,
     sessions,
     webhookDeliveries,

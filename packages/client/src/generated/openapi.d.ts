@@ -6291,6 +6291,8 @@ export interface components {
                 messages: components["schemas"]["RequestMessages"];
                 /** @description `sessions[].id` it was handed over in */
                 sessionId: string | null;
+                /** @description Waiting reasons the connection's status history gave it while it waited (connector_offline, ledger_unavailable, …), in order */
+                waitingReasons: string[];
             }[];
             /** @description Connector sessions of the window, oldest first */
             sessions: {
