@@ -26,6 +26,7 @@ function bundleOf(
     requests: requests.map((r, i) => ({
       request: {
         id: r.id,
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
         operationId: "endUsers.passthrough",
         method: "POST",
         path: "/v1/end-users/eu_1/passthrough/ledger_desktop",

@@ -26,9 +26,16 @@ import { attr, node, renderDocument, renderElementText, type XmlElement } from "
 export interface BundleDocument {
   bundleVersion: number;
   endUser: { id: string };
+  connection?: {
+    companyFile?: { xmlVersion?: string | null; country?: string | null };
+    statusChanges?: Array<{ status: string; statusReason: string | null; changedAt: string }>;
+  } | null;
+  webhookDeliveries?: Array<{ eventId: string; eventType: string; requestId: string | null }>;
   requests: Array<{
     request: {
       id: string;
+      createdAt: string;
+      background?: boolean;
       operationId: string;
       method: string;
       path: string;
@@ -48,7 +55,9 @@ export interface BundleDocument {
       message: { xml: string | null };
       answer: { xml: string | null };
     };
-    sessionId: string | null;
+    sessionId?: string | null;
+    /** Absent in bundles made before it was recorded (support/waiting-history.ts). */
+    waitingReasons?: string[];
   }>;
 }
 
