@@ -46,10 +46,12 @@ check-in evidence, company file), every Request of the window with its input, me
 or a duration before now (30m, 2h, 7d); the default window is the last day. SUPPORT_BUNDLE_MAX_BYTES
 bounds it (the oldest Requests are left out first, and 'truncated' says so).
 'replay' (issue 28) runs a bundle's calls again against a fresh in-memory service on this machine
-whose simulated Web Connector answers with the bundle's answers and faults, in order, and prints
-how each Request ended beside how it ended then, and every divergence (a message the bundle does
-not hold, answered by the simulator); it exits 1 when anything differs. --timing recorded waits
-the application's recorded time on each answer. (npm run simulator -- --replay bundle.json does
+whose simulated Web Connector answers with the bundle's answers and faults, in order, with the
+connection's recorded outages (offline, the application closed), and prints how each Request ended
+(status, outcome, code, timeline, waiting reasons, webhook event types) beside how it ended then,
+and every divergence (a message the bundle does not hold, answered by the simulator); it exits 1
+when anything differs. --timing recorded spends the application's recorded time on each answer
+on the replay's service clock. (npm run simulator -- --replay bundle.json does
 the same against a service you run and call yourself.)
 'secrets reseal' (decision 0032) seals every stored secret again under the current SECRETS_KEY:
 after a rotation (old key moved to SECRETS_KEY_PREVIOUS, new one in SECRETS_KEY, service restarted),
