@@ -74,13 +74,22 @@ export class ConnectionPlayer {
     await this.untilStatus("online");
   }
 
-  /** The connection's last stored status (what its history, and so a bundle, shows). */
-  async status(): Promise<string | undefined> {
-    const changes = await bundleStatusChanges(this.sys.deps.db, this.eu.connectionId, {
+  /** The replayed connection's status history, oldest first (as a bundle shows it). */
+  async changes(): Promise<RecordedChange[]> {
+    const rows = await bundleStatusChanges(this.sys.deps.db, this.eu.connectionId, {
       since: new Date(0),
       until: new Date(Date.UTC(9999, 0, 1)),
     });
-    return changes.at(-1)?.status;
+    return rows.map((c) => ({
+      status: c.status,
+      statusReason: c.status_reason,
+      changedAt: c.changed_at.toISOString(),
+    }));
+  }
+
+  /** The connection's last stored status (what its history, and so a bundle, shows). */
+  async status(): Promise<string | undefined> {
+    return (await this.changes()).at(-1)?.status;
   }
 
   async untilStatus(status: string, timeoutMs = 30_000): Promise<void> {

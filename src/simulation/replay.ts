@@ -8,6 +8,7 @@ import {
 } from "../simulator/replay.ts";
 import type { SimulatedCountry, SimulatedXmlVersion } from "../simulator/ledger/index.ts";
 import type { SimulatedWebConnector } from "../simulator/web-connector.ts";
+import { waitingReasonsOf } from "../support/waiting-history.ts";
 import { startSystem, type System } from "../testing/system.ts";
 import { ConnectionPlayer } from "./replay-connection.ts";
 import {
@@ -26,7 +27,8 @@ import { recordedEventTypes, startReplayWebhooks, type ReplayWebhooks } from "./
  * over the bundle, and the bundle's calls made again through the public API, in the order they were
  * made, interleaved with the connection's recorded status changes. Each Request's end is compared
  * with the bundle's (replay-ends.ts): status, outcome, error code, the shape of its timeline,
- * recovered, its waiting reasons and the event types of its webhooks; every document the bundle
+ * recovered, its waiting reasons (read from the replay's status history as a bundle reads them)
+ * and the event types of its webhooks; every document the bundle
  * does not hold is a divergence.
  *
  * What is replayed: the calls a developer made (typed operations with their recorded JSON input,
@@ -220,17 +222,15 @@ export async function replayBundle(
     await player.comeBack();
     await settleWaiting();
     await webhooks?.settled(30_000);
-    const replayedBundle = (await (
-      await sys.call("GET", `/v1/end-users/${eu.endUserId}/support-bundle`, { key: eu.key })
-    ).json()) as BundleDocument;
-    const replayedReasons = new Map(replayedBundle.requests.map((r) => [r.request.id, r.waitingReasons]));
+    // As a bundle of the replay's service would show them (support/waiting-history.ts).
+    const replayedChanges = await player.changes();
     for (const { entry, replayId } of made) {
       const last = replayId ? ended.get(replayId) : undefined;
       const original = recordedEnd(entry, recordedWebhooks);
       const replayed =
         replayId && last
           ? replayedEnd(last, original, {
-              waitingReasons: replayedReasons.get(replayId) ?? [],
+              waitingReasons: waitingReasonsOf(last, replayedChanges, sys.clock.now()),
               webhooks: webhooks?.typesOf(replayId) ?? [],
             })
           : null;
