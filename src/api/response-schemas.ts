@@ -564,6 +564,10 @@ export const supportBundleSchema = z
           request: requestSchema,
           messages: requestMessagesSchema,
           sessionId: z.string().nullable().meta({ description: "`sessions[].id` it was handed over in" }),
+          background: z.boolean().meta({
+            description:
+              "Made by the service itself (the change feed's polls, the mirror's pages): a replay does not make it again",
+          }),
           waitingReasons: z.array(z.string()).meta({
             description:
               "Waiting reasons the connection's status history gave it while it waited (connector_offline, ledger_unavailable, …), in order",

@@ -190,7 +190,7 @@ export async function replayBundle(
     const made: Array<{ entry: BundleRequest; replayId: string | null }> = [];
     for (const entry of calls) {
       const original = entry.request;
-      if (original.background || original.operationId.startsWith("internal.")) continue;
+      if (entry.background === true || original.operationId.startsWith("internal.")) continue;
       const call = callOf(entry, bundle.endUser.id, eu.endUserId);
       if (typeof call === "string") {
         report.skipped.push({ originalId: original.id, reason: call });

@@ -35,7 +35,6 @@ export interface BundleDocument {
     request: {
       id: string;
       createdAt: string;
-      background?: boolean;
       operationId: string;
       method: string;
       path: string;
@@ -56,6 +55,8 @@ export interface BundleDocument {
       answer: { xml: string | null };
     };
     sessionId?: string | null;
+    /** The service's own Request (change feed, mirror); absent in bundles made before it was recorded. */
+    background?: boolean;
     /** Absent in bundles made before it was recorded (support/waiting-history.ts). */
     waitingReasons?: string[];
   }>;
@@ -107,7 +108,10 @@ export function comparable(xml: string): string | null {
 
 /** The bundle's sent Requests as replay entries, in the order they were handed over. */
 export function replayEntries(bundle: BundleDocument): ReplayEntry[] {
-  const sent = bundle.requests.filter((r) => r.request.sentAt !== null && r.messages.message.xml !== null);
+  // The service's own Requests (change feed, mirror) are not made again, so not expected either.
+  const sent = bundle.requests.filter(
+    (r) => r.background !== true && r.request.sentAt !== null && r.messages.message.xml !== null,
+  );
   sent.sort((a, b) => (a.request.sentAt ?? "").localeCompare(b.request.sentAt ?? ""));
   const entries: ReplayEntry[] = [];
   for (const { request, messages } of sent) {

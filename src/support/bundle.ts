@@ -42,6 +42,8 @@ export interface BundleRequest {
   messages: RequestMessagesResource;
   /** The connector session it was handed over in (`sessions[].id`); null when never sent. */
   sessionId: string | null;
+  /** Made by the service itself (the change feed's polls, the mirror's pages), not by a caller. */
+  background: boolean;
   /** The waiting reasons the connection's status history gave it while it waited (waiting-history.ts). */
   waitingReasons: string[];
 }
@@ -234,6 +236,7 @@ export async function supportBundle(
       messages: await requestMessages(deps, row),
       sessionId:
         row.ticket_hash === null ? null : (labels.get(row.ticket_hash) ?? sessionLabel(row.ticket_hash)),
+      background: row.background,
       waitingReasons: waitingReasonsOf(request, connection?.statusChanges ?? [], window.until.getTime()),
     });
   }

@@ -141,6 +141,26 @@ test("webhooks, waits while offline and a closed application replay to the same 
     assert.equal(byOriginal(report, whileClosed).same, true);
   });
 
+  await t.test("the service's own Requests in a bundle are neither made again nor expected", async () => {
+    assert.ok(
+      bundle.requests.every((r) => r.background === false),
+      "every recorded call is a caller's",
+    );
+    const own = structuredClone(bundle);
+    const entry = own.requests.find((r) => r.request.id === whileClosed);
+    assert.ok(entry);
+    entry.background = true;
+    const report = await replayBundle(own);
+    assert.equal(
+      report.requests.find((r) => r.originalId === whileClosed),
+      undefined,
+      "not made again",
+    );
+    assert.deepEqual(report.unplayed, [], "its document not expected");
+    assert.deepEqual(report.divergences, []);
+    assert.equal(report.ok, true, JSON.stringify(report.requests, null, 2));
+  });
+
   await t.test("recorded application time is spent on the replay's clock", async () => {
     const timed = structuredClone(bundle);
     const first = timed.requests.find((r) => r.request.id === written);

@@ -6291,6 +6291,8 @@ export interface components {
                 messages: components["schemas"]["RequestMessages"];
                 /** @description `sessions[].id` it was handed over in */
                 sessionId: string | null;
+                /** @description Made by the service itself (the change feed's polls, the mirror's pages): a replay does not make it again */
+                background: boolean;
                 /** @description Waiting reasons the connection's status history gave it while it waited (connector_offline, ledger_unavailable, …), in order */
                 waitingReasons: string[];
             }[];
