@@ -1,5 +1,5 @@
 import type { Deps } from "../deps.ts";
-import { findRequestById, type RequestRow } from "../store/requests.ts";
+import { findRequestById, requestStatuses, type RequestRow } from "../store/requests.ts";
 import { requestChannel } from "./engine.ts";
 import { isSettled } from "./lifecycle.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
@@ -86,25 +86,58 @@ const RECHECK_MS = 1000;
  * Waits (real time, woken by the Requests settling) until every one of `ids` has settled, and
  * returns their rows in order (null for one that is gone); null when `signal` ends the wait first.
  * The service's own background work (the change feed's polls, the mirror's pages) waits this way.
+ *
+ * A Request that settles in this process hands its row over with the wake-up (result included), so
+ * its result is not read back from the store; while Requests are unsettled only their statuses are
+ * read; a row settled elsewhere (another instance) is read whole once.
  */
 export async function settledRows(
   deps: Deps,
   ids: readonly string[],
   signal: AbortSignal,
 ): Promise<Array<RequestRow | null> | null> {
-  while (!signal.aborted) {
-    const rows = await Promise.all(ids.map((id) => findRequestById(deps.db, id)));
-    const pending = rows.find((r) => r && !isSettled(r.status));
-    if (!pending) return rows;
-    const stop = new AbortController();
-    const onAbort = (): void => stop.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    await Promise.race([
-      deps.store.notifier.wait(requestChannel(pending.id), stop.signal),
-      systemClock.sleep(RECHECK_MS, stop.signal),
-    ]);
-    stop.abort();
-    signal.removeEventListener("abort", onAbort);
+  const handedOver = new Map<string, RequestRow>();
+  let woken: (() => void) | null = null;
+  let poked = false;
+  // Listening before the first read: a Request that settles in between is not missed.
+  const stopListening = ids.map((id) =>
+    deps.store.notifier.listen(requestChannel(id), (payload) => {
+      if (isSettledRow(payload, id)) handedOver.set(id, payload);
+      poked = true;
+      woken?.();
+    }),
+  );
+  try {
+    while (!signal.aborted) {
+      poked = false;
+      const unknown = ids.filter((id) => !handedOver.has(id));
+      const statuses =
+        unknown.length > 0 ? await requestStatuses(deps.db, unknown) : new Map<string, string>();
+      if (unknown.every((id) => !statuses.has(id) || isSettled(statuses.get(id) ?? ""))) {
+        return Promise.all(
+          ids.map(
+            async (id) =>
+              handedOver.get(id) ?? (statuses.has(id) ? await findRequestById(deps.db, id) : null),
+          ),
+        );
+      }
+      // Woken while reading: look again at once.
+      if (poked) continue;
+      const stop = new AbortController();
+      const onAbort = (): void => stop.abort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          woken = resolve;
+        }),
+        systemClock.sleep(RECHECK_MS, stop.signal),
+      ]);
+      woken = null;
+      stop.abort();
+      signal.removeEventListener("abort", onAbort);
+    }
+    return null;
+  } finally {
+    for (const stop of stopListening) stop();
   }
-  return null;
 }

@@ -141,6 +141,17 @@ export async function findRequestById(db: Executor, requestId: string): Promise<
   return r ?? null;
 }
 
+/** The statuses of the Requests of `ids` that exist, by ID (a light read: no result or messages). */
+export async function requestStatuses(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("requests")
+    .select(["id", "status"])
+    .where("id", "in", [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
 export interface RequestListFilters {
   endUserId?: string | undefined;
   status?: string | undefined;
