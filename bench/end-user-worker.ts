@@ -37,7 +37,15 @@ export type WorkerCommand =
    */
   | { cmd: "throughput"; total: number; concurrency: number; kind?: "passthrough" | "typed" }
   /** Seeds invoices straight into the company file (typed bench; not measured). */
-  | { cmd: "seedInvoices"; customerId: string; itemId: string; count: number; batch: number }
+  | {
+      cmd: "seedInvoices";
+      customerId: string;
+      itemId: string;
+      count: number;
+      batch: number;
+      /** How long ago the invoices were written (their creation and modification times); 0: now. */
+      ageMs?: number;
+    }
   /** One typed call as a developer's server makes it (JSON body, `Svc-End-User-Id`, extra `headers`). */
   | {
       cmd: "call";
@@ -136,7 +144,9 @@ class Probe {
 
 const setup = workerData as WorkerSetup;
 const probe = new Probe();
-const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0" });
+/** The company file's clock: set back while seeding records "written earlier" (`seedInvoices`'s `ageMs`). */
+const ledgerClock = { ageMs: 0, now: (): number => Date.now() - ledgerClock.ageMs };
+const ledger = new SimulatedLedgerApplication({ xmlVersion: "16.0", clock: ledgerClock });
 const companyFilePath = `C:\\Company Files\\${setup.companyName}.qbw`;
 ledger.createCompanyFile(companyFilePath, { companyName: setup.companyName, seed: "sample" });
 ledger.openCompanyFile(companyFilePath);
@@ -220,6 +230,21 @@ async function repeat(
 
 /** Seeds invoices straight into the simulated company file (not through the service). */
 async function seedInvoices(
+  customerId: string,
+  itemId: string,
+  count: number,
+  batch: number,
+  ageMs = 0,
+): Promise<WorkerReply> {
+  ledgerClock.ageMs = ageMs;
+  try {
+    return await seedWithClock(customerId, itemId, count, batch);
+  } finally {
+    ledgerClock.ageMs = 0;
+  }
+}
+
+async function seedWithClock(
   customerId: string,
   itemId: string,
   count: number,
@@ -324,7 +349,7 @@ parentPort?.on("message", (command: WorkerCommand) => {
       case "throughput":
         return throughput(command.total, command.concurrency, command.kind ?? "passthrough");
       case "seedInvoices":
-        return seedInvoices(command.customerId, command.itemId, command.count, command.batch);
+        return seedInvoices(command.customerId, command.itemId, command.count, command.batch, command.ageMs);
       case "call":
         return typedCall(command.method, command.path, command.body, command.headers, command.summary);
       case "repeat":

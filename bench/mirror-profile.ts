@@ -13,6 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../src/platform/clock.ts";
+import type { ObservedQuery } from "../src/store/database.ts";
+import { openTestStore } from "../src/testing/harness.ts";
 import { startSystem } from "../src/testing/system.ts";
 
 interface Node {
@@ -51,10 +53,29 @@ function top(profile: Profile, count = 25): string {
 async function main(): Promise<void> {
   const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), "lb-profile-"));
   mkdirSync(dir, { recursive: true });
+  // The store's time by statement during the fill (`MIRROR_PROFILE_SQL=1`).
+  const statements = new Map<string, { count: number; ms: number }>();
+  let recording = false;
+  const onQuery = (query: ObservedQuery): void => {
+    if (!recording) return;
+    const key = query.sql.replace(/\s+/g, " ").slice(0, 140);
+    const stat = statements.get(key) ?? { count: 0, ms: 0 };
+    stat.count += 1;
+    stat.ms += query.durationMs;
+    statements.set(key, stat);
+  };
+  const opened = process.env.MIRROR_PROFILE_SQL ? await openTestStore({ onQuery }) : null;
   const sys = await startSystem(null, {
+    ...(opened ? { store: opened.store } : {}),
     clock: systemClock,
     mirror: true,
-    config: { CONNECTOR_HOLD_MS: "300", RATE_LIMIT_MAX: "1000000", MIRROR_POLL_INTERVAL_SECONDS: "3600" },
+    config: {
+      CONNECTOR_HOLD_MS: "300",
+      RATE_LIMIT_MAX: "1000000",
+      MIRROR_POLL_INTERVAL_SECONDS: "3600",
+      // Settings to compare, as JSON: MIRROR_PROFILE_CONFIG='{"MIRROR_FILL_PAGE_SIZE":"500"}'.
+      ...(JSON.parse(process.env.MIRROR_PROFILE_CONFIG ?? "{}") as Record<string, string>),
+    },
   });
   const eu = await sys.connectEndUser({
     companyName: "Profile Co",
@@ -72,13 +93,22 @@ async function main(): Promise<void> {
       }
     ).resources[0]?.state;
   await session.post("Profiler.start");
+  recording = true;
   const fillStart = performance.now();
   await sys.call("PUT", `/v1/end-users/${eu.endUserId}/mirror`, { body: { resources: ["invoices"] } });
   while ((await state()) !== "ready") await new Promise((r) => setTimeout(r, 20));
   const fillMs = performance.now() - fillStart;
+  recording = false;
   let { profile } = await session.post("Profiler.stop");
   writeFileSync(join(dir, "mirror-fill.cpuprofile"), JSON.stringify(profile));
   console.log(`fill: ${fillMs.toFixed(0)} ms\n${top(profile as Profile)}`);
+  if (opened) {
+    const rows = [...statements].sort((a, b) => b[1].ms - a[1].ms).slice(0, 20);
+    const storeMs = [...statements.values()].reduce((sum, s) => sum + s.ms, 0);
+    console.log(`\nstatements during the fill: ${storeMs.toFixed(0)} ms in all (wall time, overlapping)`);
+    for (const [sql, stat] of rows)
+      console.log(`${stat.ms.toFixed(0).padStart(7)} ms ${String(stat.count).padStart(6)}×  ${sql}`);
+  }
   if (process.env.MIRROR_PROFILE_TIMELINE) {
     const rows = await sys.deps.db
       .selectFrom("requests")
@@ -125,6 +155,10 @@ async function main(): Promise<void> {
   );
   session.disconnect();
   await sys.close();
+  if (opened) {
+    await opened.store.close();
+    await opened.drop();
+  }
 }
 
 await main();

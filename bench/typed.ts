@@ -81,6 +81,8 @@ export async function startWalkSystem(options: {
   config?: Record<string, string>;
   /** Runs the mirror engine (bench/mirror.ts). */
   mirror?: boolean;
+  /** How long ago the seeded invoices were written in the company file (default: now). */
+  seedAgeMs?: number;
 }): Promise<WalkSystem> {
   const previous = process.env.DATABASE_URL;
   if (options.databaseUrl === undefined) delete process.env.DATABASE_URL;
@@ -131,6 +133,7 @@ export async function startWalkSystem(options: {
       itemId: String(item.id),
       count: options.invoices,
       batch: SEED_BATCH,
+      ...(options.seedAgeMs ? { ageMs: options.seedAgeMs } : {}),
     });
     return {
       sys,
