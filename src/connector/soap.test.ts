@@ -8,6 +8,8 @@ import {
   SOAP_METHODS,
   SoapFaultError,
   SoapParseError,
+  escapeDropping,
+  escapeXmlText,
   parseSoapResponse,
   soapFault,
   soapRequest,
@@ -274,6 +276,37 @@ void describe("soapRequest → parseSoapCall", () => {
     const wire = soapRequest({ method: "clientVersion", strVersion: "a\u0001b\uFFFEc\uD800d" });
     assert.ok(XMLValidator.validate(wire) === true);
     assert.deepEqual(parseSoapCall(wire), { method: "clientVersion", strVersion: "abcd" });
+  });
+
+  void it("escapes text on its fast path exactly as the reference (every character class, random mixes)", () => {
+    const pieces = [
+      "a",
+      "é",
+      "&",
+      "<",
+      ">",
+      "\r",
+      "\n",
+      "\t",
+      '"',
+      "\u0001",
+      "\u001F",
+      "\u007F",
+      "\u0085",
+      "\uFFFE",
+      "\uFFFF",
+      "\uD800",
+      "\uDC00",
+      "😀",
+      "&amp;",
+    ];
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from({ length: next() % 12 }, () => pieces[next() % pieces.length]).join("");
+      assert.equal(escapeXmlText(text), escapeDropping(text), JSON.stringify(text));
+    }
+    assert.equal(escapeXmlText('<a b="1">x & y\r</a>'), '&lt;a b="1"&gt;x &amp; y&#xD;&lt;/a&gt;');
   });
 
   void it("writes the embedded document as escaped text with &amp;quot; preserved", () => {
