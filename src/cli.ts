@@ -251,7 +251,8 @@ async function replay(argv: string[]): Promise<number> {
     throw new UsageError("--timing must be recorded");
   const { readFile } = await import("node:fs/promises");
   const { replayBundle } = await import("./simulation/replay.ts");
-  const bundle = JSON.parse(await readFile(path, "utf8")) as Parameters<typeof replayBundle>[0];
+  const { readBundle } = await import("./simulator/replay.ts");
+  const bundle = readBundle(await readFile(path, "utf8"));
   const report = await replayBundle(bundle, { recordedTiming: values.timing === "recorded" });
   console.log(JSON.stringify(report, null, 2));
   console.error(

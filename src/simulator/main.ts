@@ -28,7 +28,7 @@ import { simulatedLatency } from "./latency.ts";
 import { PersistedApplication } from "./ledger/persisted-application.ts";
 import { JsonFileStore } from "./json-file-store.ts";
 import { SimulatedWebConnector } from "./web-connector.ts";
-import { ReplayApplication, replayEntries, type BundleDocument } from "./replay.ts";
+import { ReplayApplication, readBundle, replayEntries } from "./replay.ts";
 
 const USAGE = `Usage:
   npm run simulator -- --setup-url "<authFlowUrl>" [--company NAME] [--file PATH] [--size SIZE]
@@ -139,7 +139,7 @@ async function main(argv: string[]): Promise<void> {
 
   let replay: ReplayApplication | null = null;
   if (values.replay) {
-    const bundle = JSON.parse(readFileSync(values.replay, "utf8")) as BundleDocument;
+    const bundle = readBundle(readFileSync(values.replay, "utf8"));
     if (bundle.bundleVersion !== 1)
       throw new UsageError(`--replay: bundleVersion ${bundle.bundleVersion} is not 1.`);
     replay = new ReplayApplication({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ReplayApplication, comparable, replayEntries, type BundleDocument } from "./replay.ts";
+import { ReplayApplication, comparable, readBundle, replayEntries, type BundleDocument } from "./replay.ts";
 import { begin, requestXml, setup } from "./ledger/test-support.ts";
 
 /**
@@ -129,4 +129,19 @@ test("a lost answer is kept for the recovery query; a message not held is a dive
   assert.equal(replay.divergences.length, 1);
   assert.match(replay.divergences[0]?.sent ?? "", /Unrecorded Co/);
   assert.equal(replay.divergences[0]?.expected, null, "the bundle holds nothing more");
+});
+
+test("a file that is not a bundle this replay reads is refused, naming the first place", () => {
+  const good = bundleOf([{ id: "req_1", message: "<CustomerQueryRq />", answer: null }]);
+  assert.deepEqual(readBundle(JSON.stringify(good)), good);
+  const refused = (text: string, message: RegExp) => assert.throws(() => readBundle(text), message);
+  refused("{", /not a support bundle: not JSON/);
+  refused(JSON.stringify({ ...good, bundleVersion: 2 }), /bundleVersion: /);
+  refused(JSON.stringify({ ...good, requests: [{ request: null }] }), /requests\.0\.request: /);
+  const noTimeline = structuredClone(good) as unknown as {
+    requests: Array<{ request: Record<string, unknown> }>;
+  };
+  delete noTimeline.requests[0]?.request.timeline;
+  refused(JSON.stringify(noTimeline), /requests\.0\.request\.timeline: /);
+  refused(JSON.stringify({ ...good, endUser: "eu_1" }), /endUser: /);
 });

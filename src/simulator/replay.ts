@@ -18,6 +18,7 @@ import type {
   ProcessResult,
   SimulatedApplication,
 } from "./application.ts";
+import { z } from "zod";
 import { parseDocument } from "../ledger/xml/parse.ts";
 import { maskSecretsInText } from "../ledger/xml/redact.ts";
 import { attr, node, renderDocument, renderElementText, type XmlElement } from "../ledger/xml/tree.ts";
@@ -60,6 +61,77 @@ export interface BundleDocument {
     /** Absent in bundles made before it was recorded (support/waiting-history.ts). */
     waitingReasons?: string[];
   }>;
+}
+
+const nullableString = z.string().nullable();
+/** What {@link BundleDocument} requires, checked before a replay reads a file (other keys pass). */
+const bundleDocumentSchema = z.looseObject({
+  bundleVersion: z.literal(1),
+  endUser: z.looseObject({ id: z.string() }),
+  connection: z
+    .looseObject({
+      statusChanges: z
+        .array(z.looseObject({ status: z.string(), statusReason: nullableString, changedAt: z.string() }))
+        .optional(),
+    })
+    .nullish(),
+  webhookDeliveries: z
+    .array(z.looseObject({ eventId: z.string(), eventType: z.string(), requestId: nullableString }))
+    .optional(),
+  requests: z.array(
+    z.looseObject({
+      request: z.looseObject({
+        id: z.string(),
+        createdAt: z.string(),
+        operationId: z.string(),
+        method: z.string(),
+        path: z.string(),
+        mode: z.string(),
+        status: z.string(),
+        outcome: z.string(),
+        sentAt: nullableString,
+        completedAt: nullableString,
+        recovered: z.boolean(),
+        timeline: z.array(
+          z.looseObject({ status: z.string(), detail: nullableString, elapsedMs: z.number() }),
+        ),
+        error: z.looseObject({ code: z.string() }).nullable(),
+        waitingReason: nullableString,
+        timings: z.looseObject({ ledgerMs: z.number().nullable() }),
+      }),
+      messages: z.looseObject({
+        input: z.looseObject({ json: z.record(z.string(), z.unknown()).nullable() }),
+        message: z.looseObject({ xml: nullableString }),
+        answer: z.looseObject({ xml: nullableString }),
+      }),
+      background: z.boolean().optional(),
+      waitingReasons: z.array(z.string()).optional(),
+    }),
+  ),
+});
+
+/**
+ * A support bundle's text as the replay reads it; what is not one (not JSON, another
+ * `bundleVersion`, a field missing or of another type) is an error naming the first place.
+ */
+export function readBundle(text: string): BundleDocument {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `not a support bundle: not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const checked = bundleDocumentSchema.safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue?.path.length ? issue.path.join(".") : "the document";
+    throw new Error(
+      `not a support bundle this replay reads (bundleVersion 1): ${where}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return parsed as BundleDocument;
 }
 
 /** How the recorded exchange of one Request ended at the application. */
