@@ -65,6 +65,25 @@ const count = () => ({
   payments: file().count("ReceivePayment"),
 });
 
+/**
+ * A customer → invoice → payment batch that ended applied once: every member succeeded, one of each
+ * record more than `before`, and each of its two message sets sent once since `seen` documents.
+ */
+function assertAppliedOnce(settled: { result: Json }, before: ReturnType<typeof count>, seen: number): void {
+  assert.deepEqual(
+    (settled.result as { results: Json[] }).results.map((r) => r.status),
+    ["succeeded", "succeeded", "succeeded"],
+  );
+  assert.deepEqual(count(), {
+    customers: before.customers + 1,
+    invoices: before.invoices + 1,
+    payments: before.payments + 1,
+  });
+  const sent = documents.slice(seen);
+  assert.equal(sent.filter((xml) => xml.includes("<InvoiceAddRq")).length, 1, "set 1 sent once");
+  assert.equal(sent.filter((xml) => xml.includes("<ReceivePaymentAddRq")).length, 1, "set 2 sent once");
+}
+
 /** The payment member: applied to member 1's invoice, known only from its answer. */
 const paymentFor = (extra: Json = {}): Json => ({
   operationId: "ledger.receivePayments.create",
@@ -153,18 +172,7 @@ describe("dependent batches of several message sets", () => {
       JSON.stringify(settled),
       /holds no result of message set 2, which never ran: it is sent again/,
     );
-    assert.deepEqual(
-      (settled.result.results as Json[]).map((r) => r.status),
-      ["succeeded", "succeeded", "succeeded"],
-    );
-    assert.deepEqual(count(), {
-      customers: before.customers + 1,
-      invoices: before.invoices + 1,
-      payments: before.payments + 1,
-    });
-    const sent = documents.slice(seen);
-    assert.equal(sent.filter((xml) => xml.includes("<InvoiceAddRq")).length, 1, "set 1 ran once");
-    assert.equal(sent.filter((xml) => xml.includes("<ReceivePaymentAddRq")).length, 1, "set 2 ran once");
+    assertAppliedOnce(settled, before, seen);
   });
 });
 
@@ -197,18 +205,7 @@ describe("a lost answer between two sets of a dependent batch", () => {
       /Message set 1 recovered from the application's stored answer/,
       "set 1 was resolved by the recovery query",
     );
-    assert.deepEqual(
-      (settled.result.results as Json[]).map((r) => r.status),
-      ["succeeded", "succeeded", "succeeded"],
-    );
-    assert.deepEqual(count(), {
-      customers: before.customers + 1,
-      invoices: before.invoices + 1,
-      payments: before.payments + 1,
-    });
-    const sent = documents.slice(seen);
-    assert.equal(sent.filter((xml) => xml.includes("<InvoiceAddRq")).length, 1, "set 1 sent once");
-    assert.equal(sent.filter((xml) => xml.includes("<ReceivePaymentAddRq")).length, 1, "set 2 sent once");
+    assertAppliedOnce(settled, before, seen);
     const replay = await callAsEndUser(
       sys,
       eu,
