@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { openTestStore } from "../testing/harness.ts";
 import type { Store } from "./database.ts";
 import { PostgresNotifier } from "./notifier.ts";
+import { StoreUnavailableError } from "./unavailable.ts";
 
 /**
  * The PostgreSQL notifier survives its connections being cut (a database restart, an operator's
@@ -38,6 +39,43 @@ describe(
       assert.equal(notifier.listening, true);
       const rows = await sql<{ one: number }>`select 1 as one`.execute(first.store.db);
       assert.equal(rows.rows[0]?.one, 1);
+    });
+
+    it("a connection cut while a transaction holds it: the transaction fails as the store not answering, the process hears nothing", async () => {
+      // The pool listens for a client's `error` event only while the client is idle; one cut while
+      // checked out, with no statement running, emits it with nobody listening: an uncaught exception
+      // (a crash in production; the CI failure of store-outage.test.ts).
+      const uncaught: unknown[] = [];
+      const record = (error: unknown): void => void uncaught.push(error);
+      process.on("uncaughtException", record);
+      try {
+        const outcome = await first.store.db
+          .transaction()
+          .execute(async (trx) => {
+            const own = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+            const pid = own.rows[0]?.pid;
+            await sql`select pg_terminate_backend(${pid})`.execute(first.store.db);
+            // Until the backend is gone and its goodbye has reached the client (bounded).
+            for (let i = 0; ; i++) {
+              const alive = await sql`select 1 from pg_stat_activity where pid = ${pid}`.execute(
+                first.store.db,
+              );
+              if (alive.rows.length === 0) break;
+              assert.ok(i < 1000, "the backend never ended");
+              await new Promise((resolve) => setTimeout(resolve, 10));
+            }
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            await sql`select 1`.execute(trx);
+            return "answered";
+          })
+          .catch((error: unknown) => error);
+        assert.ok(outcome instanceof StoreUnavailableError, `store unavailable, not ${String(outcome)}`);
+        assert.deepEqual(uncaught, []);
+        const rows = await sql<{ one: number }>`select 1 as one`.execute(first.store.db);
+        assert.equal(rows.rows[0]?.one, 1, "the pool dropped the broken client and answers");
+      } finally {
+        process.off("uncaughtException", record);
+      }
     });
   },
 );
