@@ -137,6 +137,8 @@ export function predicateOf(
       };
       const from = bound("updatedAfter", false);
       const to = bound("updatedBefore", true);
+      // No bound, no predicate: every record passes (and a page does not parse every date).
+      if (from === undefined && to === undefined) return null;
       return (r) => {
         const seconds = updatedSeconds(r);
         return (from === undefined || seconds >= from) && (to === undefined || seconds <= to);
@@ -146,6 +148,7 @@ export function predicateOf(
     case "TransactionDateRangeFilter": {
       const from = get("transactionDateFrom");
       const to = get("transactionDateTo");
+      if (typeof from !== "string" && typeof to !== "string") return null;
       return (r) => {
         const date = text(r, "transactionDate");
         return (typeof from !== "string" || date >= from) && (typeof to !== "string" || date <= to);
@@ -160,9 +163,13 @@ export function predicateOf(
       return (r) => matchText(suffix, labelOf(resource, r), wanted);
     }
     case "NameRangeFilter":
-      return (r) => inRange(labelOf(resource, r), get("nameFrom"), get("nameTo"));
-    case "RefNumberRangeFilter":
-      return (r) => inRange(labelOf(resource, r), get("refNumberFrom"), get("refNumberTo"));
+    case "RefNumberRangeFilter": {
+      const prefix = element === "NameRangeFilter" ? "name" : "refNumber";
+      const from = get(`${prefix}From`);
+      const to = get(`${prefix}To`);
+      if (typeof from !== "string" && typeof to !== "string") return null;
+      return (r) => inRange(labelOf(resource, r), from, to);
+    }
     case "PaidStatus": {
       const status = get("paymentStatus");
       if (status === "paid") return (r) => r.isPaid === true;
