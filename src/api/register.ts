@@ -17,7 +17,7 @@ import {
 } from "../store/idempotency.ts";
 import { isStoreUnavailable } from "../store/unavailable.ts";
 import type { z } from "zod";
-import { knownJsonText } from "../platform/json-text.ts";
+import { knownJsonBody } from "../platform/json-text.ts";
 import type { RouteDefinition, RouteResult } from "./route.ts";
 import { parseWith } from "./validation.ts";
 
@@ -139,14 +139,15 @@ function rejectQuery(request: FastifyRequest): undefined {
 export function send(reply: FastifyReply, result: RouteResult): FastifyReply {
   if (result.headers)
     for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
-  // A body serialised already (a settled Request's result, stored as this text): sent as it is,
-  // byte for byte what Fastify's JSON.stringify would send (decision 0035).
-  const text = knownJsonText(result.body);
-  if (text !== undefined)
+  // A body serialised already (a settled Request's result, stored as this text; a mirrored page as
+  // its records' bytes): sent as it is, byte for byte what Fastify's JSON.stringify would send
+  // (decision 0035).
+  const known = knownJsonBody(result.body);
+  if (known !== undefined)
     return reply
       .code(result.status ?? 200)
       .type("application/json; charset=utf-8")
-      .send(text);
+      .send(known);
   return reply.code(result.status ?? 200).send(result.body);
 }
 

@@ -12,28 +12,33 @@ type Json = Record<string, unknown>;
 export class Copy {
   version = 0;
   readonly byId = new Map<string, Json>();
-  /** Each record's JSON text as stored (what `JSON.stringify` gave when it was written). */
-  private readonly texts = new WeakMap<Json, string>();
-  /** The text of a record shown without its linked transactions, taken once. */
-  private readonly unlinkedTexts = new WeakMap<Json, string>();
+  /**
+   * Each record's JSON as stored (what `JSON.stringify` gave when it was written), in UTF-8: a page
+   * is its records' bytes concatenated, with no string to join and encode (a page of 150 invoices
+   * is ~400 KB; joining it as text took ~3 ms and encoding it ~1 ms more).
+   */
+  private readonly bytes = new WeakMap<Json, Buffer>();
+  /** The bytes of a record shown without its linked transactions, taken once. */
+  private readonly unlinkedBytes = new WeakMap<Json, Buffer>();
 
   constructor(readonly generation: number) {}
 
   /**
-   * The JSON text of a record of this copy, shown with or without its linked transactions (`field`:
-   * `[]` in their place, as a live list that did not ask for them); undefined for any other object.
+   * The JSON of a record of this copy in UTF-8, shown with or without its linked transactions
+   * (`field`: `[]` in their place, as a live list that did not ask for them); undefined for any
+   * other object.
    */
-  textOf(record: Json, withoutField: string | null): string | undefined {
-    const stored = this.texts.get(record);
+  bytesOf(record: Json, withoutField: string | null): Buffer | undefined {
+    const stored = this.bytes.get(record);
     if (stored === undefined || withoutField === null) return stored;
     const value = record[withoutField];
     if (!Array.isArray(value) || value.length === 0) return stored;
-    let text = this.unlinkedTexts.get(record);
-    if (text === undefined) {
-      text = JSON.stringify({ ...record, [withoutField]: [] });
-      this.unlinkedTexts.set(record, text);
+    let unlinked = this.unlinkedBytes.get(record);
+    if (unlinked === undefined) {
+      unlinked = Buffer.from(JSON.stringify({ ...record, [withoutField]: [] }));
+      this.unlinkedBytes.set(record, unlinked);
     }
-    return text;
+    return unlinked;
   }
 
   apply(changes: ReadonlyArray<{ id: string; data: string | null; generation: number }>): void {
@@ -41,7 +46,7 @@ export class Copy {
       if (change.data === null || change.generation !== this.generation) this.byId.delete(change.id);
       else {
         const record = JSON.parse(change.data) as Json;
-        this.texts.set(record, change.data);
+        this.bytes.set(record, Buffer.from(change.data));
         this.byId.set(change.id, record);
       }
     }

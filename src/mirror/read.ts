@@ -12,7 +12,7 @@ import {
   insertMirrorCursor,
   type MirrorForRead,
 } from "../store/mirrors.ts";
-import { withJsonText } from "../platform/json-text.ts";
+import { withJsonBytes } from "../platform/json-text.ts";
 import type { Tenant } from "../store/tenant.ts";
 import { copyOf, type Copy } from "./copy.ts";
 import { currentView, type View } from "./names.ts";
@@ -168,8 +168,8 @@ function retrieved(
       message: `No ${resource.entry.objectType.replace(/^ledger_/, "").replace(/_/g, " ")} with this ID was in the company file as of ${asOf.toISOString()}.`,
     });
   }
-  const text = copy.textOf(record, null);
-  return text === undefined ? record : withJsonText(record, text);
+  const bytes = copy.bytesOf(record, null);
+  return bytes === undefined ? record : withJsonBytes(record, bytes);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,9 +294,11 @@ async function listPage(
   });
 }
 
+const COMMA = Buffer.from(",");
+
 /**
- * The list envelope, with its JSON text assembled from the records' stored texts (a page of 150
- * invoices is not serialised again: the reply sends the text as it is).
+ * The list envelope, with its JSON assembled from the records' stored bytes (a page of 150
+ * invoices is not serialised again: the reply sends the bytes as they are).
  */
 function envelope(
   copy: Copy,
@@ -308,8 +310,12 @@ function envelope(
   const head = { objectType: "list", url };
   const tail = { ...paging, cursorExpiresAt: null, source: "mirror" };
   const hidden = linked ? null : LINKED_FIELD;
-  const texts = records.map((r) => copy.textOf(r, hidden) ?? JSON.stringify(shown(r, linked)));
-  const text = `${JSON.stringify(head).slice(0, -1)},"data":[${texts.join(",")}],${JSON.stringify(tail).slice(1)}`;
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"data":[`)];
+  records.forEach((r, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(copy.bytesOf(r, hidden) ?? Buffer.from(JSON.stringify(shown(r, linked))));
+  });
+  parts.push(Buffer.from(`],${JSON.stringify(tail).slice(1)}`));
   // The records as shown are made only if someone reads them: the reply sends the text.
   let data: Json[] | null = null;
   const body: Json = { ...head };
@@ -317,5 +323,5 @@ function envelope(
     enumerable: true,
     get: () => (data ??= records.map((r) => shown(r, linked))),
   });
-  return withJsonText(Object.assign(body, tail), text);
+  return withJsonBytes(Object.assign(body, tail), Buffer.concat(parts));
 }

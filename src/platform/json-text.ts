@@ -17,17 +17,25 @@ export function jsonTextOnce(value: object): string {
   return text;
 }
 
-/** The text {@link jsonTextOnce} took of `value`, if it did; never serialises. */
-export function knownJsonText(value: unknown): string | undefined {
-  return typeof value === "object" && value !== null ? texts.get(value) : undefined;
+/** JSON bodies already encoded as UTF-8 (a mirrored page assembled from its records' bytes). */
+const bodies = new WeakMap<object, Buffer>();
+
+/**
+ * Records `bytes` as `value`'s JSON body in UTF-8, for a value assembled from parts already
+ * serialised (a mirrored list page is its records' stored bytes concatenated): the reply sends it as
+ * it is, with no string to join or encode. The bytes must be what `JSON.stringify(value)` would
+ * give, up to the order of keys.
+ */
+export function withJsonBytes<T extends object>(value: T, bytes: Buffer): T {
+  bodies.set(value, bytes);
+  return value;
 }
 
 /**
- * Records `text` as `value`'s JSON text, for a value assembled from parts already serialised (a
- * mirrored list page is its records' stored texts joined): the reply sends it as it is. The text
- * must be what `JSON.stringify(value)` would give, up to the order of keys.
+ * The body to send for `value` when it is serialised already (never serialises): its UTF-8 bytes,
+ * or the text {@link jsonTextOnce} took of it.
  */
-export function withJsonText<T extends object>(value: T, text: string): T {
-  texts.set(value, text);
-  return value;
+export function knownJsonBody(value: unknown): Buffer | string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  return bodies.get(value) ?? texts.get(value);
 }
