@@ -316,7 +316,7 @@ function envelope(
     parts.push(copy.bytesOf(r, hidden) ?? Buffer.from(JSON.stringify(shown(r, linked))));
   });
   parts.push(Buffer.from(`],${JSON.stringify(tail).slice(1)}`));
-  // The records as shown are made only if someone reads them: the reply sends the text.
+  // The records as shown are made only if someone reads them: the reply sends the bytes.
   let data: Json[] | null = null;
   const body: Json = { ...head };
   Object.defineProperty(body, "data", {
