@@ -126,12 +126,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       keepAlive: true,
       ...(statementTimeout > 0 ? { statement_timeout: statementTimeout } : {}),
     });
-    // A client's connection can break while it is checked out (a restart, an administrator's
-    // terminate, a reset socket); the pool listens for its `error` event only while it is idle, and an
-    // event nobody hears is an uncaught exception, the end of the process. The statement running or
-    // next sent fails with that error (the store not answering), and the pool drops the client when it
-    // is released, so hearing it is all there is to do.
-    pool.on("connect", (client) => client.on("error", () => undefined));
+    // A pooled client's connection can break (a restart, an administrator's terminate, a reset
+    // socket), and an `error` event nobody hears is an uncaught exception: the end of the process.
+    // Idle, the pool hears it and re-emits it on itself; checked out, the pool does not listen, so
+    // every client has a listener of its own. The statement running or next sent fails with that
+    // error (the store not answering), and the pool drops the client, so hearing it is all there is.
+    const heard = (): void => undefined;
+    pool.on("error", heard);
+    pool.on("connect", (client) => client.on("error", heard));
     const db = new Kysely<DatabaseSchema>({
       dialect: new PostgresDialect({ pool: preparingPool(pool, options.gate) }),
       ...logOption(options.onQuery),

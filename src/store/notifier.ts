@@ -91,8 +91,7 @@ const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 5000];
  * ignores its own echoes (its local listeners were already woken). When the client's connection
  * breaks (a database restart, an administrator's terminate), it reconnects in the background and then
  * wakes every waiter once, since notifications sent in the gap are lost and a woken waiter re-reads
- * the store. A broken idle client of the pool is dropped by the pool (its `error` is handled here so
- * it cannot crash the process).
+ * the store. (The pool's own clients' errors are heard where the pool is made, `store/database.ts`.)
  */
 export class PostgresNotifier extends LocalNotifier {
   private readonly instance = randomToken(12);
@@ -112,9 +111,6 @@ export class PostgresNotifier extends LocalNotifier {
     connectionString: string,
     ClientClass: typeof pg.Client,
   ): Promise<PostgresNotifier> {
-    pool.on("error", () => {
-      // An idle pooled client lost its connection: the pool discards it and opens another on demand.
-    });
     const notifier = new PostgresNotifier(pool, async () => {
       const client = new ClientClass({ connectionString });
       await client.connect();
