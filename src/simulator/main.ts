@@ -139,9 +139,8 @@ async function main(argv: string[]): Promise<void> {
 
   let replay: ReplayApplication | null = null;
   if (values.replay) {
+    // readBundle refuses anything but a bundle of version 1, naming the first place.
     const bundle = readBundle(readFileSync(values.replay, "utf8"));
-    if (bundle.bundleVersion !== 1)
-      throw new UsageError(`--replay: bundleVersion ${bundle.bundleVersion} is not 1.`);
     replay = new ReplayApplication({
       fallback: application,
       entries: replayEntries(bundle),
