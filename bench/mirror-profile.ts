@@ -120,6 +120,13 @@ async function main(): Promise<void> {
     const pages = rows.filter((r) => r.operation_id === "ledger.invoices.list");
     let waited = 0;
     let answered = 0;
+    // From a page's answer to the next page's Request: the engine applying it (the next page is
+    // asked for before this one is written).
+    let between = 0;
+    pages.forEach((r, i) => {
+      const next = pages[i + 1];
+      if (next && r.completed_at) between += next.created_at.getTime() - r.completed_at.getTime();
+    });
     for (const r of rows) {
       const created = r.created_at.getTime() - t0;
       const sent = (r.sent_at?.getTime() ?? 0) - t0;
@@ -131,7 +138,7 @@ async function main(): Promise<void> {
       if (rows.length <= 40) console.log(r.operation_id, created, sent, done);
     }
     console.log(
-      `${pages.length} invoice list Requests: queued → sent ${(waited / pages.length).toFixed(1)} ms, sent → answered ${(answered / pages.length).toFixed(1)} ms on average`,
+      `${pages.length} invoice list Requests: queued → sent ${(waited / pages.length).toFixed(1)} ms, sent → answered ${(answered / pages.length).toFixed(1)} ms, answered → next page queued ${(between / Math.max(1, pages.length - 1)).toFixed(1)} ms on average`,
     );
   }
 

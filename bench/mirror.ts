@@ -53,6 +53,40 @@ async function invoicesGroup(system: WalkSystem): Promise<Group | undefined> {
 }
 
 /**
+ * Where a fill page's time goes, from the fill's Requests (paged invoice lists since `since`): the
+ * wait for the connector, the round trip through it and the application, and the engine's work from
+ * an answer to the next page's Request (the next page is asked for before a page is written). Their
+ * sum times the pages is the fill's pages figure, less the first Request's start.
+ */
+async function fillSplit(system: WalkSystem, since: Date): Promise<{ pages: number; value: string }> {
+  const pages = await system.sys.deps.db
+    .selectFrom("requests")
+    .select(["created_at", "sent_at", "completed_at", "input"])
+    .where("end_user_id", "=", system.endUserId)
+    .where("background", "=", true)
+    .where("operation_id", "=", "ledger.invoices.list")
+    .where("created_at", ">=", since)
+    .orderBy("created_at")
+    .execute()
+    // A fill page names a page size; the catch-up poll's lists do not.
+    .then((rows) => rows.filter((r) => JSON.stringify(r.input).includes('"limit"')));
+  let queued = 0;
+  let answered = 0;
+  let between = 0;
+  pages.forEach((page, i) => {
+    const sent = page.sent_at?.getTime() ?? Number.NaN;
+    const done = page.completed_at?.getTime() ?? Number.NaN;
+    queued += sent - page.created_at.getTime();
+    answered += done - sent;
+    const next = pages[i + 1];
+    if (next) between += next.created_at.getTime() - done;
+  });
+  const n = Math.max(1, pages.length);
+  const value = `${(queued / n).toFixed(1)} / ${(answered / n).toFixed(1)} / ${(between / Math.max(1, n - 1)).toFixed(1)} ms`;
+  return { pages: pages.length, value };
+}
+
+/**
  * The polls' rounds since `since`: the engine's background Requests, one poll's made together and
  * polls an interval apart, so a gap of over a second starts the next poll. Per poll, the time from
  * its first Request's creation to its last one's answer; and how many Requests in how many message
@@ -133,6 +167,7 @@ export async function runMirrorBench(databaseUrl?: string): Promise<TypedRow[]> 
   const { engine, worker, sys } = system;
   try {
     // 1. Fill.
+    const fillStartedAt = new Date();
     const fillStarted = performance.now();
     const put = await sys.call("PUT", `/v1/end-users/${system.endUserId}/mirror`, {
       body: { resources: ["invoices"] },
@@ -140,6 +175,7 @@ export async function runMirrorBench(databaseUrl?: string): Promise<TypedRow[]> 
     if (put.status !== 200) throw new Error(`PUT mirror: ${put.status} ${await put.text()}`);
     const { group: ready, pagesInMs } = await untilReady(system, 120_000);
     const fillMs = performance.now() - fillStarted;
+    const split = await fillSplit(system, fillStartedAt);
 
     // 2. Mirrored pages, walked with the mirror's cursor.
     const busy: number[] = [];
@@ -218,6 +254,11 @@ export async function runMirrorBench(databaseUrl?: string): Promise<TypedRow[]> 
           pagesInMs === null
             ? "n/a"
             : `${(ready.records / (pagesInMs / 1000)).toFixed(0)} records/s (${(pagesInMs / 1000).toFixed(2)} s)`,
+        goal: "-",
+      },
+      {
+        figure: `[${engine}] of which each fill page, on average (n=${split.pages}): queued → sent / sent → answered / answered → next page queued`,
+        value: split.value,
         goal: "-",
       },
       {
